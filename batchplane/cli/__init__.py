@@ -1,0 +1,33 @@
+"""The ``batchplane`` command line.
+
+Exit codes, for every subcommand: 0 ok, 1 findings (invalid config, policy violations, denied
+workloads), 2 usage or I/O errors. Each subcommand lives in its own module and registers itself
+on :data:`app` when imported below.
+"""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="batchplane",
+    help="GPU batch platform as code: validate, preview, render and check Batchplane stacks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+
+@app.callback()
+def _root() -> None:
+    """GPU batch platform as code: validate, preview, render and check Batchplane stacks."""
+
+
+# Subcommand modules register themselves on `app` (import for side effect).
+from batchplane.cli import validate as _validate  # noqa: E402,F401
+
+
+def main() -> None:
+    """Console-script entry point (``batchplane``)."""
+    app()

@@ -1,0 +1,68 @@
+"""Options and helpers shared by the CLI subcommands: stack selection and exit codes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+StackOption = Annotated[
+    str | None,
+    typer.Option("--stack", "-s", help="Stack name: reads stacks/Pulumi.<NAME>.yaml."),
+]
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="Any stack config file (Pulumi.<stack>.yaml format)."),
+]
+ProjectDirOption = Annotated[
+    Path,
+    typer.Option("--project-dir", help="The Pulumi project directory (holds Pulumi.yaml)."),
+]
+
+
+def project_root() -> Path:
+    """The directory holding ``Pulumi.yaml``: the current directory or the nearest parent with it.
+
+    Falls back to the repository that contains this package (an editable install).
+    """
+    here = Path.cwd().resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / "Pulumi.yaml").is_file():
+            return candidate
+    return Path(__file__).resolve().parents[2]
+
+
+def resolve_stack_file(stack: str | None, config: Path | None, root: Path | None = None) -> tuple[str, Path]:
+    """Turn ``--stack``/``--config`` into ``(stack_name, config_file)``; exits 2 on misuse.
+
+    ``--stack NAME`` reads ``<root>/stacks/Pulumi.NAME.yaml``; ``--config PATH`` reads PATH and
+    takes the stack name from its ``Pulumi.<name>.yaml`` file name (or the file stem).
+    """
+    if (stack is None) == (config is None):
+        fail_usage("give exactly one of --stack NAME or --config PATH")
+    if config is not None:
+        name = config.name
+        if name.startswith("Pulumi.") and name.endswith((".yaml", ".yml")):
+            name = name[len("Pulumi.") :].rsplit(".", 1)[0]
+        else:
+            name = config.stem
+        return name, config
+    assert stack is not None
+    base = root or project_root()
+    path = base / "stacks" / f"Pulumi.{stack}.yaml"
+    if not path.is_file():
+        known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (base / "stacks").glob("Pulumi.*.yaml"))
+        fail_usage(f"no stack config {path} (stacks: {', '.join(known) or 'none'})")
+    return stack, path
+
+
+def fail_usage(message: str) -> NoReturn:
+    """Print ``batchplane: <message>`` to stderr and exit 2."""
+    print(f"batchplane: {message}", file=sys.stderr)
+    raise typer.Exit(EXIT_USAGE)

@@ -1,0 +1,35 @@
+"""``batchplane validate``: validate a stack config; every error on its own line with its key path."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from batchplane.cli import app
+from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, ConfigOption, StackOption, resolve_stack_file
+from batchplane.config import load_stack_file
+from batchplane.errors import ConfigLoadError, ConfigValidationError
+
+
+@app.command()
+def validate(stack: StackOption = None, config: ConfigOption = None) -> None:
+    """Validate a stack config: exit 0 when valid, 1 with every error (stderr, one per line), 2 on I/O errors."""
+    name, path = resolve_stack_file(stack, config)
+    try:
+        loaded = load_stack_file(path, name)
+    except ConfigLoadError as exc:
+        print(f"batchplane: {exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_USAGE) from None
+    except ConfigValidationError as exc:
+        for issue in exc.issues:
+            print(str(issue), file=sys.stderr)
+        raise typer.Exit(EXIT_FINDINGS) from None
+    for warning in loaded.warnings:
+        print(str(warning), file=sys.stderr)
+    k = loaded.kueue
+    print(
+        f"stack {name}: valid ({len(k.cluster_queues)} ClusterQueues, {len(k.local_queues)} LocalQueues, "
+        f"{len(k.resource_flavors)} ResourceFlavors, {len(k.admission_checks)} AdmissionChecks)"
+    )
+    raise typer.Exit(EXIT_OK)

@@ -1,0 +1,220 @@
+"""The whole stack config (``batchplane:*`` keys) and its loader.
+
+:func:`load_stack` is the one entry point: it takes the config map of a stack (as in
+``stacks/Pulumi.<stack>.yaml`` or as the Pulumi engine passes it), validates every key with
+pydantic, expands shorthands, runs every cross-object rule, and either returns a :class:`Stack`
+or raises :class:`~batchplane.errors.ConfigValidationError` listing every error at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from batchplane.config.base import ConfigModel
+from batchplane.config.kueue import KueueConfig, LocalQueue, NamespaceSpec
+from batchplane.config.rules import BUILTIN_NAMESPACES, ExpandedKueue, KeyPath, Located, check_kueue
+from batchplane.config.target import TARGET_KINDS, Target
+from batchplane.config.teams import TeamsConfig, expand_team
+from batchplane.errors import ConfigIssue, ConfigValidationError
+
+CONFIG_NAMESPACE = "batchplane"
+"""Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
+
+Environment = Literal["dev", "staging", "production"]
+
+
+class StackConfig(ConfigModel):
+    """Every ``batchplane:`` key of a stack. Unknown keys are errors."""
+
+    environment: Environment = "dev"
+    """``dev``, ``staging`` or ``production``. Policies are stricter on ``production`` (deletion
+    protection, private nodes, finite quotas, webhook replicas). Defaults to ``dev``."""
+    target: Target
+    """Required. The cluster: ``{kind: kind}``, ``{kind: existing, context: ...}``."""
+    kueue: KueueConfig = KueueConfig()
+    """Kueue objects. Defaults to none."""
+    teams: TeamsConfig | None = None
+    """Team shorthand, expanded into ClusterQueues/LocalQueues/namespaces. Defaults to none."""
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A validated stack: the typed config, its expanded Kueue objects and any warnings.
+
+    Attributes:
+        name: the stack name (``kind`` for ``stacks/Pulumi.kind.yaml``).
+        config: the typed ``batchplane:`` config as written.
+        kueue: every Kueue object after shorthand expansion, with its config key path.
+        warnings: issues that do not block the stack.
+        other_config: config keys of other namespaces (``kubernetes:context``, ``gcp:project`` ...).
+    """
+
+    name: str
+    config: StackConfig
+    kueue: ExpandedKueue
+    warnings: list[ConfigIssue] = field(default_factory=list)
+    other_config: dict[str, Any] = field(default_factory=dict)
+
+
+def split_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split a Pulumi config map into ``batchplane:`` keys (prefix removed) and all other keys.
+
+    Keys without a namespace belong to the project (``batchplane``), as in Pulumi. Values that the
+    Pulumi engine passes as JSON text (objects, lists, numbers, booleans) are decoded.
+    """
+    ours: dict[str, Any] = {}
+    other: dict[str, Any] = {}
+    for key, value in raw.items():
+        namespace, sep, name = key.partition(":")
+        if not sep:
+            namespace, name = CONFIG_NAMESPACE, key
+        if namespace == CONFIG_NAMESPACE:
+            ours[name] = _decode(value)
+        else:
+            other[key] = value
+    return ours, other
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
+    """Validate a stack's config map and expand it.
+
+    Args:
+        raw: config map, ``{"batchplane:target": {...}, "batchplane:kueue": {...}, "gcp:project": ...}``.
+        stack_name: the stack's name, kept on the result.
+
+    Returns:
+        The validated :class:`Stack`.
+
+    Raises:
+        ConfigValidationError: one or more errors; ``.issues`` lists them all with key paths
+            (warnings found alongside are included).
+    """
+    ours, other = split_config(raw)
+    try:
+        config = StackConfig.model_validate(ours)
+    except ValidationError as exc:
+        raise ConfigValidationError(_pydantic_issues(exc)) from None
+    kueue = expand(config)
+    issues = check_kueue(kueue)
+    errors = [i for i in issues if i.severity == "error"]
+    if errors:
+        raise ConfigValidationError(issues)
+    return Stack(name=stack_name, config=config, kueue=kueue, warnings=issues, other_config=other)
+
+
+def expand(config: StackConfig) -> ExpandedKueue:
+    """Expand shorthands into the full Kueue model, keeping each object's config key path."""
+    kc = config.kueue
+    base = f"{CONFIG_NAMESPACE}:kueue"
+
+    def located(items: list[Any], key: str) -> list[Located[Any]]:
+        return [Located(obj, KeyPath(f"{base}.{key}[{i}]")) for i, obj in enumerate(items)]
+
+    k = ExpandedKueue(
+        api_version=kc.api_version,
+        named_default_queues=kc.named_default_queues,
+        resource_flavors=located(kc.resource_flavors, "resourceFlavors"),
+        topologies=located(kc.topologies, "topologies"),
+        cohorts=located(kc.cohorts, "cohorts"),
+        cluster_queues=located(kc.cluster_queues, "clusterQueues"),
+        local_queues=located(kc.local_queues, "localQueues"),
+        admission_checks=located(kc.admission_checks, "admissionChecks"),
+        provisioning_request_configs=located(kc.provisioning_request_configs, "provisioningRequestConfigs"),
+        workload_priority_classes=located(kc.workload_priority_classes, "workloadPriorityClasses"),
+        namespaces=located(kc.namespaces, "namespaces"),
+    )
+    if config.teams is not None:
+        for i, team in enumerate(config.teams.members):
+            cq, lq = expand_team(config.teams, team)
+            path = f"{CONFIG_NAMESPACE}:teams.members[{i}]"
+            k.cluster_queues.append(Located(cq, KeyPath(path, f'generated ClusterQueue "{cq.name}"')))
+            k.local_queues.append(Located(lq, KeyPath(path, f'generated LocalQueue "{lq.namespace}/{lq.name}"')))
+    if k.named_default_queues:
+        for lq_loc in list(k.local_queues):
+            lq = lq_loc.obj
+            if lq.default and lq.name != "default" and not any(
+                o.obj.namespace == lq.namespace and o.obj.name == "default" for o in k.local_queues
+            ):
+                alias = LocalQueue(name="default", namespace=lq.namespace, cluster_queue=lq.cluster_queue)
+                k.local_queues.append(
+                    Located(alias, KeyPath(f"{CONFIG_NAMESPACE}:kueue.namedDefaultQueues",
+                                           f'generated LocalQueue "{lq.namespace}/default"'))
+                )
+    return k
+
+
+def tenant_namespaces(k: ExpandedKueue) -> list[NamespaceSpec]:
+    """Every namespace the stack's LocalQueues use, merged with ``kueue.namespaces`` settings,
+    in first-use order. Includes namespaces the stack does not create (``create: false``, built-ins)."""
+    declared = {ns.obj.name: ns.obj for ns in k.namespaces}
+    order: list[str] = [ns.obj.name for ns in k.namespaces]
+    for lq in k.local_queues:
+        if lq.obj.namespace not in order:
+            order.append(lq.obj.namespace)
+    return [
+        declared.get(name) or NamespaceSpec(name=name, create=name not in BUILTIN_NAMESPACES) for name in order
+    ]
+
+
+# --- pydantic errors → key paths -------------------------------------------------------------
+
+_UNION_TAGS = {"target": set(TARGET_KINDS)}
+
+
+def _pydantic_issues(exc: ValidationError) -> list[ConfigIssue]:
+    return [ConfigIssue(_loc_path(err), _message(err)) for err in exc.errors(include_url=False)]
+
+
+def _loc_path(err: ErrorDetails) -> str:
+    loc = list(err["loc"])
+    if len(loc) >= 2 and isinstance(loc[0], str) and loc[1] in _UNION_TAGS.get(loc[0], ()):
+        del loc[1]
+    # dict-key validation errors carry "[key]" markers; keep the key itself.
+    path = f"{CONFIG_NAMESPACE}:"
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part == "[key]":
+            continue
+        else:
+            path += ("" if i == 0 else ".") + str(part)
+    return path
+
+
+def _message(err: ErrorDetails) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "union_tag_invalid":
+        return f"unknown kind {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+    if kind == "union_tag_not_found":
+        return f"the {ctx.get('discriminator')} key is required"
+    value = err.get("input")
+    shown = f"{value!r}: " if isinstance(value, str | int | float | bool) and not isinstance(value, dict) else ""
+    return shown + err["msg"]
+
+
+def config_model_for(key: str) -> type[ConfigModel] | None:
+    """The model of a top-level ``batchplane:`` key (for docs and the config reference)."""
+    fld = StackConfig.model_fields.get(key)
+    return fld.annotation if isinstance(fld and fld.annotation, type) else None  # type: ignore[return-value]

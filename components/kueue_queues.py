@@ -1,0 +1,115 @@
+"""KueueQueues: every Kueue object of a stack, and the tenant namespaces they need, as Pulumi resources.
+
+One ``apiextensions.CustomResource`` per Kueue object (never a yaml/Chart bundle, so previews,
+tests, the policy pack and ``batchplane render`` all see each object), one ``core/v1 Namespace``
+per tenant namespace. Objects are declared in dependency order with explicit ``depends_on`` so
+referenced objects exist first: ResourceFlavors/AdmissionChecks/Cohorts before ClusterQueues,
+ClusterQueues and namespaces before LocalQueues; all of them after ``kueue_ready`` (the Kueue
+install or its readiness gate) when given.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired
+
+TYPE_TOKEN = "batchplane:kueue:KueueQueues"
+
+
+class KueueQueuesArgs(TypedDict):
+    """Inputs of :class:`KueueQueues`."""
+
+    objects: list[dict[str, Any]]
+    """Required. Kueue object dicts from :func:`batchplane.kueue.kueue_objects` (creation order)."""
+    namespaces: NotRequired[list[dict[str, Any]]]
+    """Namespace objects from :func:`batchplane.kueue.namespaces`. Defaults to none."""
+    kueue_ready: NotRequired[list[pulumi.Resource]]
+    """Resources every Kueue object must wait for (the Kueue install or its webhook readiness gate).
+    Defaults to none: the objects are created as soon as the provider allows."""
+
+
+def child_name(name: str, obj: dict[str, Any]) -> str:
+    """Stable child resource name: ``<component>-<kind>-[<namespace>-]<name>`` in lower case."""
+    meta = obj["metadata"]
+    parts = [name, obj["kind"].lower()]
+    if meta.get("namespace"):
+        parts.append(meta["namespace"])
+    parts.append(meta["name"])
+    return "-".join(parts)
+
+
+class KueueQueues(pulumi.ComponentResource):
+    """The Kueue objects of one stack.
+
+    Attributes:
+        resources: child resources by ``(kind, namespace or "", name)``.
+    """
+
+    resources: dict[tuple[str, str, str], pulumi.Resource]
+
+    def __init__(self, name: str, args: KueueQueuesArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        self.resources = {}
+        ready = list(args.get("kueue_ready", []))
+        namespaces: dict[str, pulumi.Resource] = {}
+        for ns in args.get("namespaces", []):
+            res = k8s.core.v1.Namespace(
+                child_name(name, ns),
+                metadata=ns["metadata"],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            namespaces[ns["metadata"]["name"]] = res
+            self.resources[("Namespace", "", ns["metadata"]["name"])] = res
+
+        by_kind: dict[str, dict[str, pulumi.Resource]] = {}
+        for obj in args["objects"]:
+            kind = obj["kind"]
+            meta = obj["metadata"]
+            deps = ready + self._references(obj, by_kind, namespaces)
+            extra = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "spec")}
+            res = k8s.apiextensions.CustomResource(
+                child_name(name, obj),
+                api_version=obj["apiVersion"],
+                kind=kind,
+                metadata=meta,
+                spec=obj.get("spec"),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=deps),
+                **extra,
+            )
+            by_kind.setdefault(kind, {})[meta["name"]] = res
+            self.resources[(kind, meta.get("namespace", ""), meta["name"])] = res
+        self.register_outputs({})
+
+    @staticmethod
+    def _references(
+        obj: dict[str, Any], by_kind: dict[str, dict[str, pulumi.Resource]], namespaces: dict[str, pulumi.Resource]
+    ) -> list[pulumi.Resource]:
+        """The already-declared objects ``obj`` refers to (so Pulumi creates them first)."""
+        spec = obj.get("spec") or {}
+        refs: list[pulumi.Resource] = []
+
+        def add(kind: str, ref: str | None) -> None:
+            if ref is not None and ref in by_kind.get(kind, {}):
+                refs.append(by_kind[kind][ref])
+
+        kind = obj["kind"]
+        if kind == "ResourceFlavor":
+            add("Topology", spec.get("topologyName"))
+        elif kind == "AdmissionCheck":
+            add("ProvisioningRequestConfig", (spec.get("parameters") or {}).get("name"))
+        elif kind in ("ClusterQueue", "Cohort"):
+            add("Cohort", spec.get("cohortName") or spec.get("cohort") or spec.get("parentName"))
+            for group in spec.get("resourceGroups", []):
+                for flavor in group["flavors"]:
+                    add("ResourceFlavor", flavor["name"])
+            for check in (spec.get("admissionChecksStrategy") or {}).get("admissionChecks", []):
+                add("AdmissionCheck", check["name"])
+        elif kind == "LocalQueue":
+            add("ClusterQueue", spec.get("clusterQueue"))
+            ns = namespaces.get(obj["metadata"]["namespace"])
+            if ns is not None:
+                refs.append(ns)
+        return refs
