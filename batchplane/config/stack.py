@@ -209,9 +209,22 @@ def _message(err: ErrorDetails) -> str:
         return f"unknown kind {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
     if kind == "union_tag_not_found":
         return f"the {ctx.get('discriminator')} key is required"
+    if kind == "literal_error":
+        return f"{_show(err.get('input'))} is not allowed; expected {ctx.get('expected')}"
+    if kind in ("too_long", "too_short"):
+        bound = "at most" if kind == "too_long" else "at least"
+        limit = ctx.get("max_length" if kind == "too_long" else "min_length")
+        given = ctx.get("actual_length")
+        if given is None and hasattr(err.get("input"), "__len__"):
+            given = len(err["input"])
+        return f"{bound} {limit} entries allowed, {given} given"
     value = err.get("input")
     shown = f"{value!r}: " if isinstance(value, str | int | float | bool) and not isinstance(value, dict) else ""
     return shown + err["msg"]
+
+
+def _show(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
 
 
 def config_model_for(key: str) -> type[ConfigModel] | None:
