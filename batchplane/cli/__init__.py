@@ -25,6 +25,8 @@ def _root() -> None:
 
 
 # Subcommand modules register themselves on `app` (import for side effect).
+from batchplane.cli import reference as _reference  # noqa: E402,F401
+from batchplane.cli import requests as _requests  # noqa: E402,F401
 from batchplane.cli import validate as _validate  # noqa: E402,F401
 
 
