@@ -1,0 +1,43 @@
+"""Kueue-exact resource accounting: what a job object asks of Kueue's quota.
+
+Pure Python (no Pulumi, no cluster). Mirrors Kueue v0.19.2 step by step — PodSet extraction per
+integration, RuntimeClass overhead, LimitRange defaults, limits as missing requests,
+``PodRequests`` (init containers, sidecars, pod-level resources, overhead), the Configuration's
+``excludeResourcePrefixes``/``transformations`` and Kueue's integer rounding. The rules and their
+upstream sources are in ``shared/docs/kueue-accounting.md``.
+
+Example::
+
+    from batchplane.accounting import workload_requests, report_json
+    report_json(workload_requests(yaml.safe_load(open("rayjob.yaml"))))
+"""
+
+from batchplane.accounting.model import (
+    AccountingError,
+    PodSetRequests,
+    ResourceOptions,
+    ResourceTransformation,
+    WorkloadRequests,
+)
+from batchplane.accounting.options import resource_options_from_mapping
+from batchplane.accounting.report import report_json
+from batchplane.accounting.workload import (
+    is_known_non_workload,
+    is_workload,
+    supported_kinds,
+    workload_requests,
+)
+
+__all__ = [
+    "AccountingError",
+    "PodSetRequests",
+    "ResourceOptions",
+    "ResourceTransformation",
+    "WorkloadRequests",
+    "is_known_non_workload",
+    "is_workload",
+    "report_json",
+    "resource_options_from_mapping",
+    "supported_kinds",
+    "workload_requests",
+]

@@ -1,0 +1,379 @@
+"""Requests of one pod of a PodSet, computed exactly as Kueue v0.19.2 does.
+
+The steps, in Kueue's order (see ``shared/docs/kueue-accounting.md`` §1):
+
+1. RuntimeClass overhead (``pkg/workload/resources.go:57-73``): when the template names a
+   ``runtimeClassName`` and has no ``overhead``, the RuntimeClass's ``overhead.podFixed`` is used.
+2. LimitRange defaults (``resources.go:75-114``): ``default``/``defaultRequest`` of the namespace's
+   ``Container`` items fill missing limits/requests of every init container and container; ``Pod``
+   items fill pod-level ``spec.resources`` only when the template has it.
+3. Limits become missing requests (``resources.go:116-138``), for containers and pod-level resources.
+4. ``k8s.io/component-helpers/resource.PodRequests`` with zero options (v0.36.2 ``helpers.go:151-291``):
+   containers summed; restartable init containers (sidecars) added; the max over init-time uses;
+   pod-level ``cpu``/``memory``/``hugepages-*`` requests replace the aggregate; overhead added.
+5. ``excludeResourcePrefixes`` then ``transformations`` (``pkg/workload/workload.go:463-606``).
+6. Rounding to Kueue's stored integers (CPU millicores, other resources units), floored at zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, Decimal
+from typing import Any
+
+from batchplane.accounting.model import (
+    REPLACE,
+    AccountingError,
+    FieldError,
+    ResourceOptions,
+    from_stored,
+    to_stored,
+)
+from batchplane.quantity import QuantityError, parse_quantity
+
+ResourceList = dict[str, Decimal]
+
+#: Pod-level requests that replace the container aggregate (component-helpers
+#: ``IsSupportedPodLevelResource``): ``cpu``, ``memory`` and every ``hugepages-*``.
+_POD_LEVEL_RESOURCES = ("cpu", "memory")
+
+
+@dataclass(frozen=True)
+class LimitRangeDefaults:
+    """Kueue's ``limitrange.Summarize`` of a namespace's LimitRanges (``default``/``defaultRequest`` only).
+
+    Attributes:
+        container_default: ``Container`` items' ``default`` (limits), first value per resource wins.
+        container_default_request: ``Container`` items' ``defaultRequest``, first value wins.
+        pod_default: ``Pod`` items' ``default``, first value wins.
+        pod_default_request: ``Pod`` items' ``defaultRequest``, first value wins.
+    """
+
+    container_default: ResourceList = field(default_factory=dict)
+    container_default_request: ResourceList = field(default_factory=dict)
+    pod_default: ResourceList = field(default_factory=dict)
+    pod_default_request: ResourceList = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PodContext:
+    """Cluster facts and configuration that the per-pod computation needs.
+
+    Attributes:
+        limit_range_defaults: the summary of the workload namespace's LimitRanges. Defaults to none.
+        runtime_class_overheads: RuntimeClass name → ``overhead.podFixed``. Defaults to none
+            (a RuntimeClass that does not exist contributes nothing, as in Kueue).
+        options: ``Configuration.resources`` exclusions and transformations. Defaults to none.
+    """
+
+    limit_range_defaults: LimitRangeDefaults = field(default_factory=LimitRangeDefaults)
+    runtime_class_overheads: Mapping[str, ResourceList] = field(default_factory=dict)
+    options: ResourceOptions = field(default_factory=ResourceOptions)
+
+
+def parse_resource_list(value: object, path: str) -> ResourceList:
+    """Parse a ``ResourceList`` (resource name → quantity) into Decimals in base units.
+
+    ``None`` is an empty list. Raises :class:`FieldError` naming ``path[resource]`` on a bad quantity.
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise FieldError(path, "must be a mapping of resource name to quantity")
+    result: ResourceList = {}
+    for name, quantity in value.items():
+        if not isinstance(name, str) or not name:
+            raise FieldError(path, f"resource name {name!r} must be a non-empty string")
+        try:
+            result[name] = parse_quantity(quantity)
+        except QuantityError as exc:
+            raise FieldError(f"{path}[{name}]", str(exc)) from exc
+    return result
+
+
+def limit_range_defaults(limit_ranges: Sequence[Mapping[str, Any]]) -> LimitRangeDefaults:
+    """Summarise LimitRanges as Kueue does (``pkg/util/limitrange/limitrange.go:38-57``).
+
+    The LimitRanges are taken in API list order (by name). Each ``Container`` item is first given
+    the API server's defaults (``SetDefaults_LimitRangeItem``: ``default`` ← ``max``,
+    ``defaultRequest`` ← ``default``, then ``defaultRequest`` ← ``min``), because Kueue reads
+    LimitRanges that the API server has already defaulted.
+
+    Raises:
+        AccountingError: a LimitRange is malformed (naming the LimitRange and the field).
+    """
+    summary = LimitRangeDefaults()
+    for limit_range in sorted(limit_ranges, key=lambda lr: str(_meta(lr).get("name", ""))):
+        name = str(_meta(limit_range).get("name") or "<unnamed>")
+        try:
+            _summarize_one(limit_range, summary)
+        except FieldError as exc:
+            raise AccountingError("LimitRange", name, exc.field, exc.reason) from exc
+    return summary
+
+
+def _summarize_one(limit_range: Mapping[str, Any], summary: LimitRangeDefaults) -> None:
+    spec = limit_range.get("spec")
+    if not isinstance(spec, Mapping):
+        raise FieldError("spec", "is required")
+    items = spec.get("limits")
+    if not isinstance(items, list):
+        raise FieldError("spec.limits", "must be a list")
+    for index, item in enumerate(items):
+        path = f"spec.limits[{index}]"
+        if not isinstance(item, Mapping):
+            raise FieldError(path, "must be a mapping")
+        kind = item.get("type")
+        if kind not in ("Container", "Pod"):
+            continue
+        default = parse_resource_list(item.get("default"), f"{path}.default")
+        default_request = parse_resource_list(item.get("defaultRequest"), f"{path}.defaultRequest")
+        if kind == "Container":
+            default = keep_first(default, parse_resource_list(item.get("max"), f"{path}.max"))
+            default_request = keep_first(default_request, default)
+            default_request = keep_first(default_request, parse_resource_list(item.get("min"), f"{path}.min"))
+            _fill(summary.container_default, default)
+            _fill(summary.container_default_request, default_request)
+        else:
+            _fill(summary.pod_default, default)
+            _fill(summary.pod_default_request, default_request)
+
+
+def runtime_class_overheads(runtime_classes: Sequence[Mapping[str, Any]]) -> dict[str, ResourceList]:
+    """Map each ``node.k8s.io/v1`` RuntimeClass name to its ``overhead.podFixed``.
+
+    RuntimeClasses without ``overhead.podFixed`` are left out (they add nothing).
+
+    Raises:
+        AccountingError: a RuntimeClass has no name or a bad ``overhead.podFixed`` quantity.
+    """
+    result: dict[str, ResourceList] = {}
+    for runtime_class in runtime_classes:
+        name = _meta(runtime_class).get("name")
+        if not isinstance(name, str) or not name:
+            raise AccountingError("RuntimeClass", "<unnamed>", "metadata.name", "is required")
+        overhead = runtime_class.get("overhead")
+        if overhead is None:
+            continue
+        if not isinstance(overhead, Mapping):
+            raise AccountingError("RuntimeClass", name, "overhead", "must be a mapping")
+        if overhead.get("podFixed") is None:
+            continue
+        try:
+            result[name] = parse_resource_list(overhead["podFixed"], "overhead.podFixed")
+        except FieldError as exc:
+            raise AccountingError("RuntimeClass", name, exc.field, exc.reason) from exc
+    return result
+
+
+@dataclass
+class _Container:
+    requests: ResourceList
+    limits: ResourceList
+    sidecar: bool
+
+
+def pod_requests(template: Mapping[str, Any], path: str, context: PodContext) -> ResourceList:
+    """Requests of one pod of a PodSet with pod template ``template``, rounded as Kueue stores them.
+
+    Args:
+        template: a pod template (``{"metadata": ..., "spec": ...}``); only ``spec`` is read.
+        path: the template's field path in the job object, used in error messages.
+        context: LimitRange defaults, RuntimeClass overheads and ``Configuration.resources``.
+
+    Returns:
+        resource name → amount in base units (CPU cores rounded up to millicores; other resources
+        rounded up to integers), sorted by resource name.
+
+    Raises:
+        FieldError: a container, resource list or quantity in the template is malformed.
+    """
+    spec = template.get("spec")
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, Mapping):
+        raise FieldError(f"{path}.spec", "must be a mapping")
+    spec_path = f"{path}.spec"
+    containers = _containers(spec, "containers", spec_path)
+    init_containers = _containers(spec, "initContainers", spec_path)
+
+    # 1.1 RuntimeClass overhead.
+    overhead = parse_resource_list(spec.get("overhead"), f"{spec_path}.overhead")
+    runtime_class = spec.get("runtimeClassName")
+    if runtime_class and not overhead:
+        overhead = dict(context.runtime_class_overheads.get(str(runtime_class), {}))
+
+    # Pod-level resources (KEP-2837); present even when empty, like a non-nil pointer in Go.
+    pod_resources = spec.get("resources")
+    has_pod_resources = pod_resources is not None
+    pod_requests_list: ResourceList = {}
+    pod_limits: ResourceList = {}
+    if has_pod_resources:
+        if not isinstance(pod_resources, Mapping):
+            raise FieldError(f"{spec_path}.resources", "must be a mapping")
+        pod_requests_list = parse_resource_list(
+            pod_resources.get("requests"), f"{spec_path}.resources.requests"
+        )
+        pod_limits = parse_resource_list(pod_resources.get("limits"), f"{spec_path}.resources.limits")
+
+    # 1.2 LimitRange defaults, then 1.3 limits as missing requests.
+    defaults = context.limit_range_defaults
+    for container in (*init_containers, *containers):
+        container.limits = keep_first(container.limits, defaults.container_default)
+        container.requests = keep_first(container.requests, defaults.container_default_request)
+        container.requests = keep_first(container.requests, container.limits)
+    if has_pod_resources:
+        pod_limits = keep_first(pod_limits, defaults.pod_default)
+        pod_requests_list = keep_first(pod_requests_list, defaults.pod_default_request)
+        pod_requests_list = keep_first(pod_requests_list, pod_limits)
+
+    # 1.4 PodRequests.
+    totals = aggregate_requests(
+        [c.requests for c in containers], [(c.requests, c.sidecar) for c in init_containers]
+    )
+    for name, amount in pod_requests_list.items():
+        if name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-"):
+            totals[name] = amount
+    for name, amount in overhead.items():
+        totals[name] = totals.get(name, Decimal(0)) + amount
+
+    # 1.5 Configuration.resources, then 1.6 rounding to stored integers.
+    totals = drop_excluded(totals, context.options.exclude_resource_prefixes)
+    totals = apply_transformations(totals, context.options)
+    return {
+        name: from_stored(name, max(to_stored(name, amount), 0)) for name, amount in sorted(totals.items())
+    }
+
+
+def aggregate_requests(
+    containers: Sequence[Mapping[str, Decimal]], init_containers: Sequence[tuple[Mapping[str, Decimal], bool]]
+) -> ResourceList:
+    """Container-level part of ``PodRequests`` (component-helpers v0.36.2 ``helpers.go:207-279``).
+
+    Args:
+        containers: requests of each regular container.
+        init_containers: ``(requests, is_sidecar)`` of each init container, in declaration order;
+            a sidecar is an init container with ``restartPolicy: Always``.
+
+    Returns:
+        ``max(sum(containers) + sum(sidecars), max over init containers of their init-time use)``,
+        where a regular init container's use is its requests plus the sidecars declared before it
+        and a sidecar's use is the sum of the sidecars up to and including itself.
+    """
+    totals: ResourceList = {}
+    for requests in containers:
+        _add(totals, requests)
+    sidecars: ResourceList = {}
+    init_max: ResourceList = {}
+    for requests, sidecar in init_containers:
+        if sidecar:
+            _add(totals, requests)
+            _add(sidecars, requests)
+            use = dict(sidecars)
+        else:
+            use = dict(requests)
+            _add(use, sidecars)
+        _max(init_max, use)
+    _max(totals, init_max)
+    return totals
+
+
+def drop_excluded(requests: Mapping[str, Decimal], prefixes: Sequence[str]) -> ResourceList:
+    """Drop resources whose name starts with any of ``prefixes`` (Kueue ``dropExcludedResources``)."""
+    return {
+        name: amount for name, amount in requests.items() if not any(name.startswith(p) for p in prefixes)
+    }
+
+
+def apply_transformations(requests: Mapping[str, Decimal], options: ResourceOptions) -> ResourceList:
+    """Apply ``Configuration.resources.transformations`` (Kueue ``applyResourceTransformations``).
+
+    For each requested input with a transformation: the quantity is multiplied by the integer value
+    (rounded up) of ``multiply_by`` when the pod requests that resource; every output gets
+    ``factor × ceil(quantity)``, summed across inputs; ``Retain`` keeps the (multiplied) input,
+    ``Replace`` drops it. Untransformed resources pass through. Generated outputs are added to an
+    untransformed resource of the same name (upstream leaves that case to map iteration order).
+    """
+    by_input = {t.input: t for t in options.transformations}
+    if not any(name in by_input for name in requests):
+        return dict(requests)
+    output: ResourceList = {}
+    for name, amount in requests.items():
+        transformation = by_input.get(name)
+        if transformation is None:
+            output[name] = output.get(name, Decimal(0)) + amount
+            continue
+        if transformation.multiply_by is not None and transformation.multiply_by in requests:
+            amount = amount * _ceil(requests[transformation.multiply_by])
+        for out_name, factor in transformation.outputs.items():
+            output[out_name] = output.get(out_name, Decimal(0)) + factor * _ceil(amount)
+        if transformation.strategy != REPLACE:
+            output[name] = output.get(name, Decimal(0)) + amount
+    return output
+
+
+def keep_first(base: Mapping[str, Decimal], extra: Mapping[str, Decimal]) -> ResourceList:
+    """``base`` plus every resource of ``extra`` that ``base`` lacks (``MergeResourceListKeepFirst``)."""
+    merged = dict(base)
+    for name, amount in extra.items():
+        merged.setdefault(name, amount)
+    return merged
+
+
+def keep_max(base: Mapping[str, Decimal], extra: Mapping[str, Decimal]) -> ResourceList:
+    """Per resource, the larger of ``base`` and ``extra`` (``MergeResourceListKeepMax``)."""
+    merged = dict(base)
+    _max(merged, extra)
+    return merged
+
+
+def _containers(spec: Mapping[str, Any], key: str, spec_path: str) -> list[_Container]:
+    raw = spec.get(key)
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise FieldError(f"{spec_path}.{key}", "must be a list")
+    result = []
+    for index, container in enumerate(raw):
+        path = f"{spec_path}.{key}[{index}]"
+        if not isinstance(container, Mapping):
+            raise FieldError(path, "must be a mapping")
+        resources = container.get("resources")
+        if resources is None:
+            resources = {}
+        if not isinstance(resources, Mapping):
+            raise FieldError(f"{path}.resources", "must be a mapping")
+        result.append(
+            _Container(
+                requests=parse_resource_list(resources.get("requests"), f"{path}.resources.requests"),
+                limits=parse_resource_list(resources.get("limits"), f"{path}.resources.limits"),
+                sidecar=key == "initContainers" and container.get("restartPolicy") == "Always",
+            )
+        )
+    return result
+
+
+def _fill(target: ResourceList, values: Mapping[str, Decimal]) -> None:
+    for name, amount in values.items():
+        target.setdefault(name, amount)
+
+
+def _add(target: ResourceList, values: Mapping[str, Decimal]) -> None:
+    for name, amount in values.items():
+        target[name] = target.get(name, Decimal(0)) + amount
+
+
+def _max(target: ResourceList, values: Mapping[str, Decimal]) -> None:
+    for name, amount in values.items():
+        if name not in target or amount > target[name]:
+            target[name] = amount
+
+
+def _ceil(amount: Decimal) -> Decimal:
+    return amount.to_integral_value(rounding=ROUND_CEILING)
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}

@@ -1,0 +1,232 @@
+"""Turn one job object into the resource requests of the Kueue Workload it becomes.
+
+This is the entry point of the accounting package: :func:`workload_requests` picks the PodSet
+extractor for the object's kind (:mod:`batchplane.accounting.podsets`), then computes each PodSet's
+per-pod requests (:mod:`batchplane.accounting.pod_requests`) against the LimitRanges,
+RuntimeClasses and ``Configuration.resources`` given.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from batchplane.accounting.model import (
+    AccountingError,
+    FieldError,
+    PodSetRequests,
+    ResourceOptions,
+    WorkloadRequests,
+)
+from batchplane.accounting.pod_requests import (
+    PodContext,
+    limit_range_defaults,
+    pod_requests,
+    runtime_class_overheads,
+)
+from batchplane.accounting.podsets import (
+    MAX_POD_SETS,
+    SIMPLE_EXTRACTORS,
+    TRAINJOB_KIND,
+    RawPodSet,
+    TrainingRuntimes,
+    trainjob_pod_sets,
+)
+
+#: Label that selects the LocalQueue (``pkg/controller/constants/constants.go:23``).
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+#: Label that selects a WorkloadPriorityClass.
+PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+#: Namespace assumed for objects whose manifest leaves ``metadata.namespace`` out (as kubectl does).
+DEFAULT_NAMESPACE = "default"
+
+_SUPPORTED = frozenset((*SIMPLE_EXTRACTORS, TRAINJOB_KIND))
+
+#: (API group, kind) of objects that are never Kueue workloads; manifests that bundle them with a
+#: job (ConfigMaps with code, queues, runtimes ...) have them skipped, not reported as errors.
+NON_WORKLOAD_KINDS: frozenset[tuple[str, str]] = frozenset(
+    [("", k) for k in (
+        "ConfigMap", "Secret", "Service", "ServiceAccount", "Namespace", "LimitRange", "ResourceQuota",
+        "PersistentVolumeClaim", "PersistentVolume", "Endpoints", "Event",
+    )]
+    + [("rbac.authorization.k8s.io", k) for k in ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")]
+    + [("node.k8s.io", "RuntimeClass"), ("scheduling.k8s.io", "PriorityClass"),
+       ("storage.k8s.io", "StorageClass"), ("networking.k8s.io", "NetworkPolicy"),
+       ("networking.k8s.io", "Ingress"), ("policy", "PodDisruptionBudget"),
+       ("apiextensions.k8s.io", "CustomResourceDefinition"),
+       ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+       ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration")]
+    + [("kueue.x-k8s.io", k) for k in (
+        "ClusterQueue", "LocalQueue", "ResourceFlavor", "WorkloadPriorityClass", "AdmissionCheck", "Cohort",
+        "Topology", "ProvisioningRequestConfig", "MultiKueueCluster", "MultiKueueConfig",
+    )]
+    + [("trainer.kubeflow.org", k) for k in ("TrainingRuntime", "ClusterTrainingRuntime")]
+    + [("cert-manager.io", k) for k in ("Certificate", "Issuer", "ClusterIssuer")]
+)  # fmt: skip
+
+
+def supported_kinds() -> frozenset[tuple[str, str]]:
+    """The ``(apiVersion, kind)`` pairs :func:`workload_requests` accounts, e.g. ``("ray.io/v1", "RayJob")``.
+
+    Covers batch/v1 Job, v1 Pod, ray.io/v1 RayJob/RayCluster/RayService, kubeflow.org/v1 PyTorchJob,
+    workload.codeflare.dev/v1beta2 AppWrapper, jobset.x-k8s.io/v1alpha2 JobSet,
+    trainer.kubeflow.org/v1alpha1 TrainJob and kueue.x-k8s.io v1beta1/v1beta2 Workload.
+    """
+    return _SUPPORTED
+
+
+def is_workload(obj: Mapping[str, Any]) -> bool:
+    """True when ``obj``'s ``(apiVersion, kind)`` is one of :func:`supported_kinds`."""
+    return (obj.get("apiVersion"), obj.get("kind")) in _SUPPORTED
+
+
+def is_known_non_workload(obj: Mapping[str, Any]) -> bool:
+    """True when ``obj`` is a kind Kueue never manages (ConfigMap, Secret, LocalQueue ...; any version)."""
+    api_version = obj.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else None
+    return (group, obj.get("kind")) in NON_WORKLOAD_KINDS
+
+
+def workload_requests(
+    obj: Mapping[str, Any],
+    *,
+    limit_ranges: Sequence[Mapping[str, Any]] = (),
+    runtime_classes: Sequence[Mapping[str, Any]] = (),
+    options: ResourceOptions = ResourceOptions(),  # noqa: B008 - frozen dataclass, immutable default
+    training_runtimes: Sequence[Mapping[str, Any]] = (),
+) -> WorkloadRequests:
+    """Compute the Kueue Workload and its requests for one job object, exactly as Kueue v0.19.2 does.
+
+    Args:
+        obj: the job object as a mapping (a parsed manifest or an AdmissionReview object); one of
+            :func:`supported_kinds`.
+        limit_ranges: ``v1 LimitRange`` objects; those in the object's namespace (``default`` when
+            either leaves the namespace out) supply container/pod defaults. Defaults to none.
+        runtime_classes: ``node.k8s.io/v1 RuntimeClass`` objects supplying pod overhead. Defaults to none.
+        options: Kueue ``Configuration.resources`` exclusions and transformations. Defaults to none.
+        training_runtimes: ``trainer.kubeflow.org/v1alpha1`` (Cluster)TrainingRuntime objects, needed to
+            account a TrainJob. Defaults to none.
+
+    Returns:
+        The Workload's PodSets with per-pod requests (base units: CPU cores, memory bytes, device counts).
+
+    Raises:
+        AccountingError: the kind is not supported, or a field needed for accounting is missing or
+            malformed (the message names the object and the field); also for a malformed LimitRange,
+            RuntimeClass or TrainingRuntime (naming that object).
+    """
+    if not isinstance(obj, Mapping):
+        raise AccountingError("", "<unnamed>", "", "is not a Kubernetes object (expected a mapping)")
+    kind = str(obj.get("kind") or "")
+    api_version = obj.get("apiVersion")
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    name = str(meta.get("name") or meta.get("generateName") or "<unnamed>")
+    raw_namespace = meta.get("namespace")
+    namespace = str(raw_namespace) if raw_namespace else None
+    key = (api_version, kind)
+    if key not in _SUPPORTED:
+        supported = ", ".join(f"{v} {k}" for v, k in sorted(_SUPPORTED))
+        raise AccountingError(
+            kind, name, "", f"unsupported kind {api_version} {kind} (supported: {supported})"
+        )
+
+    effective_ns = namespace or DEFAULT_NAMESPACE
+    context = PodContext(
+        limit_range_defaults=limit_range_defaults(
+            [
+                lr
+                for lr in limit_ranges
+                if _namespace_of(lr) == effective_ns and lr.get("kind") == "LimitRange"
+            ]
+        ),
+        runtime_class_overheads=runtime_class_overheads(runtime_classes),
+        options=options,
+    )
+    with decimal.localcontext() as ctx:
+        ctx.prec = 80  # exact arithmetic for any int64-range quantity and factor
+        try:
+            if key == TRAINJOB_KIND:
+                raw = trainjob_pod_sets(obj, _index_runtimes(training_runtimes), effective_ns)
+            else:
+                raw = SIMPLE_EXTRACTORS[(str(api_version), kind)](obj)
+            _check_pod_sets(raw)
+            pod_sets = tuple(
+                PodSetRequests(
+                    name=ps.name,
+                    count=ps.count,
+                    min_count=ps.min_count,
+                    per_pod=pod_requests(ps.template, ps.path, context),
+                    template=ps.template,
+                )
+                for ps in raw
+            )
+        except FieldError as exc:
+            raise AccountingError(kind, name, exc.field, exc.reason) from exc
+
+    labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+    assert isinstance(labels, Mapping)
+    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    if kind == "Workload":
+        queue_name = spec.get("queueName")
+        priority = (spec.get("priorityClassRef") or {}).get("name") or spec.get("priorityClassName")
+    else:
+        queue_name = labels.get(QUEUE_NAME_LABEL)
+        priority = labels.get(PRIORITY_CLASS_LABEL) or _job_priority_class(kind, spec, pod_sets)
+    return WorkloadRequests(
+        kind=kind,
+        name=name,
+        namespace=namespace,
+        queue_name=str(queue_name) if queue_name else None,
+        priority_class=str(priority) if priority else None,
+        pod_sets=pod_sets,
+    )
+
+
+def _check_pod_sets(pod_sets: Sequence[RawPodSet]) -> None:
+    if len(pod_sets) > MAX_POD_SETS:
+        raise FieldError(
+            "spec", f"yields {len(pod_sets)} pod sets; a Kueue Workload holds at most {MAX_POD_SETS}"
+        )
+    seen: set[str] = set()
+    for pod_set in pod_sets:
+        if pod_set.name in seen:
+            raise FieldError(pod_set.path, f'pod set name "{pod_set.name}" is used twice')
+        seen.add(pod_set.name)
+
+
+def _job_priority_class(kind: str, spec: Mapping[str, Any], pod_sets: Sequence[PodSetRequests]) -> str | None:
+    """The pod priority class Kueue's ``ExtractPriority`` uses when no WorkloadPriorityClass label is set."""
+    if kind == "PyTorchJob":
+        run_policy = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), Mapping) else {}
+        scheduling = run_policy.get("schedulingPolicy") if isinstance(run_policy, Mapping) else None
+        if isinstance(scheduling, Mapping) and scheduling.get("priorityClass"):
+            return str(scheduling["priorityClass"])
+    for pod_set in pod_sets:
+        pod_spec = pod_set.template.get("spec")
+        if isinstance(pod_spec, Mapping) and pod_spec.get("priorityClassName"):
+            return str(pod_spec["priorityClassName"])
+    return None
+
+
+def _namespace_of(obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata")
+    namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
+    return str(namespace) if namespace else DEFAULT_NAMESPACE
+
+
+def _index_runtimes(runtimes: Sequence[Mapping[str, Any]]) -> TrainingRuntimes:
+    cluster: dict[str, Mapping[str, Any]] = {}
+    namespaced: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for runtime in runtimes:
+        meta = runtime.get("metadata")
+        name = meta.get("name") if isinstance(meta, Mapping) else None
+        if not isinstance(name, str) or not name:
+            raise AccountingError(str(runtime.get("kind") or ""), "<unnamed>", "metadata.name", "is required")
+        if runtime.get("kind") == "ClusterTrainingRuntime":
+            cluster[name] = runtime
+        elif runtime.get("kind") == "TrainingRuntime":
+            namespaced[(_namespace_of(runtime), name)] = runtime
+    return TrainingRuntimes(cluster=cluster, namespaced=namespaced)
