@@ -80,14 +80,29 @@ def format_quantity(amount: Decimal, resource: str = "") -> str:
     if amount == amount.to_integral_value():
         whole = int(amount)
         if resource == "memory" or resource == "ephemeral-storage" or resource.startswith("hugepages-"):
-            for suffix, factor in (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-                if whole and whole % factor == 0:
-                    return f"{whole // factor}{suffix}"
+            return _shortest_exact(whole)
         return str(whole)
     milli = amount * 1000
     if milli == milli.to_integral_value():
         return f"{int(milli)}m"
     return format(amount.normalize(), "f")
+
+
+_SUFFIXES = (
+    ("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10),
+    ("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3),
+)
+
+
+def _shortest_exact(whole: int) -> str:
+    """The shortest exact rendering of a byte count: ``8000000000`` → ``8G``, ``1073741824`` → ``1Gi``."""
+    best = str(whole)
+    for suffix, factor in _SUFFIXES:
+        if whole and whole % factor == 0:
+            candidate = f"{whole // factor}{suffix}"
+            if len(candidate) < len(best):
+                best = candidate
+    return best
 
 
 def round_up_milli(amount: Decimal) -> Decimal:
