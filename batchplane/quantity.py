@@ -9,9 +9,11 @@ parsed to a :class:`~decimal.Decimal` in base units (CPU cores, memory bytes, de
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import ROUND_CEILING, Decimal
+from typing import cast
 
-from kubernetes.utils import parse_quantity as _k8s_parse_quantity
+from kubernetes.utils import parse_quantity as _untyped_parse_quantity
 
 #: The quantity pattern of the Kueue v0.19.2 CRDs (and of ``resource.Quantity`` in apimachinery).
 QUANTITY_PATTERN = (
@@ -19,6 +21,7 @@ QUANTITY_PATTERN = (
     r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 _QUANTITY_RE = re.compile(QUANTITY_PATTERN)
+_k8s_parse_quantity = cast(Callable[[str], Decimal], _untyped_parse_quantity)  # the client has no type hints
 
 
 class QuantityError(ValueError):
@@ -89,8 +92,18 @@ def format_quantity(amount: Decimal, resource: str = "") -> str:
 
 
 _SUFFIXES = (
-    ("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10),
-    ("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3),
+    ("Ei", 2**60),
+    ("Pi", 2**50),
+    ("Ti", 2**40),
+    ("Gi", 2**30),
+    ("Mi", 2**20),
+    ("Ki", 2**10),
+    ("E", 10**18),
+    ("P", 10**15),
+    ("T", 10**12),
+    ("G", 10**9),
+    ("M", 10**6),
+    ("k", 10**3),
 )
 
 

@@ -1,0 +1,1 @@
+"""Tests of batchplane.crdcheck (CRD schema, defaults and CEL validation)."""
