@@ -20,8 +20,13 @@ def base_config() -> dict[str, Any]:
                         {
                             "coveredResources": ["cpu", "memory"],
                             "flavors": [
-                                {"name": "f1", "resources": [{"name": "cpu", "nominalQuota": 4},
-                                                             {"name": "memory", "nominalQuota": "8Gi"}]}
+                                {
+                                    "name": "f1",
+                                    "resources": [
+                                        {"name": "cpu", "nominalQuota": 4},
+                                        {"name": "memory", "nominalQuota": "8Gi"},
+                                    ],
+                                }
                             ],
                         }
                     ],

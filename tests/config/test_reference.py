@@ -15,7 +15,13 @@ def test_committed_config_reference_matches_the_models() -> None:
 
 def test_reference_documents_every_field_of_every_model() -> None:
     text = config_reference()
-    for needle in ("### ClusterQueue", "`nominalQuota`", "`borrowWithinCohort`", "`localQueueName`", "**required**"):
+    for needle in (
+        "### ClusterQueue",
+        "`nominalQuota`",
+        "`borrowWithinCohort`",
+        "`localQueueName`",
+        "**required**",
+    ):
         assert needle in text
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     undocumented = [row for row in rows if row.rstrip().endswith("|  |")]

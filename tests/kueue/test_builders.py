@@ -8,8 +8,8 @@ import pytest
 
 from batchplane.config import load_stack, load_stack_file
 from batchplane.kueue import kueue_objects, namespaces
-from tests.conftest import STACKS_DIR
 from tests.config.factories import base_config, with_changes
+from tests.conftest import STACKS_DIR
 
 MANAGED = {"app.kubernetes.io/managed-by": "batchplane"}
 

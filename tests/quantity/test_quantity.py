@@ -21,7 +21,16 @@ from batchplane.quantity import QuantityError, format_quantity, parse_quantity, 
         ("+2", Decimal(2)),
         (".5", Decimal("0.5")),
     ],
-    ids=["millicores", "gibibytes", "gigabytes", "yaml-int", "yaml-float", "exponent", "plus-sign", "leading-dot"],
+    ids=[
+        "millicores",
+        "gibibytes",
+        "gigabytes",
+        "yaml-int",
+        "yaml-float",
+        "exponent",
+        "plus-sign",
+        "leading-dot",
+    ],
 )
 def test_valid_quantities_parse_to_base_units(value: object, want: Decimal) -> None:
     assert parse_quantity(value) == want
