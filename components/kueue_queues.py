@@ -10,11 +10,10 @@ install or its readiness gate) when given.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
-from typing_extensions import NotRequired
 
 TYPE_TOKEN = "batchplane:kueue:KueueQueues"
 

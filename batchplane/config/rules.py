@@ -26,6 +26,7 @@ from batchplane.config.kueue import (
     ProvisioningRequestConfig,
     ResourceFlavor,
     ResourceGroup,
+    ResourceQuota,
     Topology,
     WorkloadPriorityClass,
 )
@@ -252,22 +253,27 @@ def _check_resource_groups(
                         out.error(fp.key("resources").index(ri).key("name"),
                                   f'must be "{want}": resources must be listed in the same order as coveredResources ({", ".join(g.covered_resources)})')
             for ri, rq in enumerate(fq.resources):
-                rp = fp.key("resources").index(ri)
-                nominal = parse_quantity(rq.nominal_quota)
-                for key, text in (("nominalQuota", rq.nominal_quota), ("borrowingLimit", rq.borrowing_limit),
-                                  ("lendingLimit", rq.lending_limit)):
-                    if text is not None and parse_quantity(text) < 0:
-                        out.error(rp.key(key), f'"{text}" must be greater than or equal to 0')
-                for key, text in (("borrowingLimit", rq.borrowing_limit), ("lendingLimit", rq.lending_limit)):
-                    if text is not None and not can_borrow:
-                        out.error(rp.key(key), f"{key} must be omitted for {why_not}: there is nobody to borrow from or lend to")
-                if (not is_cohort and rq.lending_limit is not None
-                        and parse_quantity(rq.lending_limit) > nominal):
-                    out.error(rp.key("lendingLimit"), f'"{rq.lending_limit}" must be less than or equal to nominalQuota "{rq.nominal_quota}"')
+                _check_quota(rq, fp.key("resources").index(ri), out, is_cohort=is_cohort, can_borrow=can_borrow,
+                             why_not=why_not)
     if total_flavors > 256:
         out.error(path, f"{total_flavors} flavors in all groups; at most 256 are allowed")
     if total_resources > 256:
         out.error(path, f"{total_resources} covered resources in all groups; at most 256 are allowed")
+
+
+def _check_quota(rq: ResourceQuota, rp: KeyPath, out: _Issues, *, is_cohort: bool, can_borrow: bool,
+                 why_not: str) -> None:
+    """One (flavor, resource) quota: non-negative; limits only with a cohort; lending ≤ nominal (ClusterQueue)."""
+    nominal = parse_quantity(rq.nominal_quota)
+    for key, text in (("nominalQuota", rq.nominal_quota), ("borrowingLimit", rq.borrowing_limit),
+                      ("lendingLimit", rq.lending_limit)):
+        if text is not None and parse_quantity(text) < 0:
+            out.error(rp.key(key), f'"{text}" must be greater than or equal to 0')
+    for key, text in (("borrowingLimit", rq.borrowing_limit), ("lendingLimit", rq.lending_limit)):
+        if text is not None and not can_borrow:
+            out.error(rp.key(key), f"{key} must be omitted for {why_not}: there is nobody to borrow from or lend to")
+    if not is_cohort and rq.lending_limit is not None and parse_quantity(rq.lending_limit) > nominal:
+        out.error(rp.key("lendingLimit"), f'"{rq.lending_limit}" must be less than or equal to nominalQuota "{rq.nominal_quota}"')
 
 
 def _check_fair_sharing(fs: FairSharing | None, path: KeyPath, out: _Issues) -> None:
@@ -289,7 +295,7 @@ def _check_cohort_cycles(k: ExpandedKueue, out: _Issues) -> None:
         node = c.obj.parent_name
         while node is not None and node in parent:
             if node in chain:
-                cycle = chain[chain.index(node):] + [node]
+                cycle = [*chain[chain.index(node) :], node]
                 if not reported & set(cycle):
                     out.error(c.path.key("parentName"), f"cohort parents form a cycle: {' → '.join(cycle)}")
                     reported.update(cycle)
