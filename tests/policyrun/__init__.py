@@ -1,0 +1,1 @@
+"""Tests of batchplane.policyrun, the offline CrossGuard policy engine."""
