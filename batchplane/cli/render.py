@@ -1,0 +1,85 @@
+"""``batchplane render``: every Kubernetes object the program declares, as apply-ready YAML.
+
+Runs the program offline as ``pulumi up`` would (every Output resolved by the mocks) and writes
+the objects (:mod:`batchplane.offline.render`) in apply order: to stdout as one multi-document
+stream, or with ``--output DIR`` one ``NN-<kind>-<namespace>-<name>.yaml`` file per object.
+Resources that only the provider can expand (Helm releases and v4 charts, ``yaml/v2``,
+``kustomize/v2``, patches) are listed on stderr as "not rendered". Secrets are written in plain
+text (as the Kubernetes provider's own render mode does).
+
+Exit codes as ``batchplane preview``; also 2 when ``--output`` is not an empty directory (unless
+``--overwrite``, which first deletes the directory's ``NN-*.yaml`` files) or cannot be written.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from batchplane.cli import app
+from batchplane.cli.common import EXIT_USAGE, ConfigOption, StackOption, fail_usage
+from batchplane.cli.preview import OptionalProjectDir, run_stack
+from batchplane.offline.model import format_path, iter_unknown_paths
+from batchplane.offline.render import Rendering, render_resources
+
+_RENDERED_FILE = re.compile(r"^\d{2,}-.+\.yaml$")
+
+
+def _prepare_directory(output: Path, overwrite: bool) -> None:
+    if output.exists() and not output.is_dir():
+        fail_usage(f"--output {output} is not a directory")
+    if not output.is_dir():
+        return
+    if overwrite:
+        for path in output.iterdir():
+            if path.is_file() and _RENDERED_FILE.match(path.name):
+                path.unlink()
+    leftovers = sorted(p.name for p in output.iterdir())
+    if leftovers and not overwrite:
+        fail_usage(f"output directory {output} is not empty (use --overwrite to replace its NN-*.yaml files)")
+
+
+def _report(rendering: Rendering) -> None:
+    for skipped in rendering.skipped:
+        detail = f" ({skipped.detail})" if skipped.detail else ""
+        print(
+            f"batchplane: not rendered: {skipped.type} {skipped.name}{detail}: {skipped.reason}",
+            file=sys.stderr,
+        )
+    for obj in rendering.objects:
+        for path in iter_unknown_paths(obj.manifest):
+            print(
+                f"batchplane: {obj.kind} {obj.name}: {format_path(path)} is unknown offline", file=sys.stderr
+            )
+
+
+@app.command()
+def render(
+    stack: StackOption = None,
+    config: ConfigOption = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write one file per object into this directory.")
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Delete the output directory's NN-*.yaml files first.")
+    ] = False,
+    project_dir: OptionalProjectDir = None,
+) -> None:
+    """Render every Kubernetes object the program declares as kubectl-apply-ready YAML."""
+    _, run = run_stack(stack, config, project_dir, preview=False)
+    rendering = render_resources(run.resources)
+    _report(rendering)
+    if output is None:
+        sys.stdout.write(rendering.to_yaml())
+        return
+    _prepare_directory(output, overwrite)
+    try:
+        paths = rendering.write(output)
+    except OSError as exc:
+        print(f"batchplane: cannot write to {output}: {exc.strerror or exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_USAGE) from None
+    print(f"batchplane: wrote {len(paths)} files to {output}", file=sys.stderr)

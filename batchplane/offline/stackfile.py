@@ -1,0 +1,207 @@
+"""Pulumi project and stack files, and config encoded the way the Pulumi CLI hands it to a program.
+
+Mirrors the Pulumi CLI's behaviour (``pulumi/pkg/resource/config``, ``sdk/python/cmd/
+pulumi-language-python-exec``): the CLI reads ``Pulumi.<stack>.yaml``'s ``config:`` map, merges
+project-level ``config:`` defaults from ``Pulumi.yaml``, and passes every value to the language host
+as a *string*: strings as they are, numbers and booleans as their JSON text, objects and lists as
+compact JSON (keys sorted, as Go's ``encoding/json`` writes maps). Keys are ``namespace:key``; a
+bare ``key`` gets the project's name as namespace. ``secure:`` values cannot be decrypted offline:
+they become :data:`SECRET_PLACEHOLDER` and their keys are marked secret.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from batchplane.errors import ConfigLoadError
+
+#: What a ``secure:`` (encrypted) config value becomes offline; its key is marked secret.
+SECRET_PLACEHOLDER = "secret-placeholder"
+
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_YAML12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+
+
+class _StackLoader(yaml.SafeLoader):
+    """SafeLoader closer to YAML 1.2 (as Pulumi's Go YAML reader): dates stay strings, ``yes``/``on``
+    stay strings (only ``true``/``false`` are booleans)."""
+
+
+_StackLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_TIMESTAMP_TAG, _BOOL_TAG)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StackLoader.add_implicit_resolver(_BOOL_TAG, _YAML12_BOOL, list("tTfF"))
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return yaml.load(text, Loader=_StackLoader)  # a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        where = (
+            f" (line {exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1})"
+            if exc.problem_mark
+            else ""
+        )
+        raise ConfigLoadError(f"{path} is not valid YAML{where}: {exc.problem or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigLoadError(f"{path} is not valid YAML: {exc}") from None
+
+
+def load_stack_file(path: Path) -> dict[str, Any]:
+    """Read a ``Pulumi.<stack>.yaml`` file and return its ``config:`` map as written.
+
+    Values keep their YAML types (objects stay dicts, ``secure:`` values stay ``{"secure": ...}``);
+    dates and ``yes``/``no`` stay strings, as Pulumi's YAML 1.2 reader reads them. Other top-level
+    keys (``secretsprovider``, ``encryptionsalt``, ``environment``) are ignored.
+
+    Returns:
+        ``{"namespace:key": value}`` (``{}`` for an empty file or one without ``config:``).
+
+    Raises:
+        ConfigLoadError: the file cannot be read, is not YAML, is not a mapping, or ``config`` is
+            not a mapping.
+    """
+    doc = _read_yaml(path)
+    if doc is None:
+        return {}
+    if not isinstance(doc, dict):
+        raise ConfigLoadError(f"{path}: expected a mapping with a 'config' key, got {type(doc).__name__}")
+    config = doc.get("config")
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise ConfigLoadError(f"{path}: 'config' must be a mapping of 'namespace:key' to values")
+    return {str(k): v for k, v in config.items()}
+
+
+@dataclass(frozen=True)
+class ProjectFile:
+    """The parts of ``Pulumi.yaml`` the offline engine needs.
+
+    Attributes:
+        directory: the project directory (holds ``Pulumi.yaml``), absolute.
+        name: the project name (``name:``).
+        program: what the Python language host runs: the ``main:`` directory or file, default the
+            project directory (whose ``__main__.py`` runs).
+        config_defaults: project-level ``config:`` values and ``default:``s, keys normalised to
+            ``namespace:key``; stack values override them.
+    """
+
+    directory: Path
+    name: str
+    program: Path
+    config_defaults: dict[str, Any] = field(default_factory=dict)
+
+
+_SCHEMA_KEYS = frozenset({"type", "default", "value", "description", "secret", "items"})
+
+
+def read_project(project_dir: Path) -> ProjectFile:
+    """Read ``<project_dir>/Pulumi.yaml``.
+
+    Raises:
+        ConfigLoadError: the file is missing or unreadable, not YAML, has no string ``name``, or its
+            ``main:`` does not exist.
+    """
+    directory = project_dir.resolve()
+    path = directory / "Pulumi.yaml"
+    doc = _read_yaml(path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("name"), str) or not doc["name"]:
+        raise ConfigLoadError(f"{path}: expected a mapping with a non-empty string 'name'")
+    name: str = doc["name"]
+    main = doc.get("main")
+    program = directory / str(main) if main else directory
+    if not program.exists():
+        raise ConfigLoadError(f"{path}: main program {program} does not exist")
+    defaults: dict[str, Any] = {}
+    raw = doc.get("config") or {}
+    if not isinstance(raw, dict):
+        raise ConfigLoadError(f"{path}: 'config' must be a mapping")
+    for key, value in raw.items():
+        if isinstance(value, dict) and value and set(value) <= _SCHEMA_KEYS:
+            if "value" in value:
+                value = value["value"]
+            elif "default" in value:
+                value = value["default"]
+            else:
+                continue
+        defaults[normalise_key(name, str(key))] = value
+    return ProjectFile(directory=directory, name=name, program=program, config_defaults=defaults)
+
+
+def normalise_key(project: str, key: str) -> str:
+    """``key`` → ``project:key``; legacy ``ns:config:key`` → ``ns:key``; ``ns:key`` unchanged."""
+    parts = key.split(":")
+    if len(parts) == 1:
+        return f"{project}:{key}"
+    if len(parts) == 3 and parts[1] == "config":
+        return f"{parts[0]}:{parts[2]}"
+    return key
+
+
+def _is_secure(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("secure"), str)
+
+
+def _replace_secure(value: Any) -> tuple[Any, bool]:
+    """Replace every ``{secure: ...}`` inside ``value`` by the placeholder; report whether any was found."""
+    if _is_secure(value):
+        return SECRET_PLACEHOLDER, True
+    if isinstance(value, dict):
+        found = False
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out[str(k)], hit = _replace_secure(v)
+            found = found or hit
+        return out, found
+    if isinstance(value, list):
+        items = [_replace_secure(v) for v in value]
+        return [v for v, _ in items], any(hit for _, hit in items)
+    return value, False
+
+
+def encode_value(value: Any) -> str:
+    """One config value as the CLI passes it: strings as-is, anything else as compact JSON text.
+
+    Objects are written with sorted keys and no spaces (Go's ``json.Marshal`` of a map), numbers and
+    booleans as JSON (``3``, ``1.5``, ``true``), ``None`` as ``null``.
+    """
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def encode_config(project: str, config: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """Encode a stack's config map (as :func:`load_stack_file` returns it) for the language host.
+
+    Args:
+        project: the project name (namespace of bare keys).
+        config: ``{"namespace:key" or "key": YAML value}``.
+
+    Returns:
+        ``({"namespace:key": "text"}, sorted secret keys)``: the arguments of
+        ``pulumi.runtime.set_all_config`` and the ``PULUMI_CONFIG``/``PULUMI_CONFIG_SECRET_KEYS``
+        environment bag.
+    """
+    encoded: dict[str, str] = {}
+    secret: set[str] = set()
+    for raw_key, raw_value in config.items():
+        key = normalise_key(project, str(raw_key))
+        value, is_secret = _replace_secure(raw_value)
+        encoded[key] = encode_value(value)
+        if is_secret:
+            secret.add(key)
+    return encoded, sorted(secret)
