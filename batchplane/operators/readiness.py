@@ -1,0 +1,364 @@
+"""Readiness-gate logic: poll the cluster until an install really serves, with a timeout and a clear error.
+
+Used by the Pulumi dynamic resource in ``components/readiness_gate.py`` during ``pulumi up`` (never
+during a preview). Two gates:
+
+* ``kueue-webhook`` — Kueue's webhook Service has ready endpoints **and** a server-side dry-run
+  create of a ResourceFlavor succeeds (the API server calls Kueue's mutating and validating webhooks
+  for it, so this fails with "failed calling webhook … no endpoints available" or an x509 error until
+  the webhook serves with an injected CA; kueue #2791, cert-manager #2908). Mirrors Kueue's own e2e
+  wait (``hack/testing/e2e-common.sh``: webhook endpoints) plus an end-to-end call.
+* ``olm-csv`` — an OLM Subscription has an installed ClusterServiceVersion whose ``status.phase`` is
+  ``Succeeded`` (its CRDs and webhooks exist), so the operator's CRs can be created.
+
+Everything is injectable (cluster client, clock, sleep) so the polling is unit-tested with fakes;
+:class:`KubernetesClusterClient` is the real client (the ``kubernetes`` package, same kubeconfig and
+context as the Pulumi Kubernetes provider).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import yaml
+
+from batchplane.errors import BatchplaneError
+
+PROBE_FLAVOR_NAME = "batchplane-readiness-probe"
+"""Name of the ResourceFlavor the Kueue gate dry-run creates (nothing is stored)."""
+
+#: Substrings of API errors that mean "the webhook is not serving yet": retry.
+TRANSIENT_MARKERS = (
+    "no endpoints available",
+    "failed calling webhook",
+    "connection refused",
+    "x509",
+    "context deadline exceeded",
+    "the server could not find the requested resource",
+    "service unavailable",
+)
+
+
+class GateError(BatchplaneError):
+    """The gate cannot succeed: a permanent API error (e.g. forbidden) or a bad gate definition."""
+
+
+class GateTimeoutError(GateError):
+    """The gate did not become ready within its timeout; the message carries the last check's result."""
+
+
+class ClusterApiError(Exception):
+    """An error answer from the Kubernetes API (``status`` 0 when the server was not reached).
+
+    Attributes:
+        status: HTTP status code, or 0 for connection failures.
+        message: the server's message (or the connection error).
+    """
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{status}: {message}" if status else message)
+        self.status = status
+        self.message = message
+
+
+class ClusterClient(Protocol):
+    """The few cluster reads and writes the gates need (fakes implement this in tests)."""
+
+    def ready_endpoints(self, namespace: str, service: str) -> int:
+        """Number of ready endpoints behind ``namespace/service`` (EndpointSlices); raises ClusterApiError."""
+
+    def dry_run_create(self, api_version: str, plural: str, body: Mapping[str, Any]) -> None:
+        """Server-side dry-run create of a cluster-scoped object; raises ClusterApiError when refused."""
+
+    def get(self, api_version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """A namespaced custom object, or ``None`` when it does not exist; raises ClusterApiError."""
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """One check's outcome: ``ready`` and a human-readable ``detail`` (used in the timeout message)."""
+
+    ready: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """A passed gate: how many checks it took and how long (seconds) it waited."""
+
+    attempts: int
+    waited_seconds: float
+    detail: str
+
+
+def poll_until_ready(
+    probe: Callable[[], ProbeResult],
+    *,
+    what: str,
+    timeout_seconds: float,
+    interval_seconds: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> GateOutcome:
+    """Call ``probe`` until it reports ready, at most until ``timeout_seconds`` have passed.
+
+    Args:
+        probe: one check; returns :class:`ProbeResult`, raises :class:`GateError` for permanent failures.
+        what: what is awaited, for messages (``Kueue webhook kueue-system/kueue-webhook-service``).
+        timeout_seconds: total budget, seconds; the last check happens no later than this.
+        interval_seconds: pause between checks, seconds (shortened to fit the budget).
+        clock: monotonic seconds (injectable).
+        sleep: pauses for seconds (injectable).
+
+    Returns:
+        The outcome of the first ready check.
+
+    Raises:
+        GateTimeoutError: not ready in time; the message names ``what``, the timeout, the number of
+            checks and the last detail.
+        GateError: the probe found a permanent problem.
+    """
+    start = clock()
+    attempts = 0
+    while True:
+        attempts += 1
+        result = probe()
+        elapsed = clock() - start
+        if result.ready:
+            return GateOutcome(attempts, elapsed, result.detail)
+        remaining = timeout_seconds - elapsed
+        if remaining <= 0:
+            raise GateTimeoutError(
+                f"{what} not ready after {timeout_seconds:g}s ({attempts} checks); last check: {result.detail}"
+            )
+        sleep(min(interval_seconds, remaining))
+
+
+def is_transient(error: ClusterApiError) -> bool:
+    """Whether an API error means "not serving yet" (retry) rather than a permanent refusal."""
+    if error.status in (0, 404, 429, 500, 502, 503, 504):
+        return True
+    text = error.message.lower()
+    return any(marker in text for marker in TRANSIENT_MARKERS)
+
+
+def kueue_webhook_probe(
+    client: ClusterClient, namespace: str, service: str | None, flavor_api_version: str
+) -> Callable[[], ProbeResult]:
+    """A probe that is ready when the webhook Service has ready endpoints and a dry-run ResourceFlavor
+    create passes Kueue's webhooks (HTTP 409 AlreadyExists also counts: admission ran before storage).
+
+    Args:
+        client: the cluster client.
+        namespace: Kueue's namespace.
+        service: the webhook Service name, or ``None`` to check only the dry run (OpenShift, where the
+            operator names the Service).
+        flavor_api_version: apiVersion of the dry-run ResourceFlavor (``kueue.x-k8s.io/v1beta2``).
+    """
+    body = {
+        "apiVersion": flavor_api_version,
+        "kind": "ResourceFlavor",
+        "metadata": {"name": PROBE_FLAVOR_NAME},
+        "spec": {},
+    }
+
+    def probe() -> ProbeResult:
+        if service is not None:
+            try:
+                ready = client.ready_endpoints(namespace, service)
+            except ClusterApiError as exc:
+                if not is_transient(exc):
+                    raise GateError(f"cannot read the endpoints of {namespace}/{service}: {exc}") from exc
+                return ProbeResult(False, f"endpoints of {namespace}/{service}: {exc}")
+            if ready == 0:
+                return ProbeResult(False, f"service {namespace}/{service} has no ready endpoints")
+        try:
+            client.dry_run_create(flavor_api_version, "resourceflavors", body)
+        except ClusterApiError as exc:
+            if exc.status == 409:
+                return ProbeResult(True, "dry-run ResourceFlavor create reached storage (already exists)")
+            if not is_transient(exc):
+                raise GateError(f"dry-run create of a ResourceFlavor was refused: {exc}") from exc
+            return ProbeResult(False, f"dry-run ResourceFlavor create failed: {exc}")
+        return ProbeResult(True, "dry-run ResourceFlavor create passed Kueue's webhooks")
+
+    return probe
+
+
+OLM_API = "operators.coreos.com/v1alpha1"
+
+
+def csv_probe(client: ClusterClient, namespace: str, subscription: str) -> Callable[[], ProbeResult]:
+    """A probe that is ready when the Subscription's installed CSV has ``status.phase: Succeeded``."""
+
+    def probe() -> ProbeResult:
+        try:
+            sub = client.get(OLM_API, "subscriptions", namespace, subscription)
+            if sub is None:
+                return ProbeResult(False, f"Subscription {namespace}/{subscription} not found")
+            status = sub.get("status") or {}
+            csv = status.get("installedCSV")
+            if not csv:
+                state = status.get("state") or "no state yet"
+                hint = (
+                    " (installPlanApproval is Manual: approve the InstallPlan)"
+                    if state == "UpgradePending"
+                    and (sub.get("spec") or {}).get("installPlanApproval") == "Manual"
+                    else ""
+                )
+                return ProbeResult(
+                    False,
+                    f"Subscription {namespace}/{subscription} has no installed CSV (state: {state}){hint}",
+                )
+            obj = client.get(OLM_API, "clusterserviceversions", namespace, str(csv))
+        except ClusterApiError as exc:
+            if not is_transient(exc):
+                raise GateError(f"cannot read Subscription {namespace}/{subscription}: {exc}") from exc
+            return ProbeResult(False, f"reading Subscription {namespace}/{subscription}: {exc}")
+        if obj is None:
+            return ProbeResult(False, f"CSV {namespace}/{csv} not found yet")
+        phase = (obj.get("status") or {}).get("phase") or "Pending"
+        reason = (obj.get("status") or {}).get("message")
+        if phase == "Succeeded":
+            return ProbeResult(True, f"CSV {namespace}/{csv} Succeeded")
+        return ProbeResult(False, f"CSV {namespace}/{csv} is {phase}" + (f": {reason}" if reason else ""))
+
+    return probe
+
+
+GATE_KINDS = ("kueue-webhook", "olm-csv")
+
+
+def describe_gate(props: Mapping[str, Any]) -> str:
+    """What a gate waits for, for messages."""
+    if props.get("gate") == "olm-csv":
+        return f"operator CSV of Subscription {props.get('namespace')}/{props.get('subscription')}"
+    service = props.get("service")
+    where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
+    return f"Kueue webhook {where}"
+
+
+def run_gate(
+    props: Mapping[str, Any],
+    client: ClusterClient,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> GateOutcome:
+    """Run the gate the dynamic resource's inputs describe.
+
+    Args:
+        props: the resource inputs: ``gate`` (``kueue-webhook`` | ``olm-csv``), ``namespace``,
+            ``service``, ``resourceFlavorApiVersion`` (kueue-webhook), ``subscription`` (olm-csv),
+            ``timeoutSeconds``, ``intervalSeconds``.
+        client: the cluster client.
+        clock: monotonic seconds (injectable).
+        sleep: pauses for seconds (injectable).
+
+    Raises:
+        GateError: unknown gate kind, or a permanent API error.
+        GateTimeoutError: not ready within ``timeoutSeconds``.
+    """
+    gate = props.get("gate")
+    namespace = str(props["namespace"])
+    if gate == "kueue-webhook":
+        service = props.get("service") or None
+        probe = kueue_webhook_probe(
+            client,
+            namespace,
+            None if service is None else str(service),
+            str(props["resourceFlavorApiVersion"]),
+        )
+    elif gate == "olm-csv":
+        probe = csv_probe(client, namespace, str(props["subscription"]))
+    else:
+        raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
+    return poll_until_ready(
+        probe,
+        what=describe_gate(props),
+        timeout_seconds=float(props["timeoutSeconds"]),
+        interval_seconds=float(props["intervalSeconds"]),
+        clock=clock,
+        sleep=sleep,
+    )
+
+
+# --- the real client -------------------------------------------------------------------------------
+
+
+def _group_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+class KubernetesClusterClient:
+    """:class:`ClusterClient` over the ``kubernetes`` package.
+
+    Args:
+        kubeconfig: kubeconfig file content (YAML text) or a file path; ``None`` uses ``$KUBECONFIG``
+            or ``~/.kube/config`` — the same resolution as the Pulumi Kubernetes provider.
+        context: kubeconfig context; ``None`` uses the current context.
+    """
+
+    def __init__(self, kubeconfig: str | None, context: str | None) -> None:
+        from kubernetes import client, config
+
+        if kubeconfig and ("\n" in kubeconfig or kubeconfig.lstrip().startswith(("apiVersion", "{"))):
+            api = config.new_client_from_config_dict(yaml.safe_load(kubeconfig), context=context)  # type: ignore[no-untyped-call]
+        else:
+            api = config.new_client_from_config(  # type: ignore[no-untyped-call]
+                config_file=kubeconfig or None, context=context
+            )
+        self._discovery = client.DiscoveryV1Api(api)
+        self._custom = client.CustomObjectsApi(api)
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        from kubernetes.client.exceptions import ApiException
+        from urllib3.exceptions import HTTPError
+
+        try:
+            return fn()
+        except ApiException as exc:
+            raise ClusterApiError(int(exc.status or 0), str(exc.body or exc.reason)) from exc
+        except (HTTPError, OSError) as exc:
+            raise ClusterApiError(0, f"cannot reach the API server: {exc}") from exc
+
+    def ready_endpoints(self, namespace: str, service: str) -> int:
+        """Ready endpoints over every EndpointSlice labelled ``kubernetes.io/service-name=<service>``."""
+        slices = self._call(
+            lambda: self._discovery.list_namespaced_endpoint_slice(
+                namespace, label_selector=f"kubernetes.io/service-name={service}"
+            )
+        )
+        count = 0
+        for item in slices.items or []:
+            for endpoint in item.endpoints or []:
+                conditions = endpoint.conditions
+                if conditions is None or conditions.ready is not False:
+                    count += 1
+        return count
+
+    def dry_run_create(self, api_version: str, plural: str, body: Mapping[str, Any]) -> None:
+        """``POST`` with ``dryRun=All`` (admission webhooks run, nothing is stored)."""
+        group, version = _group_version(api_version)
+        self._call(
+            lambda: self._custom.create_cluster_custom_object(
+                group, version, plural, dict(body), dry_run="All"
+            )
+        )
+
+    def get(self, api_version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """``GET`` a namespaced custom object; ``None`` on 404 of the object."""
+        group, version = _group_version(api_version)
+        try:
+            result = self._call(
+                lambda: self._custom.get_namespaced_custom_object(group, version, namespace, plural, name)
+            )
+        except ClusterApiError as exc:
+            if exc.status == 404 and "not found" in exc.message.lower():
+                return None
+            raise
+        return dict(result)

@@ -1,0 +1,122 @@
+"""ReadinessGate: a Pulumi dynamic resource that blocks until an install really serves.
+
+Pulumi waits for a Helm release's Deployments, not for chart CRDs or webhooks to answer
+(pulumi-kubernetes #861, #3188), so Kueue objects created right after the Kueue release fail with
+"failed calling webhook … no endpoints available" (kueue #2791, cert-manager #2908). This resource
+sits between the install and its dependants: on create and update its provider polls the cluster
+(:func:`batchplane.operators.readiness.run_gate`) until the Kueue webhook serves or an OLM CSV
+reaches ``Succeeded``, or fails after a timeout with the last check's result. Delete does nothing.
+
+It talks to the cluster with the ``kubernetes`` package using the same kubeconfig and context as the
+Kubernetes provider (passed as inputs; the kubeconfig as a secret). During ``pulumi preview`` nothing
+is polled; under the offline engine the resource is recorded as ``pulumi-python:dynamic:Resource``
+with its inputs. The provider is pickled by reference, so the Pulumi dynamic-provider host must be
+able to import ``components.readiness_gate`` and ``batchplane`` (it runs in the project directory with
+the project's virtualenv).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+import pulumi
+import pulumi.dynamic
+
+#: Inputs that do not trigger an update when they change (credentials, not what is awaited).
+_NOT_COMPARED = frozenset({"kubeconfig", "__provider"})
+
+
+class ReadinessGateArgs(TypedDict):
+    """Inputs of :class:`ReadinessGate`."""
+
+    gate: str
+    """Required. ``kueue-webhook`` or ``olm-csv``."""
+    namespace: str
+    """Required. Kueue's namespace (kueue-webhook) or the operator's namespace (olm-csv)."""
+    timeout_seconds: int
+    """Required. Fail after this many seconds."""
+    interval_seconds: int
+    """Required. Seconds between checks."""
+    context: pulumi.Input[str | None]
+    """Required (may be ``None`` for the current context). The kubeconfig context of the provider."""
+    kubeconfig: NotRequired[pulumi.Input[str | None]]
+    """kubeconfig content or path, as given to the provider; stored as a secret. Defaults to none
+    (``$KUBECONFIG`` or ``~/.kube/config``)."""
+    service: NotRequired[str | None]
+    """kueue-webhook: the webhook Service whose endpoints must be ready; ``None`` checks only the dry run."""
+    resource_flavor_api_version: NotRequired[str]
+    """kueue-webhook: apiVersion of the dry-run ResourceFlavor. Defaults to ``kueue.x-k8s.io/v1beta2``."""
+    subscription: NotRequired[str]
+    """olm-csv: the Subscription whose installed CSV must reach ``Succeeded``."""
+    version: NotRequired[str]
+    """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
+
+
+class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
+    """Dynamic provider: create/update poll until ready (or raise with the timeout message)."""
+
+    def _run(self, props: dict[str, Any]) -> dict[str, Any]:
+        from batchplane.operators.readiness import KubernetesClusterClient, run_gate
+
+        client = KubernetesClusterClient(props.get("kubeconfig") or None, props.get("context") or None)
+        outcome = run_gate(props, client)
+        outs = {k: v for k, v in props.items() if k not in _NOT_COMPARED}
+        outs.update(
+            {
+                "attempts": outcome.attempts,
+                "waitedSeconds": round(outcome.waited_seconds, 1),
+                "detail": outcome.detail,
+            }
+        )
+        return outs
+
+    def create(self, props: dict[str, Any]) -> pulumi.dynamic.CreateResult:
+        """Poll until ready; the id names what was awaited."""
+        outs = self._run(props)
+        ident = (
+            f"{props['gate']}/{props['namespace']}/{props.get('service') or props.get('subscription') or ''}"
+        )
+        return pulumi.dynamic.CreateResult(id_=ident, outs=outs)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> pulumi.dynamic.DiffResult:
+        """Changed when any awaited property (not the credentials) differs; never replaces."""
+        keys = (set(olds) | set(news)) - _NOT_COMPARED - {"attempts", "waitedSeconds", "detail"}
+        changed = sorted(k for k in keys if k in news and olds.get(k) != news.get(k))
+        return pulumi.dynamic.DiffResult(changes=bool(changed), replaces=[], delete_before_replace=False)
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> pulumi.dynamic.UpdateResult:
+        """Poll again (e.g. after a version upgrade of the awaited install)."""
+        return pulumi.dynamic.UpdateResult(outs=self._run(news))
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        """Nothing to delete."""
+
+
+class ReadinessGate(pulumi.dynamic.Resource):
+    """A gate resource (type ``pulumi-python:dynamic:Resource``); depend on it to wait for readiness.
+
+    Pass what it waits for in ``opts.depends_on`` (the Kueue release, an OLM Subscription) and put the
+    gate in the ``depends_on`` of everything that needs the install serving.
+    """
+
+    def __init__(
+        self, name: str, args: ReadinessGateArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        kubeconfig = args.get("kubeconfig")
+        props: dict[str, Any] = {
+            "gate": args["gate"],
+            "namespace": args["namespace"],
+            "timeoutSeconds": args["timeout_seconds"],
+            "intervalSeconds": args["interval_seconds"],
+            "context": args["context"],
+            "kubeconfig": None if kubeconfig is None else pulumi.Output.secret(kubeconfig),
+            "version": args.get("version", ""),
+        }
+        if args["gate"] == "kueue-webhook":
+            props["service"] = args.get("service")
+            props["resourceFlavorApiVersion"] = args.get(
+                "resource_flavor_api_version", "kueue.x-k8s.io/v1beta2"
+            )
+        else:
+            props["subscription"] = args.get("subscription")
+        super().__init__(ReadinessGateProvider(), name, props, opts)

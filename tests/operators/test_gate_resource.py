@@ -1,0 +1,78 @@
+"""The readiness gate's dynamic provider and its real Kubernetes client (without a cluster)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from batchplane.operators import readiness
+from batchplane.operators.readiness import ClusterApiError, KubernetesClusterClient, is_transient
+from components.readiness_gate import ReadinessGateProvider
+from tests.operators.conftest import FakeCluster
+
+UNREACHABLE_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:9"}
+contexts:
+- name: ctx
+  context: {cluster: c, user: u}
+current-context: ctx
+users:
+- name: u
+  user: {token: not-a-real-token}
+"""
+
+
+def test_real_client_reports_an_unreachable_api_server_as_transient() -> None:
+    client = KubernetesClusterClient(UNREACHABLE_KUBECONFIG, "ctx")
+    with pytest.raises(ClusterApiError) as caught:
+        client.ready_endpoints("kueue-system", "kueue-webhook-service")
+    assert caught.value.status == 0
+    assert caught.value.message.startswith("cannot reach the API server: ")
+    assert is_transient(caught.value)
+
+
+def test_provider_create_polls_and_returns_outputs_without_the_kubeconfig(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[Any, Any]] = []
+
+    def fake_client(kubeconfig: Any, context: Any) -> FakeCluster:
+        seen.append((kubeconfig, context))
+        return FakeCluster(endpoints=[1], dry_runs=[None])
+
+    monkeypatch.setattr(readiness, "KubernetesClusterClient", fake_client)
+    props = {
+        "gate": "kueue-webhook",
+        "namespace": "kueue-system",
+        "service": "kueue-webhook-service",
+        "resourceFlavorApiVersion": "kueue.x-k8s.io/v1beta2",
+        "timeoutSeconds": 5,
+        "intervalSeconds": 1,
+        "context": "kind-batchplane",
+        "kubeconfig": "secret-text",
+        "version": "0.19.2",
+    }
+    result = ReadinessGateProvider().create(props)
+    assert seen == [("secret-text", "kind-batchplane")]
+    assert result.id == "kueue-webhook/kueue-system/kueue-webhook-service"
+    assert "kubeconfig" not in result.outs
+    assert result.outs["attempts"] == 1
+    assert result.outs["version"] == "0.19.2"
+
+
+@pytest.mark.parametrize(
+    ("news", "exp_changes"),
+    [
+        pytest.param({"version": "0.19.2", "kubeconfig": "rotated"}, False, id="credentials-only"),
+        pytest.param({"version": "0.20.0", "kubeconfig": "same"}, True, id="kueue-upgraded"),
+    ],
+)
+def test_gate_reruns_only_when_what_it_awaits_changes(news: dict[str, Any], exp_changes: bool) -> None:
+    olds = {"gate": "kueue-webhook", "version": "0.19.2", "attempts": 3, "detail": "ok", "waitedSeconds": 10}
+    result = ReadinessGateProvider().diff("id", olds, {"gate": "kueue-webhook", **news})
+    assert result.changes is exp_changes
+    assert result.replaces == []
