@@ -1,0 +1,128 @@
+"""Compute Engine machine types Batchplane knows: attached GPUs, vCPUs and memory per node.
+
+Two tables, both plain data:
+
+* :data:`FIXED_GPU_MACHINES` — the accelerator-optimized families whose machine type fixes the GPU
+  model and count (A2, A3, A4, G2). GKE still wants ``guest_accelerators`` declared for them; the
+  stack config may omit the accelerator (it is filled in from this table) and, when given, must
+  match it. Sources: Compute Engine "Accelerator-optimized machine family" and "GPU machine types"
+  (cloud.google.com/compute/docs/accelerator-optimized-machines, /compute/docs/gpus), and the same
+  table in GoogleCloudPlatform/cluster-toolkit ``modules/compute/gke-node-pool/gpu_definition.tf``
+  (``accelerator_machines``).
+* :data:`MACHINE_SHAPES` — vCPUs and memory of the machine types used in the stack templates and
+  the fixed-GPU families, for the plan-time capacity check. Memory is the Compute Engine
+  ``memoryMb`` figure, which is binary (``g2-standard-4`` = 16384 MiB = 16 GiB). Sources: the
+  accelerator-optimized page above ("The A3 machine series ... 208 vCPUs, and 1,872 GB of memory")
+  and "General-purpose machine family" (cloud.google.com/compute/docs/general-purpose-machines).
+  These are node *capacity*; GKE reserves part of each node for system daemons, so allocatable is
+  lower (cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Machine-type prefixes whose GPU model and count are fixed by the machine type.
+FIXED_GPU_FAMILIES: tuple[str, ...] = ("a2-", "a3-", "a4-", "g2-")
+
+
+@dataclass(frozen=True)
+class FixedGpu:
+    """The GPUs a fixed-GPU machine type comes with.
+
+    Attributes:
+        accelerator_type: the Compute Engine accelerator type (``nvidia-l4``), as GKE's
+            ``guest_accelerators[].type`` and the ``cloud.google.com/gke-accelerator`` node label.
+        count: GPUs per node.
+    """
+
+    accelerator_type: str
+    count: int
+
+
+@dataclass(frozen=True)
+class MachineShape:
+    """vCPUs and memory of one machine type (node capacity).
+
+    Attributes:
+        vcpus: virtual CPUs (Kubernetes CPU cores).
+        memory_gib: memory in GiB (Compute Engine ``memoryMb`` / 1024).
+    """
+
+    vcpus: int
+    memory_gib: int
+
+
+FIXED_GPU_MACHINES: dict[str, FixedGpu] = {
+    # A2 Standard (A100 40GB)
+    "a2-highgpu-1g": FixedGpu("nvidia-tesla-a100", 1),
+    "a2-highgpu-2g": FixedGpu("nvidia-tesla-a100", 2),
+    "a2-highgpu-4g": FixedGpu("nvidia-tesla-a100", 4),
+    "a2-highgpu-8g": FixedGpu("nvidia-tesla-a100", 8),
+    "a2-megagpu-16g": FixedGpu("nvidia-tesla-a100", 16),
+    # A2 Ultra (A100 80GB)
+    "a2-ultragpu-1g": FixedGpu("nvidia-a100-80gb", 1),
+    "a2-ultragpu-2g": FixedGpu("nvidia-a100-80gb", 2),
+    "a2-ultragpu-4g": FixedGpu("nvidia-a100-80gb", 4),
+    "a2-ultragpu-8g": FixedGpu("nvidia-a100-80gb", 8),
+    # A3 High / Mega / Ultra (H100 80GB, H100 Mega, H200)
+    "a3-highgpu-1g": FixedGpu("nvidia-h100-80gb", 1),
+    "a3-highgpu-2g": FixedGpu("nvidia-h100-80gb", 2),
+    "a3-highgpu-4g": FixedGpu("nvidia-h100-80gb", 4),
+    "a3-highgpu-8g": FixedGpu("nvidia-h100-80gb", 8),
+    "a3-megagpu-8g": FixedGpu("nvidia-h100-mega-80gb", 8),
+    "a3-ultragpu-8g": FixedGpu("nvidia-h200-141gb", 8),
+    # A4 (B200)
+    "a4-highgpu-8g": FixedGpu("nvidia-b200", 8),
+    # G2 (L4)
+    "g2-standard-4": FixedGpu("nvidia-l4", 1),
+    "g2-standard-8": FixedGpu("nvidia-l4", 1),
+    "g2-standard-12": FixedGpu("nvidia-l4", 1),
+    "g2-standard-16": FixedGpu("nvidia-l4", 1),
+    "g2-standard-24": FixedGpu("nvidia-l4", 2),
+    "g2-standard-32": FixedGpu("nvidia-l4", 1),
+    "g2-standard-48": FixedGpu("nvidia-l4", 4),
+    "g2-standard-96": FixedGpu("nvidia-l4", 8),
+}
+"""Machine type → its fixed GPUs (type and count per node)."""
+
+MACHINE_SHAPES: dict[str, MachineShape] = {
+    "a2-highgpu-1g": MachineShape(12, 85),
+    "a2-highgpu-2g": MachineShape(24, 170),
+    "a2-highgpu-4g": MachineShape(48, 340),
+    "a2-highgpu-8g": MachineShape(96, 680),
+    "a2-megagpu-16g": MachineShape(96, 1360),
+    "a2-ultragpu-1g": MachineShape(12, 170),
+    "a2-ultragpu-2g": MachineShape(24, 340),
+    "a2-ultragpu-4g": MachineShape(48, 680),
+    "a2-ultragpu-8g": MachineShape(96, 1360),
+    "a3-highgpu-1g": MachineShape(26, 234),
+    "a3-highgpu-2g": MachineShape(52, 468),
+    "a3-highgpu-4g": MachineShape(104, 936),
+    "a3-highgpu-8g": MachineShape(208, 1872),
+    "a3-megagpu-8g": MachineShape(208, 1872),
+    "a3-ultragpu-8g": MachineShape(224, 2952),
+    "a4-highgpu-8g": MachineShape(224, 3968),
+    "g2-standard-4": MachineShape(4, 16),
+    "g2-standard-8": MachineShape(8, 32),
+    "g2-standard-12": MachineShape(12, 48),
+    "g2-standard-16": MachineShape(16, 64),
+    "g2-standard-24": MachineShape(24, 96),
+    "g2-standard-32": MachineShape(32, 128),
+    "g2-standard-48": MachineShape(48, 192),
+    "g2-standard-96": MachineShape(96, 384),
+    "n1-standard-4": MachineShape(4, 15),
+    "n1-standard-8": MachineShape(8, 30),
+    "e2-standard-2": MachineShape(2, 8),
+    "e2-standard-4": MachineShape(4, 16),
+    "e2-standard-8": MachineShape(8, 32),
+    "e2-standard-16": MachineShape(16, 64),
+    "n2-standard-4": MachineShape(4, 16),
+    "n2-standard-8": MachineShape(8, 32),
+}
+"""Machine type → vCPUs and memory (GiB), for the types the templates use and the fixed-GPU families."""
+
+
+def is_fixed_gpu_family(machine_type: str) -> bool:
+    """True when ``machine_type`` belongs to a family whose machine type fixes the GPUs (a2/a3/a4/g2)."""
+    return machine_type.startswith(FIXED_GPU_FAMILIES)

@@ -1,0 +1,84 @@
+"""Helpers for the GKE tests: a small valid GKE stack config and dotted-path edits of it."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+DELETE = object()
+"""A change value that removes the key."""
+
+
+def gke_config() -> dict[str, Any]:
+    """A valid GKE stack: a regional cluster, one queued L4 pool (4 × g2-standard-4) and one
+    ClusterQueue with an empty flavor for CPU-only pods and the pool's derived flavor ``l4``."""
+    return {
+        "batchplane:environment": "dev",
+        "batchplane:target": {
+            "kind": "gke",
+            "region": "us-central1",
+            "minMasterVersion": "1.33",
+            "gpuPools": [
+                {
+                    "name": "l4",
+                    "provisioning": "queued",
+                    "machineType": "g2-standard-4",
+                    "nodeLocations": ["us-central1-a"],
+                    "maxNodes": 4,
+                }
+            ],
+        },
+        "batchplane:kueue": {
+            "resourceFlavors": [{"name": "default-flavor"}],
+            "clusterQueues": [
+                {
+                    "name": "cq",
+                    "resourceGroups": [
+                        {
+                            "coveredResources": ["cpu", "memory", "nvidia.com/gpu"],
+                            "flavors": [
+                                {
+                                    "name": "default-flavor",
+                                    "resources": [
+                                        {"name": "cpu", "nominalQuota": 2},
+                                        {"name": "memory", "nominalQuota": "8Gi"},
+                                        {"name": "nvidia.com/gpu", "nominalQuota": 0},
+                                    ],
+                                },
+                                {
+                                    "name": "l4",
+                                    "resources": [
+                                        {"name": "cpu", "nominalQuota": 16},
+                                        {"name": "memory", "nominalQuota": "64Gi"},
+                                        {"name": "nvidia.com/gpu", "nominalQuota": 4},
+                                    ],
+                                },
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "localQueues": [{"name": "lq", "namespace": "team-a", "clusterQueue": "cq"}],
+        },
+    }
+
+
+def gke_with(**changes: Any) -> dict[str, Any]:
+    """``gke_config()`` with changes: ``target__gpuPools__0__minNodes=1`` sets
+    ``batchplane:target.gpuPools[0].minNodes``; a list index equal to the length appends;
+    :data:`DELETE` removes the key."""
+    cfg = copy.deepcopy(gke_config())
+    for dotted, value in changes.items():
+        first, *rest = dotted.split("__")
+        key: Any = f"batchplane:{first}"
+        node: Any = cfg
+        for part in rest:
+            node = node.setdefault(key, {}) if isinstance(node, dict) else node[key]
+            key = int(part) if isinstance(node, list) else part
+        if value is DELETE:
+            del node[key]
+        elif isinstance(node, list) and key == len(node):
+            node.append(value)
+        else:
+            node[key] = value
+    return cfg
