@@ -51,7 +51,9 @@ def main() -> None:
         catalog.validate(cq)
     done = time.perf_counter()
     print(f"catalog load: {loaded - started:.2f} s")
-    print(f"first validation of {len(objects)} operator samples (parses the big CRDs): {first - loaded:.2f} s")
+    print(
+        f"first validation of {len(objects)} operator samples (parses the big CRDs): {first - loaded:.2f} s"
+    )
     print(f"repeat validation of the same {len(objects)}: {second - first:.2f} s")
     print(f"300 ClusterQueues: {done - second:.2f} s")
 

@@ -1,0 +1,167 @@
+"""The ``batchplane:webhook`` section: the bundled quota admission webhook and per-namespace limits.
+
+The webhook (``batchplane/webhook``, deployed by ``components/quota_webhook.py``) reads a policy
+document rendered from the whole stack config; this section holds what only the webhook needs:
+its image and deployment knobs, how it fails, and workload limits per tenant namespace. Team
+limits (``batchplane:teams.members[].limits``) use the same :class:`WorkloadLimits` model.
+See docs/webhook.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, QualifiedName, Quantity
+from batchplane.errors import ConfigIssue
+
+DEFAULT_IMAGE = "ghcr.io/batchplane/quota-webhook:0.1.0"
+"""Image built from ``webhook/Dockerfile`` (see docs/webhook.md for building and loading it)."""
+DEFAULT_NAMESPACE = "batchplane-system"
+DEFAULT_PORT = 8443
+DEFAULT_REPLICAS = 2
+DEFAULT_TIMEOUT_SECONDS = 3
+DEFAULT_GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+
+#: Namespaces the webhook never acts on: Kubernetes' own and the operators' (cert-manager, Kueue,
+#: KubeRay, Kubeflow, OpenShift). A webhook with ``failurePolicy: Fail`` on these can deadlock the
+#: cluster (the operators could not start while the webhook is down).
+SYSTEM_NAMESPACES = frozenset(
+    {
+        "kube-system", "kube-public", "kube-node-lease", "cert-manager", "kueue-system",
+        "openshift-kueue-operator", "kuberay-system", "ray-system", "kubeflow", "kubeflow-system",
+        "redhat-ods-applications", "redhat-ods-operator", "opendatahub", "local-path-storage",
+        "gke-managed-system", "gmp-system", "gmp-public", "cert-manager-operator",
+    }
+)  # fmt: skip
+SYSTEM_NAMESPACE_PREFIXES = ("kube-", "openshift-", "gke-")
+
+_IMAGE_RE = re.compile(
+    r"^(?P<repo>[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*)"
+    r"(:(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?(@(?P<digest>sha256:[a-f0-9]{64}))?$"
+)
+
+
+def image_problem(image: str) -> str | None:
+    """Why ``image`` is not a pinned image reference (a tag other than ``latest``, or a digest), or None."""
+    match = _IMAGE_RE.match(image)
+    if match is None:
+        return f'"{image}" is not an image reference (registry/repository:tag or @sha256:digest)'
+    if match.group("digest") is None and match.group("tag") in (None, "latest"):
+        return f'"{image}" is not pinned: give a version tag (not "latest") or an @sha256 digest'
+    return None
+
+
+def _check_image(value: str) -> str:
+    why = image_problem(value)
+    if why is not None:
+        raise ValueError(why)
+    return value
+
+
+def is_system_namespace(name: str) -> bool:
+    """True for Kubernetes' and the operators' namespaces (:data:`SYSTEM_NAMESPACES`, ``kube-*`` ...)."""
+    return name in SYSTEM_NAMESPACES or name.startswith(SYSTEM_NAMESPACE_PREFIXES)
+
+
+class WorkloadLimits(ConfigModel):
+    """Limits on one workload (a Job, RayJob, PyTorchJob ...) submitted in a namespace.
+
+    Checked by the quota webhook against the workload's Kueue-exact requests (all PodSets, all pods).
+    Every field defaults to "no limit".
+    """
+
+    max_gpus_per_workload: Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)] | None = None
+    """Most GPUs one workload may request in total (sum of ``webhook.gpuResources`` over all pods).
+    Defaults to none (no limit)."""
+    max_workload_requests: dict[QualifiedName, Quantity] = {}
+    """Most of each resource one workload may request in total, e.g. ``{cpu: 64, memory: 256Gi}``
+    (CPU cores, memory bytes, device counts). Defaults to none (no limit)."""
+    allowed_priority_classes: Annotated[list[DnsSubdomain], Field(max_length=64)] | None = None
+    """WorkloadPriorityClass (label ``kueue.x-k8s.io/priority-class``) or pod PriorityClass names a
+    workload may use; a workload without one is always allowed. Defaults to none (any class)."""
+
+
+class WebhookNamespace(ConfigModel):
+    """A namespace the webhook acts on, with optional limits (team namespaces are included anyway)."""
+
+    name: DnsLabel
+    """Required. Namespace name; never a system or operator namespace."""
+    limits: WorkloadLimits | None = None
+    """Workload limits in this namespace. Defaults to none (for a team namespace: the team's limits)."""
+
+
+class WebhookConfig(ConfigModel):
+    """``batchplane:webhook``: the quota admission webhook (docs/webhook.md)."""
+
+    enabled: bool | None = None
+    """Deploy the webhook. It needs cert-manager for its serving certificate, so when omitted it is
+    deployed exactly when the stack installs cert-manager (``operators.certManager``, or the OpenShift
+    cert-manager operator). Set true when cert-manager is preinstalled, false to never deploy it."""
+    image: Annotated[str, AfterValidator(_check_image)] = DEFAULT_IMAGE
+    """Container image, pinned by tag or digest (``latest`` is rejected). Defaults to
+    ``ghcr.io/batchplane/quota-webhook:0.1.0`` — build and load it as docs/webhook.md shows."""
+    namespace: DnsLabel = DEFAULT_NAMESPACE
+    """Namespace the webhook runs in (created by the stack). Defaults to ``batchplane-system``."""
+    replicas: Annotated[int, Field(ge=1, le=10, strict=True)] = DEFAULT_REPLICAS
+    """Pod replicas (a PodDisruptionBudget keeps one up). Defaults to 2."""
+    port: Annotated[int, Field(ge=1024, le=65535, strict=True)] = DEFAULT_PORT
+    """HTTPS container port (non-root, so ≥ 1024). Defaults to 8443."""
+    failure_policy: Literal["Fail", "Ignore"] = "Fail"
+    """``failurePolicy`` of the webhook configurations: ``Fail`` rejects tenant workloads while the
+    webhook is unreachable; ``Ignore`` admits them unchecked. Defaults to ``Fail``."""
+    timeout_seconds: Annotated[int, Field(ge=1, le=5, strict=True)] = DEFAULT_TIMEOUT_SECONDS
+    """``timeoutSeconds`` of the webhook configurations (1–5). Defaults to 3."""
+    on_internal_error: Literal["Allow", "Deny"] = "Allow"
+    """What a review gets when the webhook itself fails on it (a bug, never a malformed request):
+    ``Allow`` admits it with a warning (Kueue still enforces quota), ``Deny`` rejects it. Defaults to
+    ``Allow``: the webhook must never block a workload Kueue could admit."""
+    default_queue_label: bool = True
+    """Mutating webhook: give unlabeled workloads in a tenant namespace the queue label of the
+    namespace's default LocalQueue (``default: true``) unless Kueue's own defaulting applies (a
+    LocalQueue named ``default`` exists there). Defaults to true."""
+    gpu_resources: Annotated[list[QualifiedName], Field(min_length=1, max_length=16)] = list(
+        DEFAULT_GPU_RESOURCES
+    )
+    """Resources counted as GPUs by ``maxGpusPerWorkload``. Defaults to ``nvidia.com/gpu``, ``amd.com/gpu``."""
+    namespaces: list[WebhookNamespace] = []
+    """Extra namespaces (beyond every LocalQueue namespace) the webhook acts on, with limits.
+    Defaults to none."""
+
+
+def check_webhook(webhook: WebhookConfig, tenant_namespaces: list[str]) -> list[ConfigIssue]:
+    """Cross-field rules of ``batchplane:webhook`` (all issues, none raised).
+
+    Args:
+        webhook: the validated section.
+        tenant_namespaces: every namespace a LocalQueue of the stack lives in.
+
+    Returns:
+        Errors for a listed namespace that is a system/operator namespace or listed twice, and
+        for a webhook namespace that is also a tenant namespace.
+    """
+    issues: list[ConfigIssue] = []
+    seen: set[str] = set()
+    for i, ns in enumerate(webhook.namespaces):
+        path = f"batchplane:webhook.namespaces[{i}].name"
+        if is_system_namespace(ns.name):
+            issues.append(
+                ConfigIssue(
+                    path, f'"{ns.name}" is a system or operator namespace; the webhook never acts there'
+                )
+            )
+        if ns.name in seen:
+            issues.append(ConfigIssue(path, f'"{ns.name}" is listed twice'))
+        seen.add(ns.name)
+        if ns.name == webhook.namespace:
+            issues.append(ConfigIssue(path, f'"{ns.name}" is the webhook\'s own namespace'))
+    if webhook.enabled is not False and webhook.namespace in set(tenant_namespaces):
+        issues.append(
+            ConfigIssue(
+                "batchplane:webhook.namespace",
+                f'"{webhook.namespace}" is a tenant namespace (it has LocalQueues); run the webhook in its own namespace',
+            )
+        )
+    return issues

@@ -1,0 +1,569 @@
+"""Pure admission decisions: what the webhook answers for one workload object (no I/O, no server).
+
+:class:`Decider` compiles a :class:`~batchplane.webhook.policy.PolicyDocument` once and then judges
+objects. ``validate`` denies, with a message naming the workload, its queue and the numbers, the
+workloads that would otherwise sit pending forever or break under Kueue:
+
+* the ``kueue.x-k8s.io/queue-name`` label names a LocalQueue the namespace does not have;
+* the ClusterQueue can never admit it (:mod:`batchplane.webhook.quota`: an uncovered resource, a
+  PodSet or the whole workload larger than any flavor assignment could ever get, untolerated flavor
+  taints, nodeSelectors no flavor matches);
+* per-namespace limits (max GPUs per workload, max requests per resource, allowed priority classes);
+* combinations Kueue cannot run well: a GKE queued-provisioning (DWS) queue receiving several
+  provisioned PodSets its ProvisioningRequestConfig cannot merge (ray-project/ray#57839), more than
+  18 PodSets, PodSet names that are not DNS labels, a queue-managed RayJob without
+  ``shutdownAfterJobFinishes: true`` or with ``clusterSelector``, Ray in-tree autoscaling without
+  the elastic-job annotation, a job kind whose Kueue integration the stack does not enable.
+
+``mutate`` adds the queue label of the namespace's default LocalQueue to unlabeled workloads unless
+Kueue's own defaulting applies (a LocalQueue named ``default`` exists there).
+
+Only objects in the policy's tenant namespaces are judged; objects with a controller owner
+(a RayCluster of a RayJob, a Job of a JobSet) are left to their owner's review. The decisions are
+conservative: whatever the webhook cannot decide (an object the accounting cannot read, a search
+over flavors that runs out of budget) is allowed, with a warning when useful.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from batchplane.accounting import (
+    AccountingError,
+    WorkloadRequests,
+    resource_options_from_mapping,
+    workload_requests,
+)
+from batchplane.accounting.podsets import MAX_POD_SETS, SIMPLE_EXTRACTORS
+from batchplane.accounting.workload import is_workload
+from batchplane.config.names import DNS1123_LABEL_RE
+from batchplane.quantity import format_quantity, parse_quantity
+from batchplane.webhook.errors import PolicyError
+from batchplane.webhook.policy import PROVISIONING_CONTROLLER, NamespacePolicy, PolicyDocument
+from batchplane.webhook.quota import (
+    Demand,
+    Flavor,
+    QueueModel,
+    check_capacity,
+    compile_flavors,
+    compile_queues,
+    demands,
+    possible_flavors,
+)
+
+log = logging.getLogger("batchplane.webhook")
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+"""The label that selects a LocalQueue (Kueue ``pkg/controller/constants/constants.go``)."""
+ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
+"""Marks an elastic job; Kueue only allows Ray in-tree autoscaling with it."""
+KUEUE_DEFAULT_QUEUE = "default"
+"""A LocalQueue with this name makes Kueue itself label unlabeled jobs (LocalQueueDefaulting, GA)."""
+DWS_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+"""GKE Dynamic Workload Scheduler; it accepts one PodSet per ProvisioningRequest."""
+
+#: Kind → Kueue ``integrations.frameworks`` name.
+FRAMEWORK_OF_KIND = {
+    "Job": "batch/job",
+    "Pod": "pod",
+    "RayJob": "ray.io/rayjob",
+    "RayCluster": "ray.io/raycluster",
+    "RayService": "ray.io/rayservice",
+    "PyTorchJob": "kubeflow.org/pytorchjob",
+    "AppWrapper": "workload.codeflare.dev/appwrapper",
+    "JobSet": "jobset.x-k8s.io/jobset",
+    "TrainJob": "trainer.kubeflow.org/trainjob",
+}
+
+#: Every reason a decision can carry (a bounded set: it is a metrics label).
+ALLOW_REASONS = (
+    "ok", "not-a-workload", "not-a-tenant", "owned", "no-queue-label", "not-accounted", "operation-not-checked",
+    "internal-error", "labeled", "defaulted", "kueue-defaults", "no-default-queue", "defaulting-off",
+)  # fmt: skip
+DENY_REASONS = (
+    "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
+    "unmergeable-podsets", "too-many-podsets", "invalid-podset-name", "rayjob-shutdown",
+    "rayjob-cluster-selector", "ray-autoscaling-not-elastic", "framework-disabled", "internal-error",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answer to one review.
+
+    Attributes:
+        allowed: admit the object or not.
+        reason: a machine-readable reason from :data:`ALLOW_REASONS` / :data:`DENY_REASONS`.
+        message: for a denial, what is wrong and what to do (``status.message``); else ``""``.
+        warnings: shown to the user by kubectl even when allowed.
+        patch: JSONPatch operations (mutating only); empty for none.
+    """
+
+    allowed: bool
+    reason: str
+    message: str = ""
+    warnings: tuple[str, ...] = ()
+    patch: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class _Problem:
+    reason: str
+    text: str
+
+
+class Decider:
+    """Judges workload objects against one compiled policy document (thread-safe, immutable).
+
+    Args:
+        policy: the policy document.
+
+    Raises:
+        PolicyError: the document's quotas or Kueue resource options do not compile.
+    """
+
+    def __init__(self, policy: PolicyDocument) -> None:
+        self.policy = policy
+        self.queues: dict[str, QueueModel] = compile_queues(policy)
+        self.flavors: dict[str, Flavor] = compile_flavors(policy)
+        try:
+            self.options = resource_options_from_mapping(policy.kueue.resources)
+        except AccountingError as exc:
+            raise PolicyError(f"invalid kueue.resources in policy: {exc}") from None
+        self._limits: dict[str, dict[str, Decimal]] = {
+            ns: {res: parse_quantity(q) for res, q in p.limits.max_workload_requests.items()}
+            for ns, p in policy.namespaces.items()
+            if p.limits is not None
+        }
+
+    # --- validating ---------------------------------------------------------------------------
+
+    def validate(self, obj: Mapping[str, Any], namespace: str | None, operation: str = "CREATE") -> Decision:
+        """Decide whether ``obj`` may be created.
+
+        Args:
+            obj: the object of the AdmissionReview (a job of one of the accounted kinds, or anything).
+            namespace: the request's namespace (``request.namespace``); falls back to the object's.
+            operation: ``CREATE`` is judged; other operations are allowed unchecked.
+
+        Returns:
+            The decision; denials carry every problem found, joined with ``"; "``.
+        """
+        skip = self._skip(obj, namespace, operation)
+        if skip is not None:
+            return skip
+        ns = self._namespace(obj, namespace)
+        tenant = self.policy.namespaces[ns]
+        kind = str(obj.get("kind"))
+        who = f'{kind} "{ns}/{_name(obj)}"'
+        queue = _labels(obj).get(QUEUE_LABEL)
+        if not queue:
+            if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
+                return Decision(True, "no-queue-label")
+            return Decision(
+                True,
+                "no-queue-label",
+                warnings=(
+                    f"{who} has no {QUEUE_LABEL} label and namespace {ns} has no default LocalQueue: "
+                    "Kueue does not manage it, so it runs outside quota",
+                ),
+            )
+        if queue not in tenant.local_queues:
+            known = ", ".join(f'"{q}"' for q in sorted(tenant.local_queues)) or "none"
+            return _deny(
+                who,
+                [
+                    _Problem(
+                        "unknown-local-queue",
+                        f'{QUEUE_LABEL}: LocalQueue "{queue}" does not exist in namespace {ns} (LocalQueues there: '
+                        f"{known}); the workload would stay pending forever",
+                    )
+                ],
+            )
+        cq_name = tenant.local_queues[queue]
+        problems = self._shape_problems(obj, kind)
+        warnings: list[str] = []
+        try:
+            workload = workload_requests(obj, options=self.options)
+        except AccountingError as exc:
+            too_many = self._count_pod_sets(obj)
+            if too_many is not None:
+                problems.append(too_many)
+            if problems:
+                return _deny(who, problems)
+            return Decision(True, "not-accounted", warnings=(f"quota not checked by batchplane: {exc}",))
+        except Exception as exc:  # malformed input the accounting does not anticipate: never a denial
+            log.warning("accounting failed on %s: %r", who, exc)
+            if problems:
+                return _deny(who, problems)
+            return Decision(
+                True, "not-accounted", warnings=(f"quota not checked by batchplane: {who} is malformed",)
+            )
+        problems += self._pod_set_name_problems(workload)
+        problems += self._limit_problems(workload, ns, tenant)
+        queue_model = self.queues.get(cq_name)
+        where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
+        if queue_model is not None:
+            workload_demands = demands(workload, queue_model)
+            shortfalls = check_capacity(
+                workload_demands,
+                queue_model,
+                self.flavors,
+                block_undeclared=self.policy.kueue.quota_check_strategy == "BlockUndeclared",
+            )
+            if shortfalls:
+                details = "; ".join(s.detail for s in shortfalls)
+                problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
+            problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model)
+            stop = self.policy.cluster_queues[cq_name].stop_policy
+            if stop in ("Hold", "HoldAndDrain"):
+                warnings.append(
+                    f'ClusterQueue "{cq_name}" has stopPolicy {stop}: nothing is admitted until it is lifted'
+                )
+        if problems:
+            return _deny(who, problems, tuple(warnings))
+        return Decision(True, "ok", warnings=tuple(warnings))
+
+    def _skip(self, obj: Mapping[str, Any], namespace: str | None, operation: str) -> Decision | None:
+        if (
+            not isinstance(obj, Mapping)
+            or not isinstance(obj.get("apiVersion"), str)
+            or not isinstance(obj.get("kind"), str)
+            or not is_workload(obj)
+            or obj.get("kind") == "Workload"
+        ):
+            return Decision(True, "not-a-workload")
+        if self._namespace(obj, namespace) not in self.policy.namespaces:
+            return Decision(True, "not-a-tenant")
+        if _controller_owner(obj):
+            return Decision(True, "owned")
+        if operation != "CREATE":
+            return Decision(True, "operation-not-checked")
+        return None
+
+    @staticmethod
+    def _namespace(obj: Mapping[str, Any], namespace: str | None) -> str:
+        if namespace:
+            return namespace
+        meta = obj.get("metadata")
+        ns = meta.get("namespace") if isinstance(meta, Mapping) else None
+        return str(ns) if ns else "default"
+
+    def _shape_problems(self, obj: Mapping[str, Any], kind: str) -> list[_Problem]:
+        problems: list[_Problem] = []
+        spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+        assert isinstance(spec, Mapping)
+        frameworks = self.policy.kueue.frameworks
+        framework = FRAMEWORK_OF_KIND.get(kind)
+        if frameworks is not None and framework is not None and framework not in frameworks:
+            problems.append(
+                _Problem(
+                    "framework-disabled",
+                    f"Kueue's {framework} integration is not enabled in this stack (enabled: {', '.join(frameworks)}), "
+                    "so Kueue would ignore the queue label and the job would run outside quota; enable it in "
+                    "operators.kueue.configuration.integrations.frameworks",
+                )
+            )
+        if kind == "RayJob":
+            if spec.get("clusterSelector"):
+                problems.append(
+                    _Problem(
+                        "rayjob-cluster-selector",
+                        "spec.clusterSelector runs the job on an existing RayCluster, which Kueue does not queue "
+                        "for the RayJob (with rayClusterSpec it is rejected); drop clusterSelector and give a "
+                        "rayClusterSpec, or submit to the existing cluster without the queue label",
+                    )
+                )
+            elif spec.get("shutdownAfterJobFinishes") is not True:
+                problems.append(
+                    _Problem(
+                        "rayjob-shutdown",
+                        "spec.shutdownAfterJobFinishes must be true for a RayJob queued by Kueue (otherwise its "
+                        "RayCluster keeps the quota after the job ends); set shutdownAfterJobFinishes: true",
+                    )
+                )
+        if kind in ("RayJob", "RayCluster"):
+            cluster = spec.get("rayClusterSpec") if kind == "RayJob" else spec
+            if isinstance(cluster, Mapping) and cluster.get("enableInTreeAutoscaling") is True:
+                annotations = _annotations(obj)
+                if str(annotations.get(ELASTIC_JOB_ANNOTATION, "")).lower() != "true":
+                    problems.append(
+                        _Problem(
+                            "ray-autoscaling-not-elastic",
+                            "enableInTreeAutoscaling needs the annotation "
+                            f'{ELASTIC_JOB_ANNOTATION}: "true" under Kueue (without it Kueue rejects the job or '
+                            "the cluster hangs suspended); add the annotation or disable autoscaling",
+                        )
+                    )
+        return problems
+
+    @staticmethod
+    def _count_pod_sets(obj: Mapping[str, Any]) -> _Problem | None:
+        extractor = SIMPLE_EXTRACTORS.get((str(obj.get("apiVersion")), str(obj.get("kind"))))
+        if extractor is None:
+            return None
+        try:
+            count = len(extractor(obj))
+        except Exception:  # FieldError, or malformed input: nothing to say about the PodSet count
+            return None
+        if count <= MAX_POD_SETS:
+            return None
+        return _Problem(
+            "too-many-podsets",
+            f"it makes {count} PodSets but a Kueue Workload holds at most {MAX_POD_SETS} "
+            f"(for Ray: the head plus at most {MAX_POD_SETS - 1} worker groups); merge groups",
+        )
+
+    @staticmethod
+    def _pod_set_name_problems(workload: WorkloadRequests) -> list[_Problem]:
+        bad = [
+            ps.name for ps in workload.pod_sets if len(ps.name) > 63 or not DNS1123_LABEL_RE.match(ps.name)
+        ]
+        if not bad:
+            return []
+        names = ", ".join(f'"{n}"' for n in bad)
+        return [
+            _Problem(
+                "invalid-podset-name",
+                f"PodSet name(s) {names} are not DNS labels after lower-casing (lower-case letters, digits and "
+                "'-', at most 63 characters), so Kueue cannot create its Workload; rename the group(s)",
+            )
+        ]
+
+    def _limit_problems(self, workload: WorkloadRequests, ns: str, tenant: NamespacePolicy) -> list[_Problem]:
+        limits = tenant.limits
+        if limits is None:
+            return []
+        problems: list[_Problem] = []
+        total = workload.total
+        if limits.max_gpus_per_workload is not None:
+            gpus = sum((total.get(r, Decimal(0)) for r in self.policy.webhook.gpu_resources), Decimal(0))
+            if gpus > limits.max_gpus_per_workload:
+                detail = ", ".join(
+                    f"{ps.name} {_fmt(sum((ps.requests.get(r, Decimal(0)) for r in self.policy.webhook.gpu_resources), Decimal(0)))}"
+                    for ps in workload.pod_sets
+                    if any(ps.requests.get(r) for r in self.policy.webhook.gpu_resources)
+                )
+                problems.append(
+                    _Problem(
+                        "limit-exceeded",
+                        f"requests {_fmt(gpus)} GPUs in total ({detail}) but namespace {ns} allows at most "
+                        f"{limits.max_gpus_per_workload} per workload",
+                    )
+                )
+        for resource, cap in sorted(self._limits.get(ns, {}).items()):
+            asked = total.get(resource, Decimal(0))
+            if asked > cap:
+                problems.append(
+                    _Problem(
+                        "limit-exceeded",
+                        f"requests {resource} {format_quantity(asked, resource)} in total but namespace {ns} allows "
+                        f"at most {resource} {format_quantity(cap, resource)} per workload",
+                    )
+                )
+        allowed = limits.allowed_priority_classes
+        if (
+            allowed is not None
+            and workload.priority_class is not None
+            and workload.priority_class not in allowed
+        ):
+            problems.append(
+                _Problem(
+                    "priority-class-not-allowed",
+                    f'priority class "{workload.priority_class}" is not allowed in namespace {ns} '
+                    f"(allowed: {', '.join(allowed) or 'none'})",
+                )
+            )
+        return problems
+
+    def _provisioning_problems(
+        self, workload: WorkloadRequests, by_pod_set: list[Demand], cq_name: str, queue: QueueModel
+    ) -> list[_Problem]:
+        cq = self.policy.cluster_queues[cq_name]
+        all_flavors = {f for g in queue.groups for f in g.flavors}
+        problems: list[_Problem] = []
+        for use in cq.admission_checks:
+            check = self.policy.admission_checks.get(use.name)
+            if check is None or check.controller_name != PROVISIONING_CONTROLLER:
+                continue
+            prc = check.provisioning_request_config
+            if prc is None or prc.provisioning_class_name != DWS_PROVISIONING_CLASS:
+                continue
+            managed = set(prc.managed_resources)
+            checked = set(use.on_flavors) if use.on_flavors else all_flavors
+            provisioned = [
+                ps
+                for ps, d in zip(workload.pod_sets, by_pod_set, strict=True)
+                if ps.count > 0
+                and (not managed or any(ps.per_pod.get(r, 0) > 0 for r in managed))
+                # only PodSets that cannot escape to a flavor the check skips (conservative)
+                and (possible := possible_flavors(d, queue, self.flavors))
+                and possible <= checked
+            ]
+            merged: list[list[str]] = []
+            keys: list[str] = []
+            for ps in provisioned:
+                key = _merge_key(ps.template, prc.pod_set_merge_policy, ps.name)
+                if key in keys:
+                    merged[keys.index(key)].append(ps.name)
+                else:
+                    keys.append(key)
+                    merged.append([ps.name])
+            if len(merged) <= 1:
+                continue
+            what = f"requesting {', '.join(sorted(managed))}" if managed else "provisioned"
+            policy_text = (
+                "podSetMergePolicy is not set"
+                if prc.pod_set_merge_policy is None
+                else f"their pod templates differ under podSetMergePolicy {prc.pod_set_merge_policy}"
+            )
+            groups = " | ".join(", ".join(g) for g in merged)
+            problems.append(
+                _Problem(
+                    "unmergeable-podsets",
+                    f'ClusterQueue "{cq_name}" provisions nodes through AdmissionCheck "{use.name}" '
+                    f'(ProvisioningRequestConfig "{prc.name}", class {DWS_PROVISIONING_CLASS}), which accepts one '
+                    f"PodSet per ProvisioningRequest, but {len(merged)} PodSets {what} cannot be merged "
+                    f"({groups}; {policy_text}); give the GPU PodSets identical templates/requests with "
+                    "podSetMergePolicy IdenticalWorkloadSchedulingRequirements, or keep the GPUs in one PodSet "
+                    "(ray-project/ray#57839)",
+                )
+            )
+        return problems
+
+    # --- mutating -----------------------------------------------------------------------------
+
+    def mutate(self, obj: Mapping[str, Any], namespace: str | None, operation: str = "CREATE") -> Decision:
+        """Default the queue label of an unlabeled workload in a tenant namespace (never denies).
+
+        Returns:
+            ``allowed=True``; with ``patch`` adding ``metadata.labels["kueue.x-k8s.io/queue-name"]``
+            (reason ``defaulted``) when the namespace has a default LocalQueue and no LocalQueue named
+            ``default`` (Kueue's own defaulting would apply then: reason ``kueue-defaults``).
+        """
+        skip = self._skip(obj, namespace, operation)
+        if skip is not None:
+            return skip
+        tenant = self.policy.namespaces[self._namespace(obj, namespace)]
+        if _labels(obj).get(QUEUE_LABEL):
+            return Decision(True, "labeled")
+        if not self.policy.webhook.default_queue_label:
+            return Decision(True, "defaulting-off")
+        if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
+            return Decision(True, "kueue-defaults")
+        if tenant.default_queue is None:
+            return Decision(True, "no-default-queue")
+        return Decision(True, "defaulted", patch=tuple(label_patch(obj, QUEUE_LABEL, tenant.default_queue)))
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def escape_pointer(token: str) -> str:
+    """Escape one JSON-Pointer token (RFC 6901): ``~`` → ``~0``, ``/`` → ``~1``."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, Any]]:
+    """JSONPatch operations that set label ``key`` to ``value`` on ``obj``.
+
+    Adds ``/metadata/labels`` as a whole when the object has no labels map (an ``add`` to
+    ``/metadata/labels/<key>`` would fail there), else ``/metadata/labels/<escaped key>``.
+    """
+    meta = obj.get("metadata")
+    if not isinstance(meta, Mapping):
+        return [{"op": "add", "path": "/metadata", "value": {"labels": {key: value}}}]
+    if not isinstance(meta.get("labels"), Mapping):
+        return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
+    return [{"op": "add", "path": f"/metadata/labels/{escape_pointer(key)}", "value": value}]
+
+
+def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()) -> Decision:
+    return Decision(False, problems[0].reason, f"{who}: " + "; ".join(p.text for p in problems), warnings)
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _name(obj: Mapping[str, Any]) -> str:
+    meta = _meta(obj)
+    return str(meta.get("name") or meta.get("generateName") or "<unnamed>")
+
+
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
+    """String-valued labels (the API server rejects anything else; a mutating review may still carry it)."""
+    labels = _meta(obj).get("labels")
+    if not isinstance(labels, Mapping):
+        return {}
+    return {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _annotations(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    annotations = _meta(obj).get("annotations")
+    return annotations if isinstance(annotations, Mapping) else {}
+
+
+def _controller_owner(obj: Mapping[str, Any]) -> bool:
+    owners = _meta(obj).get("ownerReferences")
+    return isinstance(owners, list) and any(
+        isinstance(o, Mapping) and o.get("controller") is True for o in owners
+    )
+
+
+def _fmt(amount: Decimal) -> str:
+    return format_quantity(amount)
+
+
+def _prune(value: Any) -> Any:
+    """Drop empty maps/lists/None recursively (``equality.Semantic`` treats nil and empty alike)."""
+    if isinstance(value, Mapping):
+        out = {k: _prune(v) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v not in (None, {}, [])}
+    if isinstance(value, list):
+        return [_prune(v) for v in value]
+    return value
+
+
+def _requests(containers: Any) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    for c in containers if isinstance(containers, list) else []:
+        res = c.get("resources") if isinstance(c, Mapping) else None
+        req = res.get("requests") if isinstance(res, Mapping) else None
+        parsed: dict[str, str] = {}
+        for k, v in req.items() if isinstance(req, Mapping) else ():
+            try:
+                parsed[str(k)] = str(parse_quantity(v).normalize())
+            except ValueError:
+                parsed[str(k)] = str(v)
+        out.append(parsed)
+    return out
+
+
+def _merge_key(template: Mapping[str, Any], policy: str | None, name: str) -> str:
+    """PodSets with equal keys are merged into one ProvisioningRequest PodSet (Kueue ``canMergePodSets``)."""
+    if policy is None:
+        return f"unmergeable:{name}"
+    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    if policy == "IdenticalPodTemplates":
+        return json.dumps(_prune(template), sort_keys=True, default=str)
+    return json.dumps(
+        {
+            "containers": _requests(spec.get("containers")),
+            "initContainers": _requests(spec.get("initContainers")),
+            "resources": _prune(spec.get("resources")),
+            "nodeSelector": _prune(spec.get("nodeSelector")),
+            "tolerations": _prune(spec.get("tolerations")),
+            "affinity": _prune(spec.get("affinity")),
+            "resourceClaims": _prune(spec.get("resourceClaims")),
+        },
+        sort_keys=True,
+        default=str,
+    )

@@ -1,0 +1,386 @@
+"""Pure builders of the webhook's Kubernetes objects (dicts), deployed by ``components/quota_webhook.py``.
+
+Namespace, ServiceAccount (no API token: the webhook calls no API), policy ConfigMap, cert-manager
+self-signed Issuer + Certificate (the Kueue chart's pattern, shared/docs/kueue-api.md §5),
+hardened Deployment, Service, PodDisruptionBudget, NetworkPolicy (ingress on the HTTPS port only,
+no egress), Validating- and MutatingWebhookConfiguration with ``cert-manager.io/inject-ca-from``,
+scoped by ``namespaceSelector`` to the tenant namespaces and never to system/operator namespaces.
+No Pulumi here: the component only registers these objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from batchplane.config.stack import Stack
+from batchplane.config.webhook import SYSTEM_NAMESPACES
+from batchplane.webhook.policy import policy_checksum, policy_json, render_policy
+
+Object = dict[str, Any]
+
+APP_LABELS = {
+    "app.kubernetes.io/name": "batchplane-quota-webhook",
+    "app.kubernetes.io/managed-by": "batchplane",
+}
+POLICY_CHECKSUM_ANNOTATION = "batchplane.dev/policy-checksum"
+"""Pod-template annotation holding the policy's SHA-256: a new policy rolls the pods."""
+INJECT_CA_ANNOTATION = "cert-manager.io/inject-ca-from"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+POLICY_DIR = "/etc/batchplane/policy"
+TLS_DIR = "/etc/batchplane/tls"
+POLICY_KEY = "policy.json"
+RUN_AS = 65532
+"""Non-root UID/GID of the image (``webhook/Dockerfile``)."""
+
+#: (apiGroup, version, resources) of the job kinds the webhook reviews on CREATE.
+WORKLOAD_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("batch", "v1", ("jobs",)),
+    ("ray.io", "v1", ("rayjobs", "rayclusters", "rayservices")),
+    ("kubeflow.org", "v1", ("pytorchjobs",)),
+    ("workload.codeflare.dev", "v1beta2", ("appwrappers",)),
+    ("jobset.x-k8s.io", "v1alpha2", ("jobsets",)),
+    ("trainer.kubeflow.org", "v1alpha1", ("trainjobs",)),
+)
+
+
+@dataclass(frozen=True)
+class WebhookDeployment:
+    """What the manifests need to know.
+
+    Attributes:
+        policy_json: the policy document (``batchplane webhook policy`` output).
+        policy_checksum: its SHA-256 (hex).
+        image: the pinned image.
+        namespace: where the webhook runs.
+        tenant_namespaces: namespaces it reviews (no webhook configurations when empty).
+        excluded_namespaces: namespaces never reviewed (system and operator namespaces).
+        replicas: pod replicas. Defaults to 2.
+        port: container HTTPS port. Defaults to 8443.
+        failure_policy: ``Fail`` or ``Ignore``. Defaults to ``Fail``.
+        timeout_seconds: webhook timeout, 1–5. Defaults to 3.
+        name: base name of every object. Defaults to ``batchplane-quota-webhook``.
+    """
+
+    policy_json: str
+    policy_checksum: str
+    image: str
+    namespace: str
+    tenant_namespaces: tuple[str, ...]
+    excluded_namespaces: tuple[str, ...] = field(default_factory=lambda: tuple(sorted(SYSTEM_NAMESPACES)))
+    replicas: int = 2
+    port: int = 8443
+    failure_policy: str = "Fail"
+    timeout_seconds: int = 3
+    name: str = "batchplane-quota-webhook"
+
+    @property
+    def certificate_name(self) -> str:
+        """The cert-manager Certificate (``<name>-serving-cert``)."""
+        return f"{self.name}-serving-cert"
+
+    @property
+    def secret_name(self) -> str:
+        """The Secret cert-manager writes ``tls.crt``/``tls.key``/``ca.crt`` into."""
+        return f"{self.name}-tls"
+
+
+def _meta(d: WebhookDeployment, name: str | None = None, namespaced: bool = True, **extra: Any) -> Object:
+    meta: Object = {"name": name or d.name, "labels": dict(APP_LABELS)}
+    if namespaced:
+        meta["namespace"] = d.namespace
+    meta.update(extra)
+    return meta
+
+
+def namespace(d: WebhookDeployment) -> Object:
+    """The webhook's namespace, Pod Security ``restricted`` enforced."""
+    labels = dict(APP_LABELS) | {"pod-security.kubernetes.io/enforce": "restricted"}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": d.namespace, "labels": labels}}
+
+
+def service_account(d: WebhookDeployment) -> Object:
+    """A ServiceAccount without an API token: the webhook reads only its mounted files (no RBAC)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _meta(d),
+        "automountServiceAccountToken": False,
+    }
+
+
+def config_map(d: WebhookDeployment) -> Object:
+    """The policy document as ``policy.json``."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta(d, f"{d.name}-policy"),
+        "data": {POLICY_KEY: d.policy_json},
+    }
+
+
+def issuer(d: WebhookDeployment) -> Object:
+    """A self-signed cert-manager Issuer (its certificates carry themselves as ``ca.crt``)."""
+    return {
+        "apiVersion": "cert-manager.io/v1",
+        "kind": "Issuer",
+        "metadata": _meta(d, f"{d.name}-selfsigned"),
+        "spec": {"selfSigned": {}},
+    }
+
+
+def certificate(d: WebhookDeployment) -> Object:
+    """The serving Certificate for the Service's DNS names (ECDSA P-256, rotated key, 90 days)."""
+    svc = f"{d.name}.{d.namespace}.svc"
+    return {
+        "apiVersion": "cert-manager.io/v1",
+        "kind": "Certificate",
+        "metadata": _meta(d, d.certificate_name),
+        "spec": {
+            "secretName": d.secret_name,
+            "dnsNames": [svc, f"{svc}.cluster.local"],
+            "issuerRef": {"group": "cert-manager.io", "kind": "Issuer", "name": f"{d.name}-selfsigned"},
+            "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"},
+            "duration": "2160h",
+            "renewBefore": "360h",
+            "usages": ["server auth", "digital signature"],
+        },
+    }
+
+
+def deployment(d: WebhookDeployment) -> Object:
+    """The hardened Deployment: non-root, read-only root FS, no capabilities, seccomp RuntimeDefault,
+    no service-account token, requests/limits, probes, spread across nodes."""
+    probe = {"scheme": "HTTPS", "port": d.port}
+    container = {
+        "name": "webhook",
+        "image": d.image,
+        "imagePullPolicy": "IfNotPresent",
+        "args": [
+            "serve",
+            "--policy", f"{POLICY_DIR}/{POLICY_KEY}",
+            "--cert-file", f"{TLS_DIR}/tls.crt",
+            "--key-file", f"{TLS_DIR}/tls.key",
+            "--port", str(d.port),
+        ],
+        "ports": [{"name": "https", "containerPort": d.port, "protocol": "TCP"}],
+        "readinessProbe": {"httpGet": {"path": "/readyz", **probe}, "periodSeconds": 5, "failureThreshold": 3},
+        "livenessProbe": {"httpGet": {"path": "/healthz", **probe}, "periodSeconds": 10, "failureThreshold": 3},
+        "startupProbe": {"httpGet": {"path": "/healthz", **probe}, "periodSeconds": 1, "failureThreshold": 30},
+        "resources": {"requests": {"cpu": "100m", "memory": "96Mi"}, "limits": {"cpu": "1", "memory": "256Mi"}},
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "runAsNonRoot": True,
+            "runAsUser": RUN_AS,
+            "runAsGroup": RUN_AS,
+            "capabilities": {"drop": ["ALL"]},
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "volumeMounts": [
+            {"name": "tls", "mountPath": TLS_DIR, "readOnly": True},
+            {"name": "policy", "mountPath": POLICY_DIR, "readOnly": True},
+            {"name": "tmp", "mountPath": "/tmp"},
+        ],
+    }  # fmt: skip
+    pod_spec = {
+        "serviceAccountName": d.name,
+        "automountServiceAccountToken": False,
+        "enableServiceLinks": False,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": RUN_AS,
+            "runAsGroup": RUN_AS,
+            "fsGroup": RUN_AS,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "affinity": {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "weight": 100,
+                        "podAffinityTerm": {
+                            "labelSelector": {"matchLabels": dict(APP_LABELS)},
+                            "topologyKey": "kubernetes.io/hostname",
+                        },
+                    }
+                ]
+            }
+        },
+        "containers": [container],
+        "volumes": [
+            {"name": "tls", "secret": {"secretName": d.secret_name, "defaultMode": 0o440}},
+            {"name": "policy", "configMap": {"name": f"{d.name}-policy"}},
+            {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
+        ],
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(d),
+        "spec": {
+            "replicas": d.replicas,
+            "selector": {"matchLabels": dict(APP_LABELS)},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
+            "template": {
+                "metadata": {
+                    "labels": dict(APP_LABELS),
+                    "annotations": {POLICY_CHECKSUM_ANNOTATION: d.policy_checksum},
+                },
+                "spec": pod_spec,
+            },
+        },
+    }
+
+
+def service(d: WebhookDeployment) -> Object:
+    """ClusterIP Service: port 443 → the container's HTTPS port."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": _meta(d),
+        "spec": {
+            "type": "ClusterIP",
+            "selector": dict(APP_LABELS),
+            "ports": [{"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"}],
+        },
+    }
+
+
+def pod_disruption_budget(d: WebhookDeployment) -> Object:
+    """Keeps one pod up during voluntary disruptions (``maxUnavailable: 1`` with a single replica)."""
+    budget: Object = {"minAvailable": 1} if d.replicas > 1 else {"maxUnavailable": 1}
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": _meta(d),
+        "spec": {**budget, "selector": {"matchLabels": dict(APP_LABELS)}},
+    }
+
+
+def network_policy(d: WebhookDeployment) -> Object:
+    """Ingress only on the HTTPS port (the API server is not a pod, so no source selector); no egress."""
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": _meta(d),
+        "spec": {
+            "podSelector": {"matchLabels": dict(APP_LABELS)},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [{"ports": [{"port": d.port, "protocol": "TCP"}]}],
+            "egress": [],
+        },
+    }
+
+
+def namespace_selector(d: WebhookDeployment) -> Object:
+    """Tenant namespaces only (``In``), and never a system or operator namespace (``NotIn``)."""
+    tenants = [ns for ns in d.tenant_namespaces if ns not in d.excluded_namespaces]
+    return {
+        "matchExpressions": [
+            {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(tenants)},
+            {
+                "key": NAMESPACE_NAME_LABEL,
+                "operator": "NotIn",
+                "values": sorted({*d.excluded_namespaces, d.namespace}),
+            },
+        ]
+    }
+
+
+def _webhook(d: WebhookDeployment, kind: str) -> Object:
+    entry: Object = {
+        "name": f"{kind}.quota.batchplane.dev",
+        "clientConfig": {
+            "service": {"name": d.name, "namespace": d.namespace, "path": f"/{kind}", "port": 443}
+        },
+        "rules": [
+            {
+                "apiGroups": [group],
+                "apiVersions": [version],
+                "resources": list(resources),
+                "operations": ["CREATE"],
+                "scope": "Namespaced",
+            }
+            for group, version, resources in WORKLOAD_RULES
+        ],
+        "admissionReviewVersions": ["v1"],
+        "sideEffects": "None",
+        "failurePolicy": d.failure_policy,
+        "matchPolicy": "Equivalent",
+        "timeoutSeconds": d.timeout_seconds,
+        "namespaceSelector": namespace_selector(d),
+    }
+    if kind == "mutate":
+        entry["reinvocationPolicy"] = "Never"
+    return entry
+
+
+def validating_webhook_configuration(d: WebhookDeployment) -> Object:
+    """The ValidatingWebhookConfiguration (``/validate``), CA injected by cert-manager."""
+    annotations = {INJECT_CA_ANNOTATION: f"{d.namespace}/{d.certificate_name}"}
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": _meta(d, namespaced=False, annotations=annotations),
+        "webhooks": [_webhook(d, "validate")],
+    }
+
+
+def mutating_webhook_configuration(d: WebhookDeployment) -> Object:
+    """The MutatingWebhookConfiguration (``/mutate``), CA injected by cert-manager."""
+    annotations = {INJECT_CA_ANNOTATION: f"{d.namespace}/{d.certificate_name}"}
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": _meta(d, namespaced=False, annotations=annotations),
+        "webhooks": [_webhook(d, "mutate")],
+    }
+
+
+def webhook_objects(d: WebhookDeployment) -> list[Object]:
+    """Every object in creation order; no webhook configurations when there is no tenant namespace."""
+    objects = [
+        namespace(d), service_account(d), config_map(d), issuer(d), certificate(d), deployment(d), service(d),
+        pod_disruption_budget(d), network_policy(d),
+    ]  # fmt: skip
+    if any(ns not in d.excluded_namespaces for ns in d.tenant_namespaces):
+        objects += [validating_webhook_configuration(d), mutating_webhook_configuration(d)]
+    return objects
+
+
+def webhook_deployment(stack: Stack) -> WebhookDeployment:
+    """The :class:`WebhookDeployment` of a validated stack (its policy, ``batchplane:webhook`` settings,
+    and the operators' namespaces added to the excluded ones)."""
+    cfg = stack.config.webhook
+    doc = render_policy(stack)
+    excluded = set(SYSTEM_NAMESPACES)
+    ops = stack.config.operators
+    if ops is not None:
+        excluded |= {ops.cert_manager.namespace, ops.kueue.namespace, ops.kuberay.namespace}
+        excluded.add(ops.training.resolved_namespace())
+    return WebhookDeployment(
+        policy_json=policy_json(doc),
+        policy_checksum=policy_checksum(doc),
+        image=cfg.image,
+        namespace=cfg.namespace,
+        tenant_namespaces=tuple(doc.namespaces),
+        excluded_namespaces=tuple(sorted(excluded)),
+        replicas=cfg.replicas,
+        port=cfg.port,
+        failure_policy=cfg.failure_policy,
+        timeout_seconds=cfg.timeout_seconds,
+    )
+
+
+def webhook_enabled(stack: Stack) -> bool:
+    """Whether the stack deploys the webhook: ``webhook.enabled`` when set, else whether the stack
+    installs cert-manager (``operators.certManager.enabled``, or an OpenShift target, whose operator
+    plan always installs the cert-manager operator)."""
+    explicit = stack.config.webhook.enabled
+    if explicit is not None:
+        return explicit
+    if stack.config.target.kind == "openshift":
+        return True
+    ops = stack.config.operators
+    return ops is not None and ops.cert_manager.enabled

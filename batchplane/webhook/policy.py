@@ -1,0 +1,377 @@
+"""The policy document: the one source of the webhook's decision data, rendered from a stack config.
+
+The document holds exactly what the decisions need and nothing else: tenant namespaces → their
+LocalQueues (and the default one) → ClusterQueues → resource groups, flavors and quotas (nominal,
+borrowing and lending limits) → cohorts (Cohort objects' own quota and parents) → admission checks
+with their ProvisioningRequestConfig → per-namespace workload limits, plus the Kueue Configuration
+options that change accounting (``resources``, enabled integrations). It is rendered *statically*
+from the validated stack config (:func:`render_policy`); docs/webhook.md explains why it is not
+synced from the live cluster and how drift is handled. ``batchplane webhook policy --stack NAME``
+prints it; the QuotaWebhook component ships it as a ConfigMap.
+
+Quantities stay Kubernetes quantity strings (as in the stack config); :mod:`batchplane.webhook.quota`
+parses them once when the server loads the document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from batchplane.config.kueue import ResourceGroup, Taint, Toleration
+from batchplane.config.stack import Stack, tenant_namespaces
+from batchplane.config.webhook import WorkloadLimits, is_system_namespace
+from batchplane.webhook.errors import PolicyError
+
+POLICY_API_VERSION: Literal["batchplane.dev/v1"] = "batchplane.dev/v1"
+POLICY_KIND: Literal["QuotaPolicy"] = "QuotaPolicy"
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+
+
+class PolicyModel(BaseModel):
+    """Base of the policy models: camelCase keys, unknown keys rejected, immutable."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        use_attribute_docstrings=True,
+    )
+
+
+class QuotaPolicy(PolicyModel):
+    """Quota of one resource in one flavor (Kueue ``ResourceQuota``); quantities as strings."""
+
+    nominal_quota: str
+    """Guaranteed quantity."""
+    borrowing_limit: str | None = None
+    """How much more may be borrowed from the cohort; ``None`` = unlimited."""
+    lending_limit: str | None = None
+    """How much of the nominal quota the cohort may borrow; ``None`` = all of it."""
+
+
+class FlavorQuotasPolicy(PolicyModel):
+    """A flavor's quotas inside a resource group."""
+
+    name: str
+    """The ResourceFlavor."""
+    resources: dict[str, QuotaPolicy]
+    """Resource name → quota."""
+
+
+class ResourceGroupPolicy(PolicyModel):
+    """A resource group: resources assigned one flavor together, flavors in order."""
+
+    covered_resources: list[str]
+    """Resources of the group."""
+    flavors: list[FlavorQuotasPolicy]
+    """Flavors in the order Kueue tries them."""
+
+
+class AdmissionCheckUse(PolicyModel):
+    """An admission check a ClusterQueue requires (``admissionChecksStrategy.admissionChecks[]``)."""
+
+    name: str
+    """The AdmissionCheck."""
+    on_flavors: list[str] = []
+    """Flavors it applies to; empty = all."""
+
+
+class ClusterQueuePolicy(PolicyModel):
+    """What the decisions need of a ClusterQueue."""
+
+    cohort: str | None = None
+    """``cohortName``; ``None`` = no cohort."""
+    resource_groups: list[ResourceGroupPolicy] = []
+    """Quotas."""
+    admission_checks: list[AdmissionCheckUse] = []
+    """Admission checks."""
+    stop_policy: str | None = None
+    """``Hold``/``HoldAndDrain`` stop admissions (reported as a warning)."""
+
+
+class CohortPolicy(PolicyModel):
+    """A Cohort object: its parent and its own quota."""
+
+    parent: str | None = None
+    """``parentName``; ``None`` = a root cohort."""
+    resource_groups: list[ResourceGroupPolicy] = []
+    """Quota owned by the cohort."""
+
+
+class FlavorPolicy(PolicyModel):
+    """A ResourceFlavor's node labels, taints and tolerations."""
+
+    node_labels: dict[str, str] = {}
+    """``nodeLabels``."""
+    node_taints: list[Taint] = []
+    """``nodeTaints``."""
+    tolerations: list[Toleration] = []
+    """``tolerations`` Kueue adds to admitted pods."""
+
+
+class ProvisioningPolicy(PolicyModel):
+    """A ProvisioningRequestConfig, as far as PodSet merging is concerned."""
+
+    name: str
+    """Object name."""
+    provisioning_class_name: str
+    """e.g. ``queued-provisioning.gke.io``."""
+    managed_resources: list[str] = []
+    """Only PodSets requesting one of these are provisioned; empty = all."""
+    pod_set_merge_policy: (
+        Literal["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"] | None
+    ) = None
+    """How PodSets are merged into one ProvisioningRequest PodSet; ``None`` = never."""
+
+
+class AdmissionCheckPolicy(PolicyModel):
+    """An AdmissionCheck and, for the provisioning controller, its ProvisioningRequestConfig."""
+
+    controller_name: str
+    """``controllerName``."""
+    provisioning_request_config: ProvisioningPolicy | None = None
+    """The referenced ProvisioningRequestConfig, when the stack declares it."""
+
+
+class NamespacePolicy(PolicyModel):
+    """A tenant namespace: its LocalQueues, default queue and workload limits."""
+
+    local_queues: dict[str, str] = {}
+    """LocalQueue name → ClusterQueue name."""
+    default_queue: str | None = None
+    """The LocalQueue marked ``default: true`` (annotation ``kueue.x-k8s.io/default-queue``)."""
+    limits: WorkloadLimits | None = None
+    """Per-workload limits (team limits or ``webhook.namespaces[].limits``)."""
+
+
+class KueueSettings(PolicyModel):
+    """The Kueue Configuration options that change the decisions."""
+
+    resources: dict[str, Any] = {}
+    """``Configuration.resources`` (``excludeResourcePrefixes``, ``transformations``), camelCase."""
+    quota_check_strategy: Literal["BlockUndeclared", "IgnoreUndeclared"] = "BlockUndeclared"
+    """``resources.quotaCheckStrategy``; Kueue's default ``BlockUndeclared``."""
+    frameworks: list[str] | None = None
+    """Enabled ``integrations.frameworks``; ``None`` when the stack does not install Kueue (unknown)."""
+
+
+class WebhookSettings(PolicyModel):
+    """How the server decides and fails."""
+
+    on_internal_error: Literal["Allow", "Deny"] = "Allow"
+    """Answer to a review the webhook fails on."""
+    default_queue_label: bool = True
+    """Whether ``/mutate`` adds the default queue label."""
+    gpu_resources: list[str] = ["nvidia.com/gpu", "amd.com/gpu"]
+    """Resources counted by ``maxGpusPerWorkload``."""
+
+
+class PolicyDocument(PolicyModel):
+    """The whole policy document (``batchplane.dev/v1`` ``QuotaPolicy``)."""
+
+    api_version: Literal["batchplane.dev/v1"] = POLICY_API_VERSION
+    """Document version."""
+    kind: Literal["QuotaPolicy"] = POLICY_KIND
+    """Document kind."""
+    stack: str
+    """Name of the stack it was rendered from."""
+    kueue: KueueSettings = KueueSettings()
+    """Kueue Configuration options."""
+    webhook: WebhookSettings = WebhookSettings()
+    """Server behaviour."""
+    namespaces: dict[str, NamespacePolicy] = {}
+    """Tenant namespaces; the webhook allows everything elsewhere."""
+    cluster_queues: dict[str, ClusterQueuePolicy] = {}
+    """ClusterQueues by name."""
+    cohorts: dict[str, CohortPolicy] = {}
+    """Cohort objects by name (cohorts without an object have no quota and no parent)."""
+    resource_flavors: dict[str, FlavorPolicy] = {}
+    """ResourceFlavors by name."""
+    admission_checks: dict[str, AdmissionCheckPolicy] = {}
+    """AdmissionChecks by name."""
+
+
+def _groups(groups: list[ResourceGroup]) -> list[ResourceGroupPolicy]:
+    return [
+        ResourceGroupPolicy(
+            covered_resources=list(g.covered_resources),
+            flavors=[
+                FlavorQuotasPolicy(
+                    name=f.name,
+                    resources={
+                        r.name: QuotaPolicy(
+                            nominal_quota=r.nominal_quota,
+                            borrowing_limit=r.borrowing_limit,
+                            lending_limit=r.lending_limit,
+                        )
+                        for r in f.resources
+                    },
+                )
+                for f in g.flavors
+            ],
+        )
+        for g in groups
+    ]
+
+
+def render_policy(stack: Stack) -> PolicyDocument:
+    """Render the policy document of a validated stack.
+
+    Tenant namespaces are every LocalQueue namespace plus ``webhook.namespaces``, minus system and
+    operator namespaces (:func:`~batchplane.config.webhook.is_system_namespace`). Limits come from
+    ``webhook.namespaces[].limits``, else from the team owning the namespace. Kueue options come from
+    ``operators.kueue.configuration`` when the stack installs Kueue.
+
+    Args:
+        stack: the result of :func:`batchplane.config.load_stack`.
+
+    Returns:
+        The document; deterministic for a given config (the component checksums it).
+    """
+    k = stack.kueue
+    cfg = stack.config
+    team_limits: dict[str, WorkloadLimits] = {}
+    if cfg.teams is not None:
+        for team in cfg.teams.members:
+            if team.limits is not None:
+                team_limits[team.namespace or team.name] = team.limits
+    explicit = {ns.name: ns.limits for ns in cfg.webhook.namespaces}
+
+    queues: dict[str, dict[str, str]] = {}
+    defaults: dict[str, str] = {}
+    for lq in k.local_queues:
+        queues.setdefault(lq.obj.namespace, {})[lq.obj.name] = lq.obj.cluster_queue
+        if lq.obj.default:
+            defaults[lq.obj.namespace] = lq.obj.name
+    names = [ns.name for ns in tenant_namespaces(k) if ns.name in queues] + list(explicit)
+    namespaces: dict[str, NamespacePolicy] = {}
+    for name in names:
+        if is_system_namespace(name) or name in namespaces:
+            continue
+        namespaces[name] = NamespacePolicy(
+            local_queues=dict(sorted(queues.get(name, {}).items())),
+            default_queue=defaults.get(name),
+            limits=explicit.get(name) or team_limits.get(name),
+        )
+
+    prcs = {p.obj.name: p.obj for p in k.provisioning_request_configs}
+    checks: dict[str, AdmissionCheckPolicy] = {}
+    for ac in k.admission_checks:
+        params = ac.obj.resolved_parameters()
+        prc = (
+            prcs.get(params.name)
+            if params is not None and params.kind == "ProvisioningRequestConfig"
+            else None
+        )
+        checks[ac.obj.name] = AdmissionCheckPolicy(
+            controller_name=ac.obj.resolved_controller_name(),
+            provisioning_request_config=None
+            if prc is None
+            else ProvisioningPolicy(
+                name=prc.name,
+                provisioning_class_name=prc.provisioning_class_name,
+                managed_resources=list(prc.managed_resources),
+                pod_set_merge_policy=prc.pod_set_merge_policy,
+            ),
+        )
+
+    return PolicyDocument(
+        stack=stack.name,
+        kueue=_kueue_settings(stack),
+        webhook=WebhookSettings(
+            on_internal_error=cfg.webhook.on_internal_error,
+            default_queue_label=cfg.webhook.default_queue_label,
+            gpu_resources=list(cfg.webhook.gpu_resources),
+        ),
+        namespaces=namespaces,
+        cluster_queues={
+            cq.obj.name: ClusterQueuePolicy(
+                cohort=cq.obj.cohort_name,
+                resource_groups=_groups(cq.obj.resource_groups),
+                admission_checks=[
+                    AdmissionCheckUse(name=a.name, on_flavors=list(a.on_flavors))
+                    for a in cq.obj.admission_checks
+                ],
+                stop_policy=cq.obj.stop_policy,
+            )
+            for cq in k.cluster_queues
+        },
+        cohorts={
+            co.obj.name: CohortPolicy(
+                parent=co.obj.parent_name, resource_groups=_groups(co.obj.resource_groups)
+            )
+            for co in k.cohorts
+        },
+        resource_flavors={
+            rf.obj.name: FlavorPolicy(
+                node_labels=dict(rf.obj.node_labels),
+                node_taints=list(rf.obj.node_taints),
+                tolerations=list(rf.obj.tolerations),
+            )
+            for rf in k.resource_flavors
+        },
+        admission_checks=checks,
+    )
+
+
+def _kueue_settings(stack: Stack) -> KueueSettings:
+    ops = stack.config.operators
+    if ops is None or not ops.kueue.enabled:
+        return KueueSettings()
+    from batchplane.config.operators import kueue_frameworks
+
+    resources = ops.kueue.configuration.resources
+    return KueueSettings(
+        resources={} if resources is None else resources.model_dump(by_alias=True, exclude_none=True),
+        frameworks=kueue_frameworks(ops),
+    )
+
+
+def policy_json(doc: PolicyDocument) -> str:
+    """The document as canonical JSON (sorted keys, 2-space indent, trailing newline)."""
+    return json.dumps(doc.model_dump(by_alias=True, mode="json"), indent=2, sort_keys=True) + "\n"
+
+
+def policy_checksum(doc: PolicyDocument) -> str:
+    """SHA-256 (hex) of :func:`policy_json`; the pod-template annotation that rolls pods on change."""
+    return hashlib.sha256(policy_json(doc).encode()).hexdigest()
+
+
+def parse_policy(data: Any) -> PolicyDocument:
+    """Validate a decoded policy document.
+
+    Raises:
+        PolicyError: the document does not match the model (the message lists the fields).
+    """
+    try:
+        return PolicyDocument.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            for err in exc.errors(include_url=False)
+        )
+        raise PolicyError(f"invalid policy document: {problems}") from None
+
+
+def load_policy(path: Path) -> PolicyDocument:
+    """Read and validate a policy file (JSON, as ``batchplane webhook policy`` writes it).
+
+    Raises:
+        PolicyError: the file cannot be read, is not JSON, or is not a policy document.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PolicyError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PolicyError(f"policy file {path} is not JSON: {exc}") from None
+    return parse_policy(data)

@@ -1,0 +1,547 @@
+"""Can a workload *ever* be admitted by its ClusterQueue? Kueue's quota model, compiled from the policy.
+
+Kueue's flavor assigner (``pkg/scheduler/flavorassigner``) rejects a PodSet for a flavor when its
+request — plus what earlier PodSets of the same workload already put on that flavor — exceeds the
+ClusterQueue's *potential available* quota, the most it could get with every other queue idle:
+
+* ``potentialAvailable(node)`` (``pkg/cache/scheduler/resource_node.go``): a root node has its
+  ``SubtreeQuota``; any other node has ``localQuota + potentialAvailable(parent)``, capped at
+  ``SubtreeQuota + borrowingLimit`` when a borrowing limit is set.
+* ``SubtreeQuota`` of a ClusterQueue is its nominal quota; of a cohort, its own nominal quota plus,
+  per child, ``SubtreeQuota(child) − localQuota(child)``.
+* ``localQuota`` = ``max(0, SubtreeQuota − lendingLimit)`` when a lending limit is set, else 0 —
+  the part a node never lends.
+
+Within one PodSet every resource of a resource group gets the same flavor; different PodSets may get
+different flavors. A flavor is only eligible when the PodSet tolerates its ``NoSchedule``/``NoExecute``
+taints (the flavor's own tolerations count) and its nodeSelector / required node affinity match the
+flavor's node labels on the keys the flavor defines. Amounts are Kueue's stored integers
+(millicores for CPU, units otherwise; :func:`batchplane.accounting.model.to_stored`).
+
+The search is exact: a workload is reported as never admissible only when *no* assignment of
+flavors to (PodSet, resource group) pairs fits every flavor's potential available quota, counting
+PodSets with ``minCount`` at their minimum (partial admission). When the search exceeds its
+budget the answer is "fits" — the check is conservative, never stricter than Kueue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from batchplane.accounting.model import WorkloadRequests, from_stored, scale, to_stored
+from batchplane.quantity import format_quantity, parse_quantity
+from batchplane.webhook.errors import PolicyError
+from batchplane.webhook.policy import PolicyDocument, ResourceGroupPolicy
+
+#: The ``pods`` resource: when a ClusterQueue covers it, each PodSet requests ``pods = count``
+#: (``flavorassigner.go``).
+PODS = "pods"
+#: Nodes the exact search may visit per resource group before it gives up (and allows).
+SEARCH_BUDGET = 20_000
+
+FlavorResource = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """The most a ClusterQueue can ever get of one resource in one flavor.
+
+    Attributes:
+        flavor: the ResourceFlavor.
+        resource: the resource name.
+        maximum: Kueue's ``potentialAvailable`` (stored units: millicores for CPU).
+        nominal: the queue's nominal quota (stored units).
+        cohort: the queue's cohort, or ``None``.
+    """
+
+    flavor: str
+    resource: str
+    maximum: int
+    nominal: int
+    cohort: str | None
+
+    def describe(self) -> str:
+        """``cpu 4 (nominal 4, no cohort)`` / ``nvidia.com/gpu 8 (nominal 4 + 4 borrowable in cohort "c")``."""
+        text = f"{self.resource} {show(self.resource, self.maximum)}"
+        if self.cohort is None:
+            return f"{text} (nominal quota, no cohort)"
+        extra = self.maximum - self.nominal
+        if extra <= 0:
+            return f'{text} (nominal quota; nothing borrowable in cohort "{self.cohort}")'
+        return f'{text} (nominal {show(self.resource, self.nominal)} + {show(self.resource, extra)} borrowable in cohort "{self.cohort}")'
+
+
+@dataclass(frozen=True)
+class Group:
+    """One resource group of a ClusterQueue: its resources and flavors (in order)."""
+
+    resources: tuple[str, ...]
+    flavors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """A ResourceFlavor's scheduling constraints (node labels, taints, tolerations), as plain dicts."""
+
+    name: str
+    node_labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Mapping[str, Any], ...] = ()
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class QueueModel:
+    """A ClusterQueue compiled for capacity checks.
+
+    Attributes:
+        name: the ClusterQueue.
+        groups: its resource groups.
+        capacity: ``(flavor, resource)`` → :class:`Capacity`.
+    """
+
+    name: str
+    groups: tuple[Group, ...]
+    capacity: Mapping[FlavorResource, Capacity]
+
+    @property
+    def covered(self) -> frozenset[str]:
+        """Every resource some group covers."""
+        return frozenset(r for g in self.groups for r in g.resources)
+
+
+@dataclass(frozen=True)
+class Demand:
+    """One PodSet as the capacity check sees it.
+
+    Attributes:
+        name: the PodSet name.
+        count: pods counted (``minCount`` when partial admission allows fewer, else ``count``).
+        requests: resource → total stored amount for ``count`` pods (``pods`` included when covered).
+        pod_spec: the template's pod spec (nodeSelector, affinity, tolerations).
+    """
+
+    name: str
+    count: int
+    requests: Mapping[str, int]
+    pod_spec: Mapping[str, Any]
+
+
+# --- compiling the cohort tree ------------------------------------------------------------------
+
+
+@dataclass
+class _Node:
+    parent: str | None
+    nominal: dict[FlavorResource, int] = field(default_factory=dict)
+    borrowing: dict[FlavorResource, int] = field(default_factory=dict)
+    lending: dict[FlavorResource, int] = field(default_factory=dict)
+    subtree: dict[FlavorResource, int] = field(default_factory=dict)
+
+
+def _add_quotas(node: _Node, groups: Sequence[ResourceGroupPolicy]) -> None:
+    for group in groups:
+        for flavor in group.flavors:
+            for resource, quota in flavor.resources.items():
+                key = (flavor.name, resource)
+                node.nominal[key] = to_stored(resource, parse_quantity(quota.nominal_quota))
+                if quota.borrowing_limit is not None:
+                    node.borrowing[key] = to_stored(resource, parse_quantity(quota.borrowing_limit))
+                if quota.lending_limit is not None:
+                    node.lending[key] = to_stored(resource, parse_quantity(quota.lending_limit))
+
+
+def _local(node: _Node, key: FlavorResource) -> int:
+    if key in node.lending:
+        return max(0, node.subtree.get(key, 0) - node.lending[key])
+    return 0
+
+
+def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
+    """Compile every ClusterQueue of the policy into a :class:`QueueModel`.
+
+    Cohorts named by a ClusterQueue or a Cohort's parent without a Cohort object are implicit
+    root nodes with no quota, as in Kueue.
+
+    Raises:
+        PolicyError: a cohort cycle, or a quantity that does not parse.
+    """
+    tree = _Tree(policy)
+    out: dict[str, QueueModel] = {}
+    for name, cq in policy.cluster_queues.items():
+        key = f"cq:{name}"
+        groups = tuple(
+            Group(tuple(g.covered_resources), tuple(f.name for f in g.flavors)) for g in cq.resource_groups
+        )
+        nominal = tree.nodes[key].nominal
+        capacity = {
+            (flavor, resource): Capacity(
+                flavor,
+                resource,
+                tree.potential(key, (flavor, resource)),
+                nominal.get((flavor, resource), 0),
+                cq.cohort,
+            )
+            for g in groups
+            for flavor in g.flavors
+            for resource in g.resources
+        }
+        out[name] = QueueModel(name=name, groups=groups, capacity=capacity)
+    return out
+
+
+class _Tree:
+    """The cohort forest of a policy: ``SubtreeQuota`` per node and ``potentialAvailable``."""
+
+    def __init__(self, policy: PolicyDocument) -> None:
+        self.nodes: dict[str, _Node] = {}  # "cq:<name>" / "co:<name>"
+        try:
+            for name, co in policy.cohorts.items():
+                node = _Node(parent=f"co:{co.parent}" if co.parent else None)
+                _add_quotas(node, co.resource_groups)
+                self.nodes[f"co:{name}"] = node
+            for name, cq in policy.cluster_queues.items():
+                node = _Node(parent=f"co:{cq.cohort}" if cq.cohort else None)
+                _add_quotas(node, cq.resource_groups)
+                self.nodes[f"cq:{name}"] = node
+        except ValueError as exc:
+            raise PolicyError(f"invalid quantity in policy: {exc}") from None
+        for node in list(self.nodes.values()):
+            if node.parent is not None and node.parent not in self.nodes:
+                self.nodes[node.parent] = _Node(parent=None)  # a cohort without a Cohort object
+        self.children: dict[str, list[str]] = {}
+        for key, node in self.nodes.items():
+            if node.parent is not None:
+                self.children.setdefault(node.parent, []).append(key)
+        self._check_cycles()
+        for key, node in self.nodes.items():
+            if node.parent is None:
+                self._fill(key)
+
+    def _check_cycles(self) -> None:
+        for key in self.nodes:
+            seen = {key}
+            parent = self.nodes[key].parent
+            while parent is not None:
+                if parent in seen:
+                    raise PolicyError(f'cohort cycle through "{parent[3:]}"')
+                seen.add(parent)
+                parent = self.nodes[parent].parent
+
+    def _fill(self, key: str) -> None:
+        node = self.nodes[key]
+        node.subtree = dict(node.nominal)
+        for child_key in self.children.get(key, []):
+            self._fill(child_key)
+            child = self.nodes[child_key]
+            for fr, amount in child.subtree.items():
+                node.subtree[fr] = node.subtree.get(fr, 0) + amount - _local(child, fr)
+
+    def potential(self, key: str, fr: FlavorResource) -> int:
+        """Kueue's ``potentialAvailable`` of node ``key`` for ``fr`` (stored units)."""
+        node = self.nodes[key]
+        if node.parent is None:
+            return node.subtree.get(fr, 0)
+        available = _local(node, fr) + self.potential(node.parent, fr)
+        if fr in node.borrowing:
+            available = min(available, node.subtree.get(fr, 0) + node.borrowing[fr])
+        return available
+
+
+def compile_flavors(policy: PolicyDocument) -> dict[str, Flavor]:
+    """The policy's ResourceFlavors as :class:`Flavor` (taints and tolerations as camelCase dicts)."""
+    return {
+        name: Flavor(
+            name=name,
+            node_labels=dict(rf.node_labels),
+            taints=tuple(t.model_dump(by_alias=True, exclude_none=True) for t in rf.node_taints),
+            tolerations=tuple(t.model_dump(by_alias=True, exclude_none=True) for t in rf.tolerations),
+        )
+        for name, rf in policy.resource_flavors.items()
+    }
+
+
+# --- demands ------------------------------------------------------------------------------------
+
+
+def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
+    """The smallest request of each PodSet Kueue could ever admit (``minCount`` pods when set).
+
+    Adds ``pods = count`` when the queue covers ``pods``; keeps zero requests out.
+    """
+    covers_pods = PODS in queue.covered
+    out: list[Demand] = []
+    for ps in workload.pod_sets:
+        count = ps.count if ps.min_count is None else min(ps.count, ps.min_count)
+        requests = {
+            res: to_stored(res, scale(res, amount, count)) for res, amount in ps.per_pod.items() if amount > 0
+        }
+        requests = {res: amount for res, amount in requests.items() if amount > 0}
+        if covers_pods and count > 0:
+            requests[PODS] = requests.get(PODS, 0) + count
+        spec = ps.template.get("spec") if isinstance(ps.template.get("spec"), Mapping) else {}
+        out.append(Demand(name=ps.name, count=count, requests=requests, pod_spec=spec or {}))
+    return out
+
+
+# --- flavor eligibility: taints and node labels -------------------------------------------------
+
+
+def _tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    operator = toleration.get("operator") or "Equal"
+    if not key:
+        return operator == "Exists"
+    if key != taint.get("key"):
+        return False
+    if operator == "Exists":
+        return True
+    return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
+
+
+def _match_expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    key = str(expr.get("key"))
+    operator = expr.get("operator")
+    values = expr.get("values") or []
+    if operator == "In":
+        return key in labels and labels[key] in values
+    if operator == "NotIn":
+        return key not in labels or labels[key] not in values
+    if operator == "Exists":
+        return key in labels
+    if operator == "DoesNotExist":
+        return key not in labels
+    return True  # Gt/Lt and anything unknown: never the reason to deny
+
+
+def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
+    """Why a PodSet can never use ``flavor`` (an untolerated taint, a nodeSelector/affinity mismatch), or None.
+
+    Mirrors ``flavorassigner.go`` (``FindMatchingUntoleratedTaint`` over the pod's plus the flavor's
+    tolerations for ``NoSchedule``/``NoExecute`` taints; ``flavorSelector`` restricted to the keys of
+    the flavor's own node labels). Anything it cannot decide counts as a match.
+    """
+    tolerations = [t for t in (pod_spec.get("tolerations") or []) if isinstance(t, Mapping)]
+    tolerations += list(flavor.tolerations)
+    for taint in flavor.taints:
+        if taint.get("effect") not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(_tolerates(t, taint) for t in tolerations):
+            value = f"={taint['value']}" if taint.get("value") else ""
+            return (
+                f'untolerated taint {taint.get("key")}{value}:{taint.get("effect")} of flavor "{flavor.name}"'
+            )
+    labels = flavor.node_labels
+    selector = pod_spec.get("nodeSelector")
+    if isinstance(selector, Mapping):
+        for key, value in selector.items():
+            if key in labels and labels[key] != value:
+                return (
+                    f'nodeSelector {key}={value} does not match flavor "{flavor.name}" ({key}={labels[key]})'
+                )
+    affinity = pod_spec.get("affinity")
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    required = (
+        node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(node_affinity, Mapping)
+        else None
+    )
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    if isinstance(terms, list) and terms:
+
+        def term_matches(term: Any) -> bool:
+            if not isinstance(term, Mapping):
+                return True
+            exprs = [
+                e
+                for e in (term.get("matchExpressions") or [])
+                if isinstance(e, Mapping) and e.get("key") in labels
+            ]
+            return all(_match_expression(e, labels) for e in exprs)
+
+        if not any(term_matches(t) for t in terms):
+            return f'required node affinity does not match the node labels of flavor "{flavor.name}"'
+    return None
+
+
+# --- the search ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """Why a workload can never be admitted.
+
+    Attributes:
+        kind: ``"undeclared"`` (a resource no group covers), ``"podset"`` (one PodSet fits no
+            flavor on its own) or ``"workload"`` (the PodSets fit one by one, not together).
+        pod_set: the PodSet (``""`` for ``"workload"``).
+        detail: the human part of the message (names the numbers).
+    """
+
+    kind: str
+    pod_set: str
+    detail: str
+
+
+def show(resource: str, stored: int) -> str:
+    """A stored amount as a Kubernetes quantity (``4``, ``500m``, ``8Gi``)."""
+    return format_quantity(from_stored(resource, stored), resource)
+
+
+def _pod_breakdown(demand: Demand, resource: str) -> str:
+    total = demand.requests[resource]
+    if demand.count > 1 and resource != PODS and total % demand.count == 0:
+        return f"{show(resource, total)} ({demand.count} pods × {show(resource, total // demand.count)})"
+    return show(resource, total)
+
+
+def check_capacity(
+    workload_demands: Sequence[Demand],
+    queue: QueueModel,
+    flavors: Mapping[str, Flavor],
+    *,
+    block_undeclared: bool = True,
+    budget: int = SEARCH_BUDGET,
+) -> list[Shortfall]:
+    """Every reason the workload can never be admitted by ``queue``; empty when it could be.
+
+    Args:
+        workload_demands: from :func:`demands`.
+        queue: the ClusterQueue model.
+        flavors: ResourceFlavors by name (a flavor missing here has no constraints).
+        block_undeclared: Kueue's ``quotaCheckStrategy: BlockUndeclared`` (the default).
+        budget: search nodes per resource group before giving up (and answering "fits").
+
+    Returns:
+        Shortfalls, undeclared resources first, then per-PodSet, then whole-workload ones.
+    """
+    out: list[Shortfall] = []
+    covered = queue.covered
+    if block_undeclared:
+        for d in workload_demands:
+            for resource in sorted(set(d.requests) - covered):
+                out.append(
+                    Shortfall(
+                        "undeclared",
+                        d.name,
+                        f'PodSet "{d.name}" requests {resource} {_pod_breakdown(d, resource)}, '
+                        f"which no resource group of the ClusterQueue covers (covered: {', '.join(sorted(covered)) or 'none'})",
+                    )
+                )
+    if out:
+        return out
+    for group in queue.groups:
+        items: list[tuple[Demand, tuple[int, ...], list[str]]] = []
+        for d in workload_demands:
+            vector = tuple(d.requests.get(r, 0) for r in group.resources)
+            if not any(vector):
+                continue
+            eligible, reasons = _eligible(d, vector, group, queue, flavors)
+            if not eligible:
+                asked = ", ".join(
+                    f"{r} {_pod_breakdown(d, r)}" for r, v in zip(group.resources, vector, strict=True) if v
+                )
+                out.append(
+                    Shortfall("podset", d.name, f'PodSet "{d.name}" needs {asked}, but ' + "; ".join(reasons))
+                )
+            items.append((d, vector, eligible))
+        if any(not e for _, _, e in items) or len(items) < 2:
+            continue
+        if _fits_together(items, group, queue, budget) is False:
+            totals = [sum(v[i] for _, v, _ in items) for i in range(len(group.resources))]
+            asked = ", ".join(f"{r} {show(r, t)}" for r, t in zip(group.resources, totals, strict=True) if t)
+            offers = "; ".join(
+                f'flavor "{f}" at most '
+                + ", ".join(
+                    f"{r} {show(r, queue.capacity[(f, r)].maximum)}"
+                    for r, t in zip(group.resources, totals, strict=True)
+                    if t
+                )
+                for f in group.flavors
+            )
+            out.append(
+                Shortfall(
+                    "workload",
+                    "",
+                    f"its PodSets ({', '.join(d.name for d, _, _ in items)}) together need {asked}, and no split of "
+                    f"them over the flavors fits ({offers})",
+                )
+            )
+    return out
+
+
+def _eligible(
+    demand: Demand, vector: tuple[int, ...], group: Group, queue: QueueModel, flavors: Mapping[str, Flavor]
+) -> tuple[list[str], list[str]]:
+    """The flavors of ``group`` one PodSet could use on its own, and why each other one cannot."""
+    eligible: list[str] = []
+    reasons: list[str] = []
+    for flavor_name in group.flavors:
+        why = flavor_mismatch(demand.pod_spec, flavors.get(flavor_name, Flavor(flavor_name)))
+        if why is None:
+            for resource, amount in zip(group.resources, vector, strict=True):
+                cap = queue.capacity[(flavor_name, resource)]
+                if amount > cap.maximum:
+                    why = f'flavor "{flavor_name}" offers at most {cap.describe()}'
+                    break
+        if why is None:
+            eligible.append(flavor_name)
+        else:
+            reasons.append(why)
+    return eligible, reasons
+
+
+def possible_flavors(demand: Demand, queue: QueueModel, flavors: Mapping[str, Flavor]) -> set[str]:
+    """Every flavor ``demand`` could be assigned in some resource group it requests (empty: none / no requests)."""
+    out: set[str] = set()
+    for group in queue.groups:
+        vector = tuple(demand.requests.get(r, 0) for r in group.resources)
+        if any(vector):
+            out.update(_eligible(demand, vector, group, queue, flavors)[0])
+    return out
+
+
+def _fits_together(
+    items: list[tuple[Demand, tuple[int, ...], list[str]]], group: Group, queue: QueueModel, budget: int
+) -> bool | None:
+    """Depth-first search for a flavor per PodSet that fits every flavor's maximum; None = budget spent."""
+    order = sorted(items, key=lambda it: (len(it[2]), -sum(it[1])))
+    caps = {f: [queue.capacity[(f, r)].maximum for r in group.resources] for f in group.flavors}
+    used = {f: [0] * len(group.resources) for f in group.flavors}
+    steps = 0
+
+    def place(i: int) -> bool | None:
+        nonlocal steps
+        if i == len(order):
+            return True
+        _, vector, eligible = order[i]
+        undecided = False
+        for f in eligible:
+            steps += 1
+            if steps > budget:
+                return None
+            if all(u + v <= c for u, v, c in zip(used[f], vector, caps[f], strict=True)):
+                for j, v in enumerate(vector):
+                    used[f][j] += v
+                result = place(i + 1)
+                for j, v in enumerate(vector):
+                    used[f][j] -= v
+                if result is True:
+                    return True
+                if result is None:
+                    undecided = True
+                    break
+        return None if undecided else False
+
+    return place(0)
+
+
+def total_of(workload: WorkloadRequests, resources: Sequence[str]) -> Decimal:
+    """Sum of ``workload.total`` over ``resources`` (e.g. every GPU resource)."""
+    total = workload.total
+    return sum((total.get(r, Decimal(0)) for r in resources), Decimal(0))

@@ -1,0 +1,148 @@
+"""The policy document: rendered from stack configs, printed by the CLI, validated on load; the
+``batchplane:webhook`` config section and its pinned errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from batchplane.cli import app
+from batchplane.config import load_stack
+from batchplane.errors import ConfigValidationError
+from batchplane.webhook.errors import PolicyError
+from batchplane.webhook.manifests import webhook_deployment
+from batchplane.webhook.policy import load_policy, parse_policy, policy_json, render_policy
+from tests.webhook.conftest import REPO_ROOT, stack_policy
+
+
+def test_kind_stack_policy_maps_the_tenant_namespace_to_its_queues() -> None:
+    policy = stack_policy("kind")
+    assert policy.namespaces["team-a"].model_dump(by_alias=True) == {
+        "localQueues": {"default": "cluster-queue"},
+        "defaultQueue": "default",
+        "limits": None,
+    }
+    assert policy.cluster_queues["cluster-queue"].resource_groups[0].covered_resources == ["cpu", "memory"]
+
+
+def test_dws_stack_policy_carries_the_provisioning_request_config() -> None:
+    check = stack_policy("gke-dws").admission_checks["rayjob-gpu"]
+    assert check.controller_name == "kueue.x-k8s.io/provisioning-request"
+    assert check.provisioning_request_config is not None
+    assert check.provisioning_request_config.provisioning_class_name == "queued-provisioning.gke.io"
+
+
+def _stack(**extra: Any) -> dict[str, Any]:
+    raw: dict[str, Any] = {
+        "batchplane:target": {"kind": "kind"},
+        "batchplane:kueue": {
+            "resourceFlavors": [{"name": "f"}],
+            "cohorts": [{"name": "root"}, {"name": "c", "parentName": "root"}],
+            "clusterQueues": [{"name": "cq", "cohortName": "c", "namespaceSelector": {},
+                               "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+                                   {"name": "f", "resources": [{"name": "cpu", "nominalQuota": 2, "borrowingLimit": 1}]}]}]}],
+            "localQueues": [{"name": "lq", "namespace": "ml", "clusterQueue": "cq"},
+                            {"name": "sys", "namespace": "kube-system", "clusterQueue": "cq"}],
+        },
+    }  # fmt: skip
+    raw.update({f"batchplane:{k}": v for k, v in extra.items()})
+    return raw
+
+
+def test_system_namespaces_are_never_tenants_and_cohorts_keep_their_parents() -> None:
+    policy = render_policy(load_stack(_stack(webhook={"namespaces": [{"name": "extra"}]}), "t"))
+    assert list(policy.namespaces) == ["ml", "extra"]
+    assert policy.cohorts["c"].parent == "root"
+    assert policy.cluster_queues["cq"].resource_groups[0].flavors[0].resources["cpu"].borrowing_limit == "1"
+
+
+CONFIG_ERRORS = [
+    ({"image": "ghcr.io/x/webhook"}, 'batchplane:webhook.image: "ghcr.io/x/webhook" is not pinned: give a version tag (not "latest") or an @sha256 digest'),
+    ({"image": "ghcr.io/x/webhook:latest"}, 'batchplane:webhook.image: "ghcr.io/x/webhook:latest" is not pinned: give a version tag (not "latest") or an @sha256 digest'),
+    ({"timeoutSeconds": 10}, "batchplane:webhook.timeoutSeconds: 10: Input should be less than or equal to 5"),
+    ({"namespaces": [{"name": "kube-system"}]}, 'batchplane:webhook.namespaces[0].name: "kube-system" is a system or operator namespace; the webhook never acts there'),
+    ({"namespace": "ml"}, 'batchplane:webhook.namespace: "ml" is a tenant namespace (it has LocalQueues); run the webhook in its own namespace'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("webhook", "exp"), CONFIG_ERRORS, ids=["untagged", "latest", "timeout", "system-ns", "tenant-ns"]
+)
+def test_bad_webhook_config_is_rejected_with_pinned_messages(webhook: dict[str, Any], exp: str) -> None:
+    with pytest.raises(ConfigValidationError) as err:
+        load_stack(_stack(webhook=webhook), "t")
+    assert [str(i) for i in err.value.errors] == [exp]
+
+
+def test_operator_namespaces_are_excluded_from_the_webhook() -> None:
+    d = webhook_deployment(load_stack(_stack(operators={"kueue": {"namespace": "queueing"}}), "t"))
+    assert "queueing" in d.excluded_namespaces
+    assert d.tenant_namespaces == ("ml",)
+
+
+def test_cli_prints_the_policy_of_a_stack() -> None:
+    result = CliRunner().invoke(
+        app, ["webhook", "policy", "--config", str(REPO_ROOT / "stacks" / "Pulumi.kind.yaml")]
+    )
+    assert result.exit_code == 0
+    assert result.stdout == policy_json(stack_policy("kind"))
+
+
+def test_policy_round_trips_through_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(policy_json(stack_policy("gke-dws")))
+    assert load_policy(path) == stack_policy("gke-dws")
+
+
+@pytest.mark.parametrize(
+    ("content", "exp"),
+    [
+        ("{", "is not JSON"),
+        ('{"stack": "s", "kind": "Other"}', "invalid policy document: kind: Input should be 'QuotaPolicy'"),
+        ('{"stack": "s", "extra": 1}', "invalid policy document: extra: Extra inputs are not permitted"),
+    ],
+    ids=["not-json", "wrong-kind", "unknown-key"],
+)
+def test_bad_policy_files_are_policy_errors(tmp_path: Path, content: str, exp: str) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(content)
+    with pytest.raises(PolicyError, match=exp):
+        load_policy(path)
+
+
+def test_missing_policy_file_is_a_policy_error(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError, match="cannot read policy file"):
+        load_policy(tmp_path / "nope.json")
+
+
+def test_policy_json_is_canonical() -> None:
+    text = policy_json(stack_policy("kind"))
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+    assert parse_policy(json.loads(text)) == stack_policy("kind")
+
+
+@pytest.mark.parametrize(
+    ("extra", "exp"),
+    [
+        ({}, False),
+        ({"operators": {}}, True),
+        ({"operators": {"certManager": {"enabled": False}, "kueue": {"useCertManager": False}}}, False),
+        ({"webhook": {"enabled": True}}, True),
+        ({"operators": {}, "webhook": {"enabled": False}}, False),
+    ],
+    ids=[
+        "no-operators",
+        "operators-install-cert-manager",
+        "no-cert-manager",
+        "explicitly-on",
+        "explicitly-off",
+    ],
+)
+def test_webhook_is_deployed_where_cert_manager_is(extra: dict[str, Any], exp: bool) -> None:
+    from batchplane.webhook.manifests import webhook_enabled
+
+    assert webhook_enabled(load_stack(_stack(**extra), "t")) is exp
