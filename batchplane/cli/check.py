@@ -1,0 +1,227 @@
+"""``batchplane check``: the policy pack over a stack, offline — the pull-request check.
+
+It does what ``pulumi preview --policy-pack policies`` does, without the CLI, cloud credentials or a
+state backend: validate the stack config, run the Pulumi program under the offline engine
+(:func:`batchplane.offline.engine.run_program`, as ``batchplane preview``), start the pack in
+``<project>/policies`` exactly as the CLI starts it (``python -u -m pulumi.policy``, gRPC analyzer;
+:func:`batchplane.policyrun.run_policy_pack`), send every resource to ``Analyze`` and the whole stack
+to ``AnalyzeStack``, and print the violations.
+
+Exit codes: 0 no mandatory violation; 1 a mandatory violation, or an invalid stack config (its
+issues are printed); 2 usage or I/O errors (no such stack, unreadable files, a bad policy config,
+a program or pack that fails to run).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from batchplane.cli import app
+from batchplane.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    ConfigOption,
+    StackOption,
+    project_root,
+    resolve_stack_file,
+)
+from batchplane.errors import ConfigLoadError, ConfigValidationError
+
+if TYPE_CHECKING:
+    from batchplane.policyrun import PolicyReport, Violation
+
+POLICY_PACK_DIR = "policies"
+"""The pack's directory inside the project (``pulumi preview --policy-pack policies``)."""
+
+_LEVEL_COMMANDS = {"mandatory": "error", "remediate": "error", "advisory": "warning"}
+
+
+def policy_message(violation: Violation) -> str:
+    """The policy's own message: the diagnostic without its leading ``<description>\\n``."""
+    prefix = f"{violation.description}\n" if violation.description else ""
+    if prefix and violation.message.startswith(prefix):
+        return violation.message[len(prefix) :]
+    return violation.message
+
+
+def resource_label(violation: Violation) -> str:
+    """``<type>: <name>`` of the resource a violation is about, or ``stack`` when it names none."""
+    if violation.resource_type and violation.resource_name:
+        return f"{violation.resource_type}: {violation.resource_name}"
+    return violation.urn or "stack"
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(level: str, file: str, title: str, message: str) -> str:
+    """A GitHub Actions workflow command: ``::error file=F,title=T::M`` (``level`` error/warning/notice).
+
+    Values are escaped as the Actions toolkit does (``%``, CR, LF everywhere; ``:`` and ``,`` in
+    properties).
+    """
+    return f"::{level} file={_escape_property(file)},title={_escape_property(title)}::{_escape_data(message)}"
+
+
+def github_annotations(report: PolicyReport, file: str) -> list[str]:
+    """One GitHub annotation per violation: mandatory → ``error``, advisory → ``warning``."""
+    out = []
+    for v in report.violations:
+        level = _LEVEL_COMMANDS.get(v.enforcement_level)
+        if level is not None:
+            out.append(github_annotation(level, file, v.policy, f"{resource_label(v)}: {policy_message(v)}"))
+    return out
+
+
+def plain_lines(report: PolicyReport) -> list[str]:
+    """``[level] policy (type: name): message`` per violation, as ``pulumi preview`` words them."""
+    return [
+        f"[{v.enforcement_level}] {v.policy} ({resource_label(v)}): {policy_message(v)}".replace("\n", " ")
+        for v in report.violations
+    ]
+
+
+def _print_table(report: PolicyReport) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("level", "policy", "resource", "message", title="policy violations")
+    for v in report.violations:
+        table.add_row(v.enforcement_level, v.policy, resource_label(v), policy_message(v))
+    Console().print(table)
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    print(f"batchplane: {message}", file=sys.stderr)
+    return typer.Exit(code)
+
+
+@app.command()
+def check(
+    stack: StackOption = None,
+    config: ConfigOption = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the policy report as JSON.")] = False,
+    policy_config: Annotated[
+        Path | None,
+        typer.Option("--policy-config", help="Policy config JSON, as for pulumi's --policy-pack-config."),
+    ] = None,
+    project_dir: Annotated[
+        Path | None, typer.Option("--project-dir", help="The Pulumi project directory (holds Pulumi.yaml).")
+    ] = None,
+    github: Annotated[
+        bool,
+        typer.Option(
+            "--github", help="Also print GitHub Actions annotations (default when GITHUB_ACTIONS=true)."
+        ),
+    ] = False,
+) -> None:
+    """Run the policy pack over a stack offline: exit 1 on a mandatory violation or an invalid config."""
+    from batchplane.config import load_stack_file
+    from batchplane.offline.stackfile import encode_config, read_project
+    from batchplane.offline.stackfile import load_stack_file as read_config
+    from batchplane.policyrun import PolicyConfigError, PolicyRunError, load_policy_config_file
+
+    started = time.monotonic()
+    root = (project_dir or project_root()).resolve()
+    name, path = resolve_stack_file(stack, config, root)
+    shown = _display_path(path)
+    annotate = github or (os.environ.get("GITHUB_ACTIONS") == "true" and not json_output)
+    try:
+        project = read_project(root)
+        raw = read_config(path)
+        load_stack_file(path, name)
+    except ConfigLoadError as exc:
+        raise _fail(str(exc)) from None
+    except ConfigValidationError as exc:
+        for issue in exc.issues:
+            print(str(issue), file=sys.stderr)
+            if annotate:
+                level = "warning" if issue.severity == "warning" else "error"
+                print(github_annotation(level, shown, "stack config", str(issue)))
+        raise typer.Exit(EXIT_FINDINGS) from None
+    try:
+        given = load_policy_config_file(policy_config) if policy_config is not None else None
+    except PolicyConfigError as exc:
+        raise _fail(str(exc)) from None
+
+    resources = _run_program(root, name, raw)
+    encoded, _ = encode_config(project.name, {**project.config_defaults, **raw})
+    try:
+        report = _run_pack(root / POLICY_PACK_DIR, resources, project.name, name, encoded, given)
+    except PolicyRunError as exc:  # PolicyConfigError included
+        raise _fail(str(exc)) from None
+
+    if json_output:
+        print(report.to_json())
+    else:
+        if report.violations and sys.stdout.isatty():
+            _print_table(report)
+        else:
+            for line in plain_lines(report):
+                print(line)
+        mandatory = sum(v.enforcement_level == "mandatory" for v in report.violations)
+        print(
+            f"stack {name}: {len(report.violations)} violation(s), {mandatory} mandatory; "
+            f"{len(report.policies)} policies of pack {report.pack} {report.pack_version} over "
+            f"{len(resources)} resources in {time.monotonic() - started:.1f}s"
+        )
+    if annotate:
+        for line in github_annotations(report, shown):
+            print(line)
+    raise typer.Exit(EXIT_FINDINGS if report.has_mandatory else EXIT_OK)
+
+
+def _run_program(root: Path, stack: str, raw: Mapping[str, Any]) -> list[Any]:
+    from batchplane.offline.engine import run_program
+
+    try:
+        return list(run_program(root, stack, raw).resources)
+    except ConfigLoadError as exc:
+        raise _fail(str(exc)) from None
+    except Exception as exc:  # the program's own failure, whatever it is
+        raise _fail(f"the program failed for stack {stack}: {type(exc).__name__}: {exc}") from None
+
+
+def _run_pack(
+    pack_dir: Path,
+    resources: list[Any],
+    project: str,
+    stack: str,
+    config: Mapping[str, str],
+    policy_config: Mapping[str, Any] | None,
+) -> PolicyReport:
+    from batchplane.policyrun import run_policy_pack
+
+    return run_policy_pack(
+        pack_dir, resources, project=project, stack=stack, config=config, policy_config=policy_config
+    )
+
+
+__all__ = [
+    "check",
+    "github_annotation",
+    "github_annotations",
+    "plain_lines",
+    "policy_message",
+    "resource_label",
+]

@@ -1,0 +1,244 @@
+"""Helpers every Batchplane policy uses: defensive property reads, quantities, the stack environment.
+
+Policies read resource inputs the way Pulumi sends them to a policy pack: camelCase keys, numbers as
+floats (``google.protobuf.Struct`` widens ``2`` to ``2.0``), lists and mappings wrapped in
+``pulumi_policy``'s unknown-checking proxies. The readers here never raise for a missing property
+or a value of the wrong type (they return ``None``); a value that is *unknown* during a preview
+raises ``pulumi_policy``'s ``UnknownValueError`` when read, on purpose, so the analyzer reports
+"can't run policy ... during preview" (advisory) exactly as ``pulumi preview --policy-pack`` does.
+
+This pack is self-contained: it imports only ``pulumi_policy`` (which brings ``pulumi`` and
+PyYAML) and ``kubernetes`` (quantity parsing), never the ``batchplane`` package, so it runs in its
+own virtualenv when the Pulumi CLI starts it (``policies/requirements.txt``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from pulumi_policy import PolicyResource
+
+ENVIRONMENT_KEY = "batchplane:environment"
+"""Stack config key (and accepted stack tag) that names a stack's environment
+(``dev``/``staging``/``production``); the program's ``StackConfig.environment``."""
+
+DEFAULT_ENVIRONMENT = "dev"
+"""The environment of a stack that does not set :data:`ENVIRONMENT_KEY` (the program's default)."""
+
+PRODUCTION_ENVIRONMENTS = ("production",)
+"""Default ``productionEnvironments`` of the production-only policies."""
+
+#: The quantity pattern of the Kueue v0.19.2 CRDs (``resource.Quantity`` in apimachinery).
+QUANTITY_PATTERN = re.compile(
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+    r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+
+_KUEUE_TYPE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[A-Za-z0-9]+:([A-Za-z]+)$")
+
+ReportViolation = Callable[..., None]
+"""``report_violation(message, urn=None)`` as ``pulumi_policy`` hands it to a validator."""
+
+
+ResourceView = PolicyResource
+"""What stack policies read: ``resource_type``, ``props``, ``urn``, ``name``, ``dependencies``."""
+
+
+def get(value: Any, *path: str | int) -> Any:
+    """Follow ``path`` (keys and list indexes) into ``value``; ``None`` when any step is missing.
+
+    Never raises for a missing key, an index out of range or a value of the wrong type. An
+    unknown value on the path raises ``UnknownValueError`` (see the module docstring).
+    """
+    for step in path:
+        if isinstance(step, int):
+            if (
+                isinstance(value, Sequence)
+                and not isinstance(value, str)
+                and -len(value) <= step < len(value)
+            ):
+                value = value[step]
+            else:
+                return None
+        elif isinstance(value, Mapping) and step in value:
+            value = value[step]
+        else:
+            return None
+    return value
+
+
+def items(value: Any) -> list[Any]:
+    """``value`` as a list when it is a (proxied) sequence other than a string, else ``[]``."""
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [value[i] for i in range(len(value))]
+    return []
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a mapping, else ``{}``."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def text(value: Any) -> str | None:
+    """``value`` when it is a non-empty string, else ``None``."""
+    return value if isinstance(value, str) and value else None
+
+
+def integer(value: Any) -> int | None:
+    """An integral number (``3`` or ``3.0``, as protobuf sends it) or a decimal string as ``int``.
+
+    Returns ``None`` for booleans, fractions, other strings and anything else.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def flag(value: Any) -> bool | None:
+    """A boolean, also from the strings ``"true"``/``"false"`` (provider inputs sent as text)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return None
+
+
+def quantity(value: Any) -> Decimal | None:
+    """A Kubernetes quantity (``"8Gi"``, ``40``, ``"500m"``) in base units, or ``None`` if not one.
+
+    Checked against the CRDs' strict pattern first, then parsed with
+    ``kubernetes.utils.quantity.parse_quantity`` (imported on first use: it costs ~0.3 s).
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        raw = str(value)
+    elif isinstance(value, float):
+        if not value.is_integer():
+            try:
+                return Decimal(repr(value))
+            except InvalidOperation:
+                return None
+        raw = str(int(value))
+    elif isinstance(value, str):
+        raw = value
+    else:
+        return None
+    if not QUANTITY_PATTERN.match(raw):
+        return None
+    from kubernetes.utils.quantity import parse_quantity
+
+    try:
+        return Decimal(parse_quantity(raw))  # type: ignore[no-untyped-call]
+    except (ValueError, InvalidOperation):
+        return None
+
+
+def show_quantity(amount: Decimal) -> str:
+    """A quantity for messages: whole numbers as integers, binary multiples of Gi/Mi as such."""
+    if amount == amount.to_integral_value():
+        whole = int(amount)
+        for suffix, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20)):
+            if whole and whole % factor == 0 and whole >= factor:
+                return f"{whole // factor}{suffix}"
+        return str(whole)
+    return format(amount.normalize(), "f")
+
+
+def string_list(value: Any) -> list[str]:
+    """The strings of a list (other items dropped); ``[]`` when ``value`` is not a list."""
+    return [v for v in items(value) if isinstance(v, str)]
+
+
+def config_value(config: Mapping[str, Any], key: str, default: Any) -> Any:
+    """A policy-config property, ``default`` when unset (direct calls pass no config)."""
+    value = config.get(key) if isinstance(config, Mapping) else None
+    return default if value is None else value
+
+
+def stack_environment(stack_tags: Mapping[str, str] | None = None) -> str:
+    """The stack's environment: the stack tag ``batchplane:environment`` if set, else the stack
+    config ``batchplane:environment`` (which the CLI hands every policy pack in ``PULUMI_CONFIG``,
+    read through ``pulumi.runtime.get_config``), else :data:`DEFAULT_ENVIRONMENT`."""
+    tag = (stack_tags or {}).get(ENVIRONMENT_KEY)
+    if isinstance(tag, str) and tag:
+        return tag
+    import pulumi.runtime
+
+    value = pulumi.runtime.get_config(ENVIRONMENT_KEY)
+    if isinstance(value, str) and value:
+        return value.strip('"')
+    return DEFAULT_ENVIRONMENT
+
+
+def is_production(config: Mapping[str, Any], stack_tags: Mapping[str, str] | None) -> bool:
+    """Whether the stack's environment is one of the policy's ``productionEnvironments``."""
+    production = config_value(config, "productionEnvironments", list(PRODUCTION_ENVIRONMENTS))
+    return stack_environment(stack_tags) in set(string_list(production))
+
+
+def kueue_kind(resource_type: str) -> str | None:
+    """The Kueue kind of a type token (``kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue`` →
+    ``ClusterQueue``), any API version; ``None`` for other types."""
+    match = _KUEUE_TYPE.match(resource_type)
+    return match.group(1) if match else None
+
+
+def of_kueue_kind(resources: Iterable[ResourceView], kind: str) -> Iterator[ResourceView]:
+    """The resources of one Kueue kind, in stack order."""
+    return (r for r in resources if kueue_kind(r.resource_type) == kind)
+
+
+def object_name(props: Mapping[str, Any]) -> str | None:
+    """``metadata.name`` of a Kubernetes object's inputs (``None`` when absent: auto-named)."""
+    return text(get(props, "metadata", "name"))
+
+
+def describe(resource: ResourceView) -> str:
+    """``Kind "name"`` of a Kubernetes object (``metadata.name``, else the Pulumi name)."""
+    kind = resource.resource_type.rsplit(":", 1)[-1]
+    return f'{kind} "{object_name(resource.props) or resource.name}"'
+
+
+def depends_on(resource: ResourceView, predicate: Callable[[ResourceView], bool]) -> bool:
+    """Whether ``resource`` depends, directly or through other resources' dependencies, on a
+    resource matching ``predicate`` (``PolicyResource.dependencies``, as ``AnalyzeStack`` fills them)."""
+    seen: set[str] = set()
+    stack = list(resource.dependencies)
+    while stack:
+        dep = stack.pop()
+        if dep.urn in seen:
+            continue
+        seen.add(dep.urn)
+        if predicate(dep):
+            return True
+        stack.extend(dep.dependencies)
+    return False
+
+
+def cluster_queue_cohort(props: Mapping[str, Any]) -> str | None:
+    """A ClusterQueue's cohort: ``spec.cohortName`` (v1beta2) or ``spec.cohort`` (v1beta1)."""
+    return text(get(props, "spec", "cohortName")) or text(get(props, "spec", "cohort"))
+
+
+def quota_entries(props: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """``(flavor, resource, entry)`` for every quota entry of a ClusterQueue's or Cohort's
+    ``spec.resourceGroups[].flavors[].resources[]`` (entries without names are skipped)."""
+    for group in items(get(props, "spec", "resourceGroups")):
+        for flavor in items(get(group, "flavors")):
+            flavor_name = text(get(flavor, "name"))
+            if flavor_name is None:
+                continue
+            for entry in items(get(flavor, "resources")):
+                resource = text(get(entry, "name"))
+                if resource is not None and isinstance(entry, Mapping):
+                    yield flavor_name, resource, entry

@@ -1,0 +1,238 @@
+"""``batchplane check`` end to end: the real program under the offline engine, the real pack started
+as the Pulumi CLI starts it (``python -m pulumi.policy``, gRPC), exit codes and output formats.
+
+Every shipped template must pass (exit 0); ``fixtures/Pulumi.bad-prod.yaml`` passes ``batchplane
+validate`` but breaks policies on purpose and must fail with exactly the violations pinned here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from batchplane.cli import app
+from tests.conftest import REPO_ROOT, TEMPLATE_NAMES
+
+pytestmark = pytest.mark.slow
+
+BAD = Path(__file__).resolve().parent / "fixtures" / "Pulumi.bad-prod.yaml"
+
+BAD_VIOLATIONS = [
+    (
+        "mandatory",
+        "gke-production-private-nodes",
+        "gke-cluster",
+        "privateClusterConfig.enablePrivateNodes is not true on a production stack",
+    ),
+    ("mandatory", "gke-workload-identity", "gke-cluster", "workloadIdentityConfig.workloadPool is not set"),
+    (
+        "mandatory",
+        "gke-gpu-pool-scales-from-zero",
+        "gke-l4",
+        "GPU pool keeps at least 1 node(s) running; the minimum may be at most 0",
+    ),
+    (
+        "mandatory",
+        "kueue-finite-quotas",
+        "kueue-clusterqueue-research",
+        'flavor "default-flavor" cpu nominalQuota 10000 is an "infinite" quota (≥ 10000) on a production stack',
+    ),
+    (
+        "mandatory",
+        "kueue-finite-quotas",
+        "kueue-clusterqueue-research",
+        'flavor "default-flavor" memory nominalQuota 10000Gi is an "infinite" quota (≥ 10000Gi) on a production stack',
+    ),
+    (
+        "advisory",
+        "kueue-cohort-borrowing",
+        "kueue-clusterqueue-research",
+        'ClusterQueue "research" flavor "l4" nvidia.com/gpu: borrowingLimit 4 exceeds what the rest of cohort "ml" '
+        "can lend (2)",
+    ),
+    (
+        "mandatory",
+        "kueue-dws-multi-podset",
+        "kueue-clusterqueue-research",
+        'ClusterQueue "research" uses AdmissionCheck "bare-dws" (queued-provisioning.gke.io) whose '
+        'ProvisioningRequestConfig "bare-dws" has neither podSetMergePolicy nor managedResources: GKE provisions one '
+        "PodSet per request, so multi-PodSet jobs (RayJob head + workers, PyTorchJob master + workers) are never admitted",
+    ),
+    (
+        "mandatory",
+        "cert-manager-present",
+        "quota-webhook-issuer",
+        'Issuer "batchplane-quota-webhook-selfsigned" is a cert-manager object but the stack installs no cert-manager',
+    ),
+    (
+        "mandatory",
+        "cert-manager-present",
+        "quota-webhook-cert",
+        'Certificate "batchplane-quota-webhook-serving-cert" is a cert-manager object but the stack installs no '
+        "cert-manager",
+    ),
+    (
+        "mandatory",
+        "cert-manager-present",
+        "quota-webhook-validating",
+        'ValidatingWebhookConfiguration "batchplane-quota-webhook" gets its CA bundle from cert-manager\'s CA injector '
+        "but the stack installs no cert-manager",
+    ),
+    (
+        "mandatory",
+        "cert-manager-present",
+        "quota-webhook-mutating",
+        'MutatingWebhookConfiguration "batchplane-quota-webhook" gets its CA bundle from cert-manager\'s CA injector '
+        "but the stack installs no cert-manager",
+    ),
+    (
+        "mandatory",
+        "webhook-high-availability",
+        "quota-webhook-deployment",
+        'Deployment "batchplane-quota-webhook" serves a webhook with 1 replica(s); at least 2 required',
+    ),
+]
+
+
+def run_check(*args: str, env: dict[str, str] | None = None) -> Any:
+    """Invoke ``batchplane check`` in-process from the repository root (no GitHub environment)."""
+    environment = {"GITHUB_ACTIONS": ""}
+    environment.update(env or {})
+    return CliRunner().invoke(app, ["check", "--project-dir", str(REPO_ROOT), *args], env=environment)
+
+
+def violations(report_json: str) -> list[tuple[str, str, str | None, str]]:
+    report = json.loads(report_json)
+    return [
+        (v["enforcement_level"], v["policy"], v["resource_name"], v["message"].split("\n", 1)[1])
+        for v in report["violations"]
+    ]
+
+
+@pytest.fixture(scope="module")
+def bad_report() -> Any:
+    return run_check("--config", str(BAD), "--json")
+
+
+@pytest.mark.parametrize("stack", TEMPLATE_NAMES, ids=TEMPLATE_NAMES)
+def test_every_shipped_template_passes_the_policy_pack(stack: str) -> None:
+    result = run_check("--stack", stack)
+    assert result.exit_code == 0, result.output + result.stderr
+    assert (
+        f"stack {stack}: 0 violation(s), 0 mandatory; 19 policies of pack batchplane 0.1.0" in result.stdout
+    )
+
+
+def test_bad_fixture_fails_with_the_pinned_violations(bad_report: Any) -> None:
+    assert bad_report.exit_code == 1, bad_report.stderr
+    assert violations(bad_report.stdout) == BAD_VIOLATIONS
+
+
+def test_bad_fixture_passes_config_validation() -> None:
+    result = CliRunner().invoke(app, ["validate", "--config", str(BAD)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (
+        "stack bad-prod: valid (2 ClusterQueues, 2 LocalQueues, 3 ResourceFlavors, 1 AdmissionChecks)\n"
+    )
+
+
+def test_json_report_lists_every_policy_with_its_effective_level(bad_report: Any) -> None:
+    report = json.loads(bad_report.stdout)
+    assert (report["pack"], report["packVersion"]) == ("batchplane", "0.1.0")
+    levels = {p["name"]: p["enforcement_level"] for p in report["policies"]}
+    assert len(levels) == 19
+    assert levels["kueue-cohort-borrowing"] == "advisory"
+    assert levels["gke-dws-pool-rules"] == "mandatory"
+
+
+def test_plain_output_prints_level_policy_resource_and_message() -> None:
+    result = run_check("--config", str(BAD))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        "[mandatory] gke-production-private-nodes (gcp:container/cluster:Cluster: gke-cluster): "
+        "privateClusterConfig.enablePrivateNodes is not true on a production stack"
+    )
+    assert len(lines) == len(BAD_VIOLATIONS) + 1
+    assert lines[-1].startswith(
+        "stack bad-prod: 12 violation(s), 11 mandatory; 19 policies of pack batchplane 0.1.0 "
+    )
+
+
+def test_github_annotations_are_printed_on_github_actions() -> None:
+    result = run_check("--config", str(BAD), env={"GITHUB_ACTIONS": "true"})
+    assert result.exit_code == 1
+    notes = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert len(notes) == len(BAD_VIOLATIONS)
+    assert notes[0] == (
+        "::error file=tests/policies/fixtures/Pulumi.bad-prod.yaml,title=gke-production-private-nodes::"
+        "gcp:container/cluster:Cluster: gke-cluster: privateClusterConfig.enablePrivateNodes is not true on a "
+        "production stack"
+    )
+    assert notes[5].startswith(
+        "::warning file=tests/policies/fixtures/Pulumi.bad-prod.yaml,title=kueue-cohort-borrowing::"
+    )
+
+
+def test_policy_config_can_lower_every_level_to_advisory(tmp_path: Path) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"all": "advisory"}))
+    result = run_check("--config", str(BAD), "--policy-config", str(config), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert {v[0] for v in violations(result.stdout)} == {"advisory"}
+
+
+def test_policy_config_can_set_a_threshold(tmp_path: Path) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(
+        json.dumps({"gke-gpu-pool-scales-from-zero": {"maxMinNodes": 1}, "kueue-finite-quotas": "disabled"})
+    )
+    result = run_check("--config", str(BAD), "--policy-config", str(config), "--json")
+    policies = {v[1] for v in violations(result.stdout)}
+    assert "gke-gpu-pool-scales-from-zero" not in policies
+    assert "kueue-finite-quotas" not in policies
+    assert "gke-workload-identity" in policies
+
+
+def test_invalid_policy_config_is_a_usage_error(tmp_path: Path) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"all": "strict"}))
+    result = run_check("--stack", "kind", "--policy-config", str(config))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "batchplane: invalid policy config:\n"
+        '  parsing enforcement level for "all": "strict" is not a valid enforcement level\n'
+    )
+
+
+def test_invalid_stack_config_prints_its_issues_and_exits_1(tmp_path: Path) -> None:
+    stack = tmp_path / "Pulumi.broken.yaml"
+    stack.write_text("config:\n  batchplane:target: {kind: kind}\n  batchplane:colour: blue\n")
+    result = run_check("--config", str(stack))
+    assert result.exit_code == 1
+    assert result.stderr == "batchplane:colour: unknown key\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--stack", "kind", "--config", "x.yaml"],
+            "batchplane: give exactly one of --stack NAME or --config PATH\n",
+        ),
+        ([], "batchplane: give exactly one of --stack NAME or --config PATH\n"),
+        (
+            ["--config", "/nonexistent/Pulumi.x.yaml"],
+            "batchplane: cannot read /nonexistent/Pulumi.x.yaml: No such file or directory\n",
+        ),
+    ],
+    ids=["both", "neither", "unreadable"],
+)
+def test_usage_errors_exit_2(args: list[str], message: str) -> None:
+    result = run_check(*args)
+    assert result.exit_code == 2
+    assert result.stderr == message

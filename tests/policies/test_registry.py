@@ -1,0 +1,102 @@
+"""The pack as a whole: policy metadata, the pack's self-containment, allow-lists in step with
+Batchplane's, the documented policy list, and the pack served exactly as the Pulumi CLI starts it."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from batchplane_policies import gke, installs, kueue, registry, webhook
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+
+from batchplane.config import operators as ops
+from batchplane.policyrun import run_policy_pack
+from tests.conftest import REPO_ROOT
+
+PACK_DIR = REPO_ROOT / "policies"
+NAMES = [p.name for p in registry.POLICIES]
+
+
+def test_policy_names_are_unique_kebab_case() -> None:
+    assert len(NAMES) == len(set(NAMES)) == 19
+    assert [n for n in NAMES if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n)] == []
+
+
+@pytest.mark.parametrize("policy", registry.POLICIES, ids=NAMES)
+def test_every_policy_has_description_level_and_remediation(policy: object) -> None:
+    assert isinstance(policy, ResourceValidationPolicy | StackValidationPolicy)
+    assert policy.description.endswith(".")
+    assert policy.enforcement_level in (EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY)
+    assert policy.remediation_steps and len(policy.remediation_steps) > 20
+
+
+def test_registry_lists_every_area_module_in_order() -> None:
+    assert [*gke.POLICIES, *kueue.POLICIES, *installs.POLICIES, *webhook.POLICIES] == registry.POLICIES
+    assert registry.by_name("kueue-finite-quotas") is kueue.kueue_finite_quotas
+    with pytest.raises(KeyError):
+        registry.by_name("no-such-policy")
+
+
+def _imported_top_levels(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_pack_imports_only_what_its_requirements_install() -> None:
+    imported: set[str] = set()
+    for path in PACK_DIR.rglob("*.py"):
+        imported |= _imported_top_levels(path)
+    third_party = imported - set(sys.stdlib_module_names) - {"batchplane_policies", "__future__"}
+    assert third_party == {"pulumi_policy", "pulumi", "yaml", "kubernetes"}
+    requirements = (PACK_DIR / "requirements.txt").read_text(encoding="utf-8")
+    for distribution in ("pulumi-policy==", "pulumi==", "PyYAML", "kubernetes"):
+        assert distribution in requirements
+
+
+def test_pack_allow_lists_match_batchplane_config() -> None:
+    assert {
+        "cert-manager": list(ops.CERT_MANAGER_VERSIONS),
+        "kuberay-operator": list(ops.KUBERAY_VERSIONS),
+        "kueue": list(ops.KUEUE_VERSIONS),
+        "kubeflow-trainer": list(ops.TRAINER_V2_VERSIONS),
+    } == installs.SUPPORTED_CHART_VERSIONS
+    assert {
+        "github.com/ray-project/kuberay": [f"v{v}" for v in ops.KUBERAY_VERSIONS],
+        "github.com/kubeflow/trainer": list(ops.TRAINING_OPERATOR_V1_VERSIONS),
+        "github.com/project-codeflare/appwrapper": list(ops.APPWRAPPER_VERSIONS),
+    } == installs.SUPPORTED_SOURCE_VERSIONS
+
+
+def test_gpu_machine_families_cover_batchplane_fixed_gpu_machines() -> None:
+    from batchplane.config.gke_machines import FIXED_GPU_MACHINES
+
+    assert [m for m in FIXED_GPU_MACHINES if not m.startswith(gke.GPU_MACHINE_PREFIXES)] == []
+
+
+def test_docs_list_every_policy_with_its_level() -> None:
+    docs = (REPO_ROOT / "docs" / "policies.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z0-9-]+)` \| [^|]+ \| (mandatory|advisory) \|", docs, re.MULTILINE))
+    assert rows == {
+        p.name: (p.enforcement_level or EnforcementLevel.ADVISORY).value for p in registry.POLICIES
+    }
+
+
+@pytest.mark.slow
+def test_pack_serves_every_policy_under_python_m_pulumi_policy() -> None:
+    report = run_policy_pack(PACK_DIR, [], project="batchplane", stack="empty")
+    assert (report.pack, report.pack_version, report.violations) == ("batchplane", "0.1.0", [])
+    assert [p.name for p in report.policies] == sorted(NAMES)
+    kinds = {p.name: p.policy_type for p in report.policies}
+    assert {n for n, t in kinds.items() if t == "resource"} == {
+        p.name for p in registry.POLICIES if isinstance(p, ResourceValidationPolicy)
+    }
+    assert report.policies[0].config == {"preinstalled": False}

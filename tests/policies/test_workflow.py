@@ -1,0 +1,55 @@
+"""The PR workflow: least privilege, SHA-pinned actions, no persisted credentials, every stack checked."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from tests.conftest import REPO_ROOT
+
+WORKFLOW = REPO_ROOT / ".github" / "workflows" / "policy.yml"
+
+
+def load() -> dict[Any, Any]:
+    document: dict[Any, Any] = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    return document
+
+
+def steps(document: dict[Any, Any]) -> list[dict[str, Any]]:
+    return [step for job in document["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_workflow_runs_on_pull_requests_with_no_default_permissions() -> None:
+    document = load()
+    assert document[True] == {"pull_request": None}  # YAML 1.1 reads the key `on` as True
+    assert document["permissions"] == {}
+    assert {name: job["permissions"] for name, job in document["jobs"].items()} == {
+        "check": {"contents": "read"},
+        "credentials": {},
+        "preview": {"contents": "read"},
+    }
+
+
+def test_every_action_is_pinned_to_a_full_commit_sha() -> None:
+    uses = [step["uses"] for step in steps(load()) if "uses" in step]
+    assert uses and [u for u in uses if not re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u)] == []
+
+
+def test_checkouts_do_not_persist_credentials() -> None:
+    checkouts = [s for s in steps(load()) if s.get("uses", "").startswith("actions/checkout@")]
+    assert len(checkouts) == 2
+    assert all(s["with"]["persist-credentials"] is False for s in checkouts)
+
+
+def test_check_job_runs_batchplane_check_on_every_stack_with_annotations() -> None:
+    script = load()["jobs"]["check"]["steps"][-1]["run"]
+    assert "for file in stacks/Pulumi.*.yaml" in script
+    assert 'batchplane check --stack "${stack}" --github' in script
+
+
+def test_preview_job_runs_only_with_credentials() -> None:
+    preview = load()["jobs"]["preview"]
+    assert preview["if"] == "needs.credentials.outputs.present == 'true'"
+    assert "--policy-pack policies" in preview["steps"][-1]["run"]
