@@ -55,13 +55,13 @@ class KueueQueues(pulumi.ComponentResource):
         ready = list(args.get("kueue_ready", []))
         namespaces: dict[str, pulumi.Resource] = {}
         for ns in args.get("namespaces", []):
-            res = k8s.core.v1.Namespace(
+            ns_res = k8s.core.v1.Namespace(
                 child_name(name, ns),
                 metadata=ns["metadata"],
                 opts=pulumi.ResourceOptions(parent=self),
             )
-            namespaces[ns["metadata"]["name"]] = res
-            self.resources[("Namespace", "", ns["metadata"]["name"])] = res
+            namespaces[ns["metadata"]["name"]] = ns_res
+            self.resources[("Namespace", "", ns["metadata"]["name"])] = ns_res
 
         by_kind: dict[str, dict[str, pulumi.Resource]] = {}
         for obj in args["objects"]:
@@ -84,7 +84,9 @@ class KueueQueues(pulumi.ComponentResource):
 
     @staticmethod
     def _references(
-        obj: dict[str, Any], by_kind: dict[str, dict[str, pulumi.Resource]], namespaces: dict[str, pulumi.Resource]
+        obj: dict[str, Any],
+        by_kind: dict[str, dict[str, pulumi.Resource]],
+        namespaces: dict[str, pulumi.Resource],
     ) -> list[pulumi.Resource]:
         """The already-declared objects ``obj`` refers to (so Pulumi creates them first)."""
         spec = obj.get("spec") or {}

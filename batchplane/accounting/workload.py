@@ -78,7 +78,8 @@ def supported_kinds() -> frozenset[tuple[str, str]]:
 
 def is_workload(obj: Mapping[str, Any]) -> bool:
     """True when ``obj``'s ``(apiVersion, kind)`` is one of :func:`supported_kinds`."""
-    return (obj.get("apiVersion"), obj.get("kind")) in _SUPPORTED
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    return isinstance(api_version, str) and isinstance(kind, str) and (api_version, kind) in _SUPPORTED
 
 
 def is_known_non_workload(obj: Mapping[str, Any]) -> bool:
@@ -126,7 +127,7 @@ def workload_requests(
     raw_namespace = meta.get("namespace")
     namespace = str(raw_namespace) if raw_namespace else None
     key = (api_version, kind)
-    if key not in _SUPPORTED:
+    if not isinstance(api_version, str) or key not in _SUPPORTED:
         supported = ", ".join(f"{v} {k}" for v, k in sorted(_SUPPORTED))
         raise AccountingError(
             kind, name, "", f"unsupported kind {api_version} {kind} (supported: {supported})"
@@ -164,6 +165,10 @@ def workload_requests(
             )
         except FieldError as exc:
             raise AccountingError(kind, name, exc.field, exc.reason) from exc
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # A field of an unexpected type deep inside the object (e.g. a pod template `spec` that is
+            # a string): the API server would reject such an object; report it instead of crashing.
+            raise AccountingError(kind, name, "", f"malformed object ({type(exc).__name__}: {exc})") from exc
 
     labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
     assert isinstance(labels, Mapping)
@@ -171,7 +176,8 @@ def workload_requests(
     assert isinstance(spec, Mapping)
     if kind == "Workload":
         queue_name = spec.get("queueName")
-        priority = (spec.get("priorityClassRef") or {}).get("name") or spec.get("priorityClassName")
+        ref = spec.get("priorityClassRef")
+        priority = (ref.get("name") if isinstance(ref, Mapping) else None) or spec.get("priorityClassName")
     else:
         queue_name = labels.get(QUEUE_NAME_LABEL)
         priority = labels.get(PRIORITY_CLASS_LABEL) or _job_priority_class(kind, spec, pod_sets)

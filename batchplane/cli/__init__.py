@@ -18,16 +18,19 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """GPU batch platform as code: validate, preview, render and check Batchplane stacks."""
 
 
 # Subcommand modules register themselves on `app` (import for side effect).
+from batchplane.cli import check as _check  # noqa: E402,F401
+from batchplane.cli import preview as _preview  # noqa: E402,F401
 from batchplane.cli import reference as _reference  # noqa: E402,F401
+from batchplane.cli import render as _render  # noqa: E402,F401
 from batchplane.cli import requests as _requests  # noqa: E402,F401
 from batchplane.cli import validate as _validate  # noqa: E402,F401
+from batchplane.cli import webhook as _webhook  # noqa: E402,F401
 
 
 def main() -> None:

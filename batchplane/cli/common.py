@@ -57,7 +57,9 @@ def resolve_stack_file(stack: str | None, config: Path | None, root: Path | None
     base = root or project_root()
     path = base / "stacks" / f"Pulumi.{stack}.yaml"
     if not path.is_file():
-        known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (base / "stacks").glob("Pulumi.*.yaml"))
+        known = sorted(
+            p.name[len("Pulumi.") : -len(".yaml")] for p in (base / "stacks").glob("Pulumi.*.yaml")
+        )
         fail_usage(f"no stack config {path} (stacks: {', '.join(known) or 'none'})")
     return stack, path
 

@@ -13,7 +13,9 @@ from batchplane.config.reference import config_reference
 
 @app.command("config-reference")
 def config_reference_command(
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
 ) -> None:
     """Print the config reference generated from the config models (docs/config-reference.md)."""
     text = config_reference()

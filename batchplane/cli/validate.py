@@ -7,7 +7,14 @@ import sys
 import typer
 
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, ConfigOption, StackOption, resolve_stack_file
+from batchplane.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    ConfigOption,
+    StackOption,
+    resolve_stack_file,
+)
 from batchplane.config import load_stack_file
 from batchplane.errors import ConfigLoadError, ConfigValidationError
 

@@ -24,8 +24,9 @@ from batchplane.config.base import (
     Quantity,
 )
 
-KUEUE_V1BETA2 = "kueue.x-k8s.io/v1beta2"
-KUEUE_V1BETA1 = "kueue.x-k8s.io/v1beta1"
+KueueApiVersion = Literal["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"]
+KUEUE_V1BETA2: KueueApiVersion = "kueue.x-k8s.io/v1beta2"
+KUEUE_V1BETA1: KueueApiVersion = "kueue.x-k8s.io/v1beta1"
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 StopPolicy = Literal["None", "Hold", "HoldAndDrain"]
@@ -219,7 +220,9 @@ class ClusterQueue(ConfigModel):
     """Preemption policy; defaults to Kueue's (no preemption)."""
     flavor_fungibility: FlavorFungibility | None = None
     """Flavor fungibility; defaults to Kueue's."""
-    admission_checks: Annotated[list[Annotated[AdmissionCheckRef, BeforeValidator(_name_to_ref)]], Field(max_length=64)] = []
+    admission_checks: Annotated[
+        list[Annotated[AdmissionCheckRef, BeforeValidator(_name_to_ref)]], Field(max_length=64)
+    ] = []
     """Admission checks workloads must pass before admission (names, or ``{name, onFlavors}``);
     emitted as ``admissionChecksStrategy``. Defaults to none."""
     fair_sharing: FairSharing | None = None
@@ -315,7 +318,9 @@ class AdmissionCheck(ConfigModel):
         """The parameters reference as emitted (filled in for the provisioning shorthand)."""
         if self.provisioning_request_config is not None:
             return AdmissionCheckParameters(
-                api_group="kueue.x-k8s.io", kind="ProvisioningRequestConfig", name=self.provisioning_request_config
+                api_group="kueue.x-k8s.io",
+                kind="ProvisioningRequestConfig",
+                name=self.provisioning_request_config,
             )
         return self.parameters
 
@@ -365,7 +370,9 @@ class ProvisioningRequestConfig(ConfigModel):
     """Retry policy; defaults to Kueue's (3 retries, 60 s base, 1800 s max)."""
     pod_set_updates: PodSetUpdates | None = None
     """nodeSelector updates for admitted pods. Defaults to none."""
-    pod_set_merge_policy: Literal["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"] | None = None
+    pod_set_merge_policy: (
+        Literal["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"] | None
+    ) = None
     """Merge PodSets into one ProvisioningRequest PodSet when they match (needed where the provisioner
     accepts one PodSet only, e.g. GKE DWS). Defaults to none (one PodSet per PodSet)."""
 
@@ -398,7 +405,7 @@ class NamespaceSpec(ConfigModel):
 class KueueConfig(ConfigModel):
     """``batchplane:kueue``: the Kueue objects of the stack. Every list defaults to empty."""
 
-    api_version: Literal["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"] = KUEUE_V1BETA2
+    api_version: KueueApiVersion = KUEUE_V1BETA2
     """Emitted API version. Default ``kueue.x-k8s.io/v1beta2`` (storage version, Kueue ≥ 0.15 /
     Red Hat build of Kueue ≥ 1.3). ``v1beta1`` for older Kueue: ClusterQueue ``cohortName`` is
     emitted as ``cohort``; everything else keeps its shape (shared/docs/kueue-api.md §3.10)."""

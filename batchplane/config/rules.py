@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from batchplane.config.kueue import (
     AdmissionCheck,
@@ -112,9 +112,14 @@ def check_kueue(k: ExpandedKueue) -> list[ConfigIssue]:
     for topo in k.topologies:
         _check_topology(topo, out)
     for co in k.cohorts:
-        _check_resource_groups(co.obj.resource_groups, co.path.key("resourceGroups"), out, is_cohort=True,
-                               can_borrow=co.obj.parent_name is not None,
-                               why_not="a Cohort without parentName")
+        _check_resource_groups(
+            co.obj.resource_groups,
+            co.path.key("resourceGroups"),
+            out,
+            is_cohort=True,
+            can_borrow=co.obj.parent_name is not None,
+            why_not="a Cohort without parentName",
+        )
         _check_fair_sharing(co.obj.fair_sharing, co.path, out)
     _check_cohort_cycles(k, out)
     for cq in k.cluster_queues:
@@ -131,25 +136,27 @@ def check_kueue(k: ExpandedKueue) -> list[ConfigIssue]:
 # --- names -----------------------------------------------------------------------------------
 
 
+def _check_unique(kind: str, items: Sequence[Located[Any]], out: _Issues) -> None:
+    first: dict[str, KeyPath] = {}
+    for item in items:
+        name = item.obj.name
+        if name in first:
+            out.error(
+                item.path.key("name"), f'duplicate {kind} name "{name}" (first defined at {first[name]})'
+            )
+        else:
+            first[name] = item.path
+
+
 def _check_unique_names(k: ExpandedKueue, out: _Issues) -> None:
-    groups: list[tuple[str, Sequence[Located[object]], object]] = [
-        ("ResourceFlavor", k.resource_flavors, None),
-        ("Topology", k.topologies, None),
-        ("Cohort", k.cohorts, None),
-        ("ClusterQueue", k.cluster_queues, None),
-        ("AdmissionCheck", k.admission_checks, None),
-        ("ProvisioningRequestConfig", k.provisioning_request_configs, None),
-        ("WorkloadPriorityClass", k.workload_priority_classes, None),
-        ("namespace", k.namespaces, None),
-    ]
-    for kind, items, _ in groups:
-        first: dict[str, KeyPath] = {}
-        for item in items:
-            name = item.obj.name  # type: ignore[attr-defined]
-            if name in first:
-                out.error(item.path.key("name"), f'duplicate {kind} name "{name}" (first defined at {first[name]})')
-            else:
-                first[name] = item.path
+    _check_unique("ResourceFlavor", k.resource_flavors, out)
+    _check_unique("Topology", k.topologies, out)
+    _check_unique("Cohort", k.cohorts, out)
+    _check_unique("ClusterQueue", k.cluster_queues, out)
+    _check_unique("AdmissionCheck", k.admission_checks, out)
+    _check_unique("ProvisioningRequestConfig", k.provisioning_request_configs, out)
+    _check_unique("WorkloadPriorityClass", k.workload_priority_classes, out)
+    _check_unique("namespace", k.namespaces, out)
     seen: dict[tuple[str, str], KeyPath] = {}
     for lq in k.local_queues:
         key = (lq.obj.namespace, lq.obj.name)
@@ -171,14 +178,19 @@ def _check_flavor(rf: Located[ResourceFlavor], k: ExpandedKueue, out: _Issues) -
     seen: set[tuple[str, str]] = set()
     for i, t in enumerate(f.node_taints):
         if (t.key, t.effect) in seen:
-            out.error(rf.path.key("nodeTaints").index(i), f'duplicate taint key "{t.key}" with effect {t.effect}')
+            out.error(
+                rf.path.key("nodeTaints").index(i), f'duplicate taint key "{t.key}" with effect {t.effect}'
+            )
         seen.add((t.key, t.effect))
     # CEL rules of ResourceFlavor.spec.tolerations[].
     for i, tol in enumerate(f.tolerations):
         p = rf.path.key("tolerations").index(i)
         operator = tol.operator or "Equal"
         if not tol.key and operator != "Exists":
-            out.error(p.key("operator"), "operator must be Exists when key is empty, which means 'match all values and all keys'")
+            out.error(
+                p.key("operator"),
+                "operator must be Exists when key is empty, which means 'match all values and all keys'",
+            )
         if operator == "Exists" and tol.value:
             out.error(p.key("value"), "value must be empty when operator is Exists")
         if tol.toleration_seconds is not None and tol.effect != "NoExecute":
@@ -186,7 +198,9 @@ def _check_flavor(rf: Located[ResourceFlavor], k: ExpandedKueue, out: _Issues) -
     # CEL: at least one nodeLabel is required when topology is set.
     if f.topology_name is not None:
         if not f.node_labels:
-            out.error(rf.path.key("nodeLabels"), "at least one nodeLabel is required when topologyName is set")
+            out.error(
+                rf.path.key("nodeLabels"), "at least one nodeLabel is required when topologyName is set"
+            )
         if f.topology_name not in {t.obj.name for t in k.topologies}:
             out.error(
                 rf.path.key("topologyName"),
@@ -200,10 +214,15 @@ def _check_topology(topo: Located[Topology], out: _Issues) -> None:
     labels = [lvl.node_label for lvl in topo.obj.levels]
     for i, label in enumerate(labels):
         if labels.index(label) != i:
-            out.error(topo.path.key("levels").index(i).key("nodeLabel"), f'duplicate level "{label}": levels must be unique')
+            out.error(
+                topo.path.key("levels").index(i).key("nodeLabel"),
+                f'duplicate level "{label}": levels must be unique',
+            )
         if label == "kubernetes.io/hostname" and i != len(labels) - 1:
-            out.error(topo.path.key("levels").index(i).key("nodeLabel"),
-                      "kubernetes.io/hostname may be used only as the last level")
+            out.error(
+                topo.path.key("levels").index(i).key("nodeLabel"),
+                "kubernetes.io/hostname may be used only as the last level",
+            )
 
 
 # --- resource groups (ClusterQueue and Cohort) -----------------------------------------------
@@ -228,52 +247,88 @@ def _check_resource_groups(
         total_flavors += len(g.flavors)
         total_resources += len(g.covered_resources)
         if len(g.flavors) * len(g.covered_resources) > 512:
-            out.error(gp, f"{len(g.flavors)} flavors × {len(g.covered_resources)} resources is more than 512 combinations in one group")
+            out.error(
+                gp,
+                f"{len(g.flavors)} flavors × {len(g.covered_resources)} resources is more than 512 combinations in one group",
+            )
         for ri, res in enumerate(g.covered_resources):
             if res in resource_group:
-                where = "earlier in this group" if resource_group[res] == gi else f"in resourceGroups[{resource_group[res]}]"
-                out.error(gp.key("coveredResources").index(ri), f'resource "{res}" is already covered {where}; a resource may be in only one resource group')
+                where = (
+                    "earlier in this group"
+                    if resource_group[res] == gi
+                    else f"in resourceGroups[{resource_group[res]}]"
+                )
+                out.error(
+                    gp.key("coveredResources").index(ri),
+                    f'resource "{res}" is already covered {where}; a resource may be in only one resource group',
+                )
             else:
                 resource_group[res] = gi
         for fi, fq in enumerate(g.flavors):
             fp = gp.key("flavors").index(fi)
             if fq.name in flavor_group:
-                where = "earlier in this group" if flavor_group[fq.name] == gi else f"in resourceGroups[{flavor_group[fq.name]}]"
-                out.error(fp.key("name"), f'flavor "{fq.name}" is already used {where}; a flavor may be in only one resource group')
+                where = (
+                    "earlier in this group"
+                    if flavor_group[fq.name] == gi
+                    else f"in resourceGroups[{flavor_group[fq.name]}]"
+                )
+                out.error(
+                    fp.key("name"),
+                    f'flavor "{fq.name}" is already used {where}; a flavor may be in only one resource group',
+                )
             else:
                 flavor_group[fq.name] = gi
             names = [r.name for r in fq.resources]
             if len(names) != len(g.covered_resources):
-                out.error(fp.key("resources"),
-                          f"flavors must have the same number of resources as the coveredResources "
-                          f"({len(names)} given, coveredResources has {len(g.covered_resources)}: {', '.join(g.covered_resources)})")
+                out.error(
+                    fp.key("resources"),
+                    f"flavors must have the same number of resources as the coveredResources "
+                    f"({len(names)} given, coveredResources has {len(g.covered_resources)}: {', '.join(g.covered_resources)})",
+                )
             else:
                 for ri, (got, want) in enumerate(zip(names, g.covered_resources, strict=True)):
                     if got != want:
-                        out.error(fp.key("resources").index(ri).key("name"),
-                                  f'must be "{want}": resources must be listed in the same order as coveredResources ({", ".join(g.covered_resources)})')
+                        out.error(
+                            fp.key("resources").index(ri).key("name"),
+                            f'must be "{want}": resources must be listed in the same order as coveredResources ({", ".join(g.covered_resources)})',
+                        )
             for ri, rq in enumerate(fq.resources):
-                _check_quota(rq, fp.key("resources").index(ri), out, is_cohort=is_cohort, can_borrow=can_borrow,
-                             why_not=why_not)
+                _check_quota(
+                    rq,
+                    fp.key("resources").index(ri),
+                    out,
+                    is_cohort=is_cohort,
+                    can_borrow=can_borrow,
+                    why_not=why_not,
+                )
     if total_flavors > 256:
         out.error(path, f"{total_flavors} flavors in all groups; at most 256 are allowed")
     if total_resources > 256:
         out.error(path, f"{total_resources} covered resources in all groups; at most 256 are allowed")
 
 
-def _check_quota(rq: ResourceQuota, rp: KeyPath, out: _Issues, *, is_cohort: bool, can_borrow: bool,
-                 why_not: str) -> None:
+def _check_quota(
+    rq: ResourceQuota, rp: KeyPath, out: _Issues, *, is_cohort: bool, can_borrow: bool, why_not: str
+) -> None:
     """One (flavor, resource) quota: non-negative; limits only with a cohort; lending ≤ nominal (ClusterQueue)."""
     nominal = parse_quantity(rq.nominal_quota)
-    for key, text in (("nominalQuota", rq.nominal_quota), ("borrowingLimit", rq.borrowing_limit),
-                      ("lendingLimit", rq.lending_limit)):
+    for key, text in (
+        ("nominalQuota", rq.nominal_quota),
+        ("borrowingLimit", rq.borrowing_limit),
+        ("lendingLimit", rq.lending_limit),
+    ):
         if text is not None and parse_quantity(text) < 0:
             out.error(rp.key(key), f'"{text}" must be greater than or equal to 0')
     for key, text in (("borrowingLimit", rq.borrowing_limit), ("lendingLimit", rq.lending_limit)):
         if text is not None and not can_borrow:
-            out.error(rp.key(key), f"{key} must be omitted for {why_not}: there is nobody to borrow from or lend to")
+            out.error(
+                rp.key(key), f"{key} must be omitted for {why_not}: there is nobody to borrow from or lend to"
+            )
     if not is_cohort and rq.lending_limit is not None and parse_quantity(rq.lending_limit) > nominal:
-        out.error(rp.key("lendingLimit"), f'"{rq.lending_limit}" must be less than or equal to nominalQuota "{rq.nominal_quota}"')
+        out.error(
+            rp.key("lendingLimit"),
+            f'"{rq.lending_limit}" must be less than or equal to nominalQuota "{rq.nominal_quota}"',
+        )
 
 
 def _check_fair_sharing(fs: FairSharing | None, path: KeyPath, out: _Issues) -> None:
@@ -284,7 +339,9 @@ def _check_fair_sharing(fs: FairSharing | None, path: KeyPath, out: _Issues) -> 
     if w < 0:
         out.error(path.key("fairSharing").key("weight"), f'"{fs.weight}" must be greater than or equal to 0')
     elif 0 < w <= Decimal("1e-9"):
-        out.error(path.key("fairSharing").key("weight"), f'"{fs.weight}" is too small: use 0 or a weight above 1e-9')
+        out.error(
+            path.key("fairSharing").key("weight"), f'"{fs.weight}" is too small: use 0 or a weight above 1e-9'
+        )
 
 
 def _check_cohort_cycles(k: ExpandedKueue, out: _Issues) -> None:
@@ -309,29 +366,46 @@ def _check_cohort_cycles(k: ExpandedKueue, out: _Issues) -> None:
 
 def _check_cluster_queue(cq: Located[ClusterQueue], k: ExpandedKueue, out: _Issues) -> None:
     q = cq.obj
-    _check_resource_groups(q.resource_groups, cq.path.key("resourceGroups"), out, is_cohort=False,
-                           can_borrow=q.cohort_name is not None, why_not="a ClusterQueue without cohortName")
+    _check_resource_groups(
+        q.resource_groups,
+        cq.path.key("resourceGroups"),
+        out,
+        is_cohort=False,
+        can_borrow=q.cohort_name is not None,
+        why_not="a ClusterQueue without cohortName",
+    )
     _check_fair_sharing(q.fair_sharing, cq.path, out)
     flavors = {f.obj.name for f in k.resource_flavors}
     for gi, g in enumerate(q.resource_groups):
         for fi, fq in enumerate(g.flavors):
             if fq.name not in flavors:
-                out.error(cq.path.key("resourceGroups").index(gi).key("flavors").index(fi).key("name"),
-                          f'no ResourceFlavor "{fq.name}" in batchplane:kueue.resourceFlavors '
-                          f"(defined: {_names(flavors)}); the ClusterQueue would stay inactive")
+                out.error(
+                    cq.path.key("resourceGroups").index(gi).key("flavors").index(fi).key("name"),
+                    f'no ResourceFlavor "{fq.name}" in batchplane:kueue.resourceFlavors '
+                    f"(defined: {_names(flavors)}); the ClusterQueue would stay inactive",
+                )
     if q.preemption is not None:
         reclaim = q.preemption.reclaim_within_cohort or "Never"
         bwc = q.preemption.borrow_within_cohort
         if reclaim == "Never" and bwc is not None and (bwc.policy or "Never") != "Never":
-            out.error(cq.path.key("preemption"),
-                      "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never: borrowWithinCohort needs reclaimWithinCohort LowerPriority or Any")
+            out.error(
+                cq.path.key("preemption"),
+                "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never: borrowWithinCohort needs reclaimWithinCohort LowerPriority or Any",
+            )
     ff = q.flavor_fungibility
-    if ff is not None and ff.preference is not None and not (
-        (ff.when_can_borrow or "MayStopSearch") == "TryNextFlavor" and (ff.when_can_preempt or "TryNextFlavor") == "TryNextFlavor"
+    if (
+        ff is not None
+        and ff.preference is not None
+        and not (
+            (ff.when_can_borrow or "MayStopSearch") == "TryNextFlavor"
+            and (ff.when_can_preempt or "TryNextFlavor") == "TryNextFlavor"
+        )
     ):
-        out.error(cq.path.key("flavorFungibility").key("preference"),
-                  "preference may only be set when whenCanBorrow and whenCanPreempt are both TryNextFlavor "
-                  "(whenCanBorrow defaults to MayStopSearch)")
+        out.error(
+            cq.path.key("flavorFungibility").key("preference"),
+            "preference may only be set when whenCanBorrow and whenCanPreempt are both TryNextFlavor "
+            "(whenCanBorrow defaults to MayStopSearch)",
+        )
     checks = {a.obj.name for a in k.admission_checks}
     own_flavors = set(q.flavor_names())
     seen: set[str] = set()
@@ -341,13 +415,18 @@ def _check_cluster_queue(cq: Located[ClusterQueue], k: ExpandedKueue, out: _Issu
             out.error(p.key("name"), f'admission check "{ref.name}" is listed twice')
         seen.add(ref.name)
         if ref.name not in checks:
-            out.error(p.key("name"), f'no AdmissionCheck "{ref.name}" in batchplane:kueue.admissionChecks (defined: {_names(checks)})')
+            out.error(
+                p.key("name"),
+                f'no AdmissionCheck "{ref.name}" in batchplane:kueue.admissionChecks (defined: {_names(checks)})',
+            )
         if len(set(ref.on_flavors)) != len(ref.on_flavors):
             out.error(p.key("onFlavors"), "onFlavors must not repeat a flavor")
         for fi, fl in enumerate(ref.on_flavors):
             if fl not in own_flavors:
-                out.error(p.key("onFlavors").index(fi),
-                          f'"{fl}" is not a flavor of ClusterQueue "{q.name}" (its flavors: {_names(own_flavors)})')
+                out.error(
+                    p.key("onFlavors").index(fi),
+                    f'"{fl}" is not a flavor of ClusterQueue "{q.name}" (its flavors: {_names(own_flavors)})',
+                )
     if q.namespace_selector is not None:
         _check_selector(q.namespace_selector, cq.path.key("namespaceSelector"), out)
 
@@ -399,27 +478,39 @@ def _check_local_queues(k: ExpandedKueue, out: _Issues) -> None:
         q = lq.obj
         why = label_value_problem(q.name)
         if why is not None:
-            out.error(lq.path.key("name"), f"{why}; jobs name their LocalQueue in the kueue.x-k8s.io/queue-name label")
+            out.error(
+                lq.path.key("name"),
+                f"{why}; jobs name their LocalQueue in the kueue.x-k8s.io/queue-name label",
+            )
         target = queues.get(q.cluster_queue)
         if target is None:
-            out.error(lq.path.key("clusterQueue"),
-                      f'no ClusterQueue "{q.cluster_queue}" in this stack (defined: {_names(queues)})')
+            out.error(
+                lq.path.key("clusterQueue"),
+                f'no ClusterQueue "{q.cluster_queue}" in this stack (defined: {_names(queues)})',
+            )
         else:
             ns_labels = namespace_labels(k, q.namespace)
             managed = not any(ns.obj.name == q.namespace and not ns.obj.create for ns in k.namespaces)
             if not selector_matches(target.obj.namespace_selector, ns_labels):
-                message = (f'namespace "{q.namespace}" is not selected by the namespaceSelector of ClusterQueue '
-                           f'"{q.cluster_queue}": its workloads would never be admitted')
+                message = (
+                    f'namespace "{q.namespace}" is not selected by the namespaceSelector of ClusterQueue '
+                    f'"{q.cluster_queue}": its workloads would never be admitted'
+                )
                 if managed and q.namespace not in BUILTIN_NAMESPACES:
                     out.error(lq.path.key("namespace"), message)
                 else:  # labels of a namespace the stack does not create are not fully known
-                    out.warning(lq.path.key("namespace"), message + " (unless the namespace carries labels not in this config)")
+                    out.warning(
+                        lq.path.key("namespace"),
+                        message + " (unless the namespace carries labels not in this config)",
+                    )
         if q.default:
             defaults[q.namespace].append(lq)
     for ns, marked in defaults.items():
         for extra in marked[1:]:
-            out.error(extra.path.key("default"),
-                      f'namespace "{ns}" already has a default LocalQueue "{marked[0].obj.name}" ({marked[0].path})')
+            out.error(
+                extra.path.key("default"),
+                f'namespace "{ns}" already has a default LocalQueue "{marked[0].obj.name}" ({marked[0].path})',
+            )
 
 
 # --- AdmissionCheck / ProvisioningRequestConfig ----------------------------------------------
@@ -432,9 +523,11 @@ def _check_admission_check(ac: Located[AdmissionCheck], k: ExpandedKueue, out: _
     prcs = {p.obj.name for p in k.provisioning_request_configs}
     if params.name not in prcs:
         key = "provisioningRequestConfig" if ac.obj.provisioning_request_config else "parameters"
-        out.error(ac.path.key(key) if key == "provisioningRequestConfig" else ac.path.key(key).key("name"),
-                  f'no ProvisioningRequestConfig "{params.name}" in batchplane:kueue.provisioningRequestConfigs '
-                  f"(defined: {_names(prcs)})")
+        out.error(
+            ac.path.key(key) if key == "provisioningRequestConfig" else ac.path.key(key).key("name"),
+            f'no ProvisioningRequestConfig "{params.name}" in batchplane:kueue.provisioningRequestConfigs '
+            f"(defined: {_names(prcs)})",
+        )
 
 
 def _check_prc(prc: Located[ProvisioningRequestConfig], out: _Issues) -> None:
@@ -446,13 +539,19 @@ def _check_prc(prc: Located[ProvisioningRequestConfig], out: _Issues) -> None:
         keys = [u.key for u in p.pod_set_updates.node_selector]
         for i, key in enumerate(keys):
             if keys.index(key) != i:
-                out.error(prc.path.key("podSetUpdates").key("nodeSelector").index(i).key("key"), f'duplicate key "{key}"')
+                out.error(
+                    prc.path.key("podSetUpdates").key("nodeSelector").index(i).key("key"),
+                    f'duplicate key "{key}"',
+                )
 
 
 def _check_namespaces(k: ExpandedKueue, out: _Issues) -> None:
     for ns in k.namespaces:
         if ns.obj.create and ns.obj.name in BUILTIN_NAMESPACES:
-            out.warning(ns.path.key("create"), f'"{ns.obj.name}" is a built-in namespace; it is never created by the stack')
+            out.warning(
+                ns.path.key("create"),
+                f'"{ns.obj.name}" is a built-in namespace; it is never created by the stack',
+            )
 
 
 def _names(names: Iterable[str]) -> str:

@@ -18,10 +18,14 @@ from pydantic_core import ErrorDetails
 
 from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import KueueConfig, LocalQueue, NamespaceSpec
+from batchplane.config.openshift import OpenShiftTarget, check_openshift, label_managed_namespaces
+from batchplane.config.operators import OperatorsConfig, check_operators
 from batchplane.config.rules import BUILTIN_NAMESPACES, ExpandedKueue, KeyPath, Located, check_kueue
 from batchplane.config.target import TARGET_KINDS, Target
 from batchplane.config.teams import TeamsConfig, expand_team
+from batchplane.config.webhook import WebhookConfig, check_webhook
 from batchplane.errors import ConfigIssue, ConfigValidationError
+from batchplane.platform import check_pools, expand_pools
 
 CONFIG_NAMESPACE = "batchplane"
 """Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
@@ -41,6 +45,13 @@ class StackConfig(ConfigModel):
     """Kueue objects. Defaults to none."""
     teams: TeamsConfig | None = None
     """Team shorthand, expanded into ClusterQueues/LocalQueues/namespaces. Defaults to none."""
+    operators: OperatorsConfig | None = None
+    """In-cluster operators installed with Helm (cert-manager, KubeRay, Kueue, Kubeflow training,
+    AppWrapper) and the Kueue Configuration (docs/operators.md). Defaults to none: nothing installed,
+    Kueue is expected to be there already. Not allowed on OpenShift (OLM installs come from the target)."""
+    webhook: WebhookConfig = WebhookConfig()
+    """The quota admission webhook and per-namespace workload limits (docs/webhook.md). Defaults to
+    enabled with the default image, 2 replicas, ``failurePolicy: Fail``."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,12 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
         raise ConfigValidationError(_pydantic_issues(exc)) from None
     kueue = expand(config)
     issues = check_kueue(kueue)
+    issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
+    if config.operators is not None:
+        issues += check_operators(config.operators, config.target.kind, config.kueue.api_version)
+    if isinstance(config.target, OpenShiftTarget):
+        issues += check_openshift(config.target, kueue)
+    issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)])
     errors = [i for i in issues if i.severity == "error"]
     if errors:
         raise ConfigValidationError(issues)
@@ -143,18 +160,32 @@ def expand(config: StackConfig) -> ExpandedKueue:
             cq, lq = expand_team(config.teams, team)
             path = f"{CONFIG_NAMESPACE}:teams.members[{i}]"
             k.cluster_queues.append(Located(cq, KeyPath(path, f'generated ClusterQueue "{cq.name}"')))
-            k.local_queues.append(Located(lq, KeyPath(path, f'generated LocalQueue "{lq.namespace}/{lq.name}"')))
+            k.local_queues.append(
+                Located(lq, KeyPath(path, f'generated LocalQueue "{lq.namespace}/{lq.name}"'))
+            )
     if k.named_default_queues:
         for lq_loc in list(k.local_queues):
             lq = lq_loc.obj
-            if lq.default and lq.name != "default" and not any(
-                o.obj.namespace == lq.namespace and o.obj.name == "default" for o in k.local_queues
+            if (
+                lq.default
+                and lq.name != "default"
+                and not any(
+                    o.obj.namespace == lq.namespace and o.obj.name == "default" for o in k.local_queues
+                )
             ):
                 alias = LocalQueue(name="default", namespace=lq.namespace, cluster_queue=lq.cluster_queue)
                 k.local_queues.append(
-                    Located(alias, KeyPath(f"{CONFIG_NAMESPACE}:kueue.namedDefaultQueues",
-                                           f'generated LocalQueue "{lq.namespace}/default"'))
+                    Located(
+                        alias,
+                        KeyPath(
+                            f"{CONFIG_NAMESPACE}:kueue.namedDefaultQueues",
+                            f'generated LocalQueue "{lq.namespace}/default"',
+                        ),
+                    )
                 )
+    if isinstance(config.target, OpenShiftTarget):
+        label_managed_namespaces(k)  # tenant namespaces opt in to the Red Hat build of Kueue
+    expand_pools(config, k)  # flavors derived from node pools, ProvisioningRequest checks
     return k
 
 
@@ -167,7 +198,8 @@ def tenant_namespaces(k: ExpandedKueue) -> list[NamespaceSpec]:
         if lq.obj.namespace not in order:
             order.append(lq.obj.namespace)
     return [
-        declared.get(name) or NamespaceSpec(name=name, create=name not in BUILTIN_NAMESPACES) for name in order
+        declared.get(name) or NamespaceSpec(name=name, create=name not in BUILTIN_NAMESPACES)
+        for name in order
     ]
 
 
@@ -219,15 +251,11 @@ def _message(err: ErrorDetails) -> str:
             given = len(err["input"])
         return f"{bound} {limit} entries allowed, {given} given"
     value = err.get("input")
-    shown = f"{value!r}: " if isinstance(value, str | int | float | bool) and not isinstance(value, dict) else ""
+    shown = (
+        f"{value!r}: " if isinstance(value, str | int | float | bool) and not isinstance(value, dict) else ""
+    )
     return shown + err["msg"]
 
 
 def _show(value: object) -> str:
     return f'"{value}"' if isinstance(value, str) else repr(value)
-
-
-def config_model_for(key: str) -> type[ConfigModel] | None:
-    """The model of a top-level ``batchplane:`` key (for docs and the config reference)."""
-    fld = StackConfig.model_fields.get(key)
-    return fld.annotation if isinstance(fld and fld.annotation, type) else None  # type: ignore[return-value]

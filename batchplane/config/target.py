@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from batchplane.config.base import ConfigModel, DnsLabel
+from batchplane.config.gke import GkeTarget
+from batchplane.config.openshift import OpenShiftTarget
 
 
 class KindTarget(ConfigModel):
@@ -44,9 +46,9 @@ class ExistingTarget(ConfigModel):
         return self.context
 
 
-TargetKind = Literal["kind", "existing"]
-Target = Annotated[KindTarget | ExistingTarget, Field(discriminator="kind")]
+TargetKind = Literal["kind", "existing", "openshift", "gke"]
+Target = Annotated[KindTarget | ExistingTarget | OpenShiftTarget | GkeTarget, Field(discriminator="kind")]
 """The target union (tag ``kind``)."""
 
-TARGET_KINDS: tuple[str, ...] = ("kind", "existing")
+TARGET_KINDS: tuple[str, ...] = ("kind", "existing", "openshift", "gke")
 """Every ``kind`` tag the union accepts (used to tidy error paths)."""

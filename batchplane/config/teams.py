@@ -26,6 +26,7 @@ from batchplane.config.kueue import (
     ResourceQuota,
     _name_to_ref,
 )
+from batchplane.config.webhook import WorkloadLimits
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
@@ -67,12 +68,17 @@ class Team(ConfigModel):
     quotas: Annotated[TeamQuotas, Field(min_length=1)]
     """Required. ``{flavor: {resource: quantity | {nominalQuota, borrowingLimit, lendingLimit}}}``.
     Flavors listing the same resources (same order) share a resource group, in the order given."""
-    admission_checks: Annotated[list[Annotated[AdmissionCheckRef, BeforeValidator(_name_to_ref)]], Field(max_length=64)] = []
+    admission_checks: Annotated[
+        list[Annotated[AdmissionCheckRef, BeforeValidator(_name_to_ref)]], Field(max_length=64)
+    ] = []
     """Admission checks for this team's ClusterQueue, added to ``teams.admissionChecks``. Defaults to none."""
     preemption: Preemption | None = None
     """Overrides ``teams.preemption`` for this team. Defaults to the teams-wide setting."""
     fair_sharing: FairSharing | None = None
     """Fair-sharing weight of the team's ClusterQueue. Defaults to Kueue's (1)."""
+    limits: WorkloadLimits | None = None
+    """Per-workload limits in the team's namespace, enforced by the quota webhook (max GPUs per
+    workload, max requests per resource, allowed priority classes). Defaults to none (no limits)."""
 
 
 class TeamsConfig(ConfigModel):
@@ -84,7 +90,9 @@ class TeamsConfig(ConfigModel):
     """Preemption policy of every team's ClusterQueue. Defaults to Kueue's (none)."""
     flavor_fungibility: FlavorFungibility | None = None
     """Flavor fungibility of every team's ClusterQueue. Defaults to Kueue's."""
-    admission_checks: Annotated[list[Annotated[AdmissionCheckRef, BeforeValidator(_name_to_ref)]], Field(max_length=64)] = []
+    admission_checks: Annotated[
+        list[Annotated[AdmissionCheckRef, BeforeValidator(_name_to_ref)]], Field(max_length=64)
+    ] = []
     """Admission checks of every team's ClusterQueue. Defaults to none."""
     members: list[Team] = []
     """The teams. Defaults to none."""
@@ -125,5 +133,7 @@ def expand_team(teams: TeamsConfig, team: Team) -> tuple[ClusterQueue, LocalQueu
         admission_checks=[*teams.admission_checks, *team.admission_checks],
         fair_sharing=team.fair_sharing,
     )
-    local_queue = LocalQueue(name=team.local_queue_name, namespace=namespace, cluster_queue=team.name, default=True)
+    local_queue = LocalQueue(
+        name=team.local_queue_name, namespace=namespace, cluster_queue=team.name, default=True
+    )
     return cluster_queue, local_queue

@@ -55,8 +55,12 @@ def _dump(model: BaseModel | None) -> Any:
     return model.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False)
 
 
-def _meta(name: str, namespace: str | None = None, annotations: dict[str, str] | None = None,
-          labels: dict[str, str] | None = None) -> dict[str, Any]:
+def _meta(
+    name: str,
+    namespace: str | None = None,
+    annotations: dict[str, str] | None = None,
+    labels: dict[str, str] | None = None,
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:
         meta["namespace"] = namespace
@@ -86,13 +90,22 @@ def resource_flavor(f: ResourceFlavor, api_version: str) -> Object:
 
 def topology(t: Topology, api_version: str) -> Object:
     """A Topology object."""
-    return {"apiVersion": api_version, "kind": "Topology", "metadata": _meta(t.name),
-            "spec": {"levels": [_dump(level) for level in t.levels]}}
+    return {
+        "apiVersion": api_version,
+        "kind": "Topology",
+        "metadata": _meta(t.name),
+        "spec": {"levels": [_dump(level) for level in t.levels]},
+    }
 
 
 def workload_priority_class(w: WorkloadPriorityClass, api_version: str) -> Object:
     """A WorkloadPriorityClass object (top-level ``value`` and ``description``, no spec)."""
-    obj: Object = {"apiVersion": api_version, "kind": "WorkloadPriorityClass", "metadata": _meta(w.name), "value": w.value}
+    obj: Object = {
+        "apiVersion": api_version,
+        "kind": "WorkloadPriorityClass",
+        "metadata": _meta(w.name),
+        "value": w.value,
+    }
     if w.description is not None:
         obj["description"] = w.description
     return obj
@@ -105,7 +118,12 @@ def provisioning_request_config(p: ProvisioningRequestConfig, api_version: str) 
     for key in ("parameters", "managedResources"):
         if not spec.get(key):
             spec.pop(key, None)
-    return {"apiVersion": api_version, "kind": "ProvisioningRequestConfig", "metadata": _meta(p.name), "spec": spec}
+    return {
+        "apiVersion": api_version,
+        "kind": "ProvisioningRequestConfig",
+        "metadata": _meta(p.name),
+        "spec": spec,
+    }
 
 
 def admission_check(a: AdmissionCheck, api_version: str) -> Object:
@@ -141,8 +159,11 @@ def cluster_queue(q: ClusterQueue, api_version: str) -> Object:
     if q.queueing_strategy:
         spec["queueingStrategy"] = q.queueing_strategy
     spec["resourceGroups"] = _resource_groups(q.resource_groups)
-    for key, value in (("preemption", q.preemption), ("flavorFungibility", q.flavor_fungibility),
-                       ("fairSharing", q.fair_sharing)):
+    for key, value in (
+        ("preemption", q.preemption),
+        ("flavorFungibility", q.flavor_fungibility),
+        ("fairSharing", q.fair_sharing),
+    ):
         if value is not None:
             spec[key] = _dump(value)
     if q.admission_checks:
@@ -166,14 +187,21 @@ def local_queue(q: LocalQueue, api_version: str) -> Object:
     if q.fair_sharing is not None:
         spec["fairSharing"] = _dump(q.fair_sharing)
     annotations = {DEFAULT_QUEUE_ANNOTATION: "true"} if q.default else None
-    return {"apiVersion": api_version, "kind": "LocalQueue",
-            "metadata": _meta(q.name, q.namespace, annotations), "spec": spec}
+    return {
+        "apiVersion": api_version,
+        "kind": "LocalQueue",
+        "metadata": _meta(q.name, q.namespace, annotations),
+        "spec": spec,
+    }
 
 
 def namespace(ns: NamespaceSpec) -> Object:
     """A Namespace object with the configured labels and annotations."""
-    return {"apiVersion": "v1", "kind": "Namespace",
-            "metadata": _meta(ns.name, annotations=dict(ns.annotations) or None, labels=dict(ns.labels))}
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": _meta(ns.name, annotations=dict(ns.annotations) or None, labels=dict(ns.labels)),
+    }
 
 
 def namespaces(k: ExpandedKueue) -> list[Object]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from batchplane.accounting import AccountingError, supported_kinds, workload_requests
+from batchplane.accounting import AccountingError, is_workload, supported_kinds, workload_requests
 from tests.accounting.conftest import Gi, Mi, batch_job, container, cores, pod_template
 
 
@@ -565,3 +565,32 @@ def test_more_than_eighteen_pod_sets_is_rejected() -> None:
     assert (
         errors_of(cluster) == 'RayCluster "rc": spec: yields 19 pod sets; a Kueue Workload holds at most 18'
     )
+
+
+@pytest.mark.parametrize(
+    ("obj", "want_message"),
+    [
+        (
+            {"apiVersion": ["ray.io/v1"], "kind": "RayJob", "metadata": {"name": "rj"}},
+            "RayJob \"rj\": unsupported kind ['ray.io/v1'] RayJob",
+        ),
+        (
+            {
+                "apiVersion": "ray.io/v1",
+                "kind": "RayCluster",
+                "metadata": {"name": "rc"},
+                "spec": {"headGroupSpec": {"template": {"spec": "not-a-pod-spec"}}},
+            },
+            'RayCluster "rc": spec.headGroupSpec.template.spec: must be a mapping',
+        ),
+    ],
+    ids=["api-version-not-a-string", "template-spec-a-string"],
+)
+def test_malformed_objects_raise_accounting_error_not_a_crash(obj: dict[str, Any], want_message: str) -> None:
+    with pytest.raises(AccountingError) as caught:
+        workload_requests(obj)
+    assert str(caught.value).startswith(want_message)
+
+
+def test_is_workload_is_false_for_an_unhashable_api_version() -> None:
+    assert is_workload({"apiVersion": {"group": "ray.io"}, "kind": "RayJob"}) is False

@@ -39,7 +39,7 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         {"target": {"kind": "eks"}},
-        ["batchplane:target: unknown kind 'eks'; expected one of 'kind', 'existing', 'openshift'"],
+        ["batchplane:target: unknown kind 'eks'; expected one of 'kind', 'existing', 'openshift', 'gke'"],
         id="target-unknown-kind",
     ),
     pytest.param(

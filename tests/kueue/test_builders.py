@@ -26,8 +26,13 @@ def by_kind(objs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 def test_openshift_ai_template_renders_the_documented_distributed_workloads_setup() -> None:
     stack = load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
     objs = namespaces(stack.kueue) + kueue_objects(stack.kueue)
+    # target kind openshift: tenant namespaces opt in to the Red Hat build of Kueue's webhooks.
     assert objs == [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": MANAGED}},
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": "team-a", "labels": {**MANAGED, "kueue.openshift.io/managed": "true"}},
+        },
         {
             "apiVersion": "kueue.x-k8s.io/v1beta2",
             "kind": "ResourceFlavor",
@@ -77,15 +82,20 @@ def test_gke_dws_template_wires_the_provisioning_admission_check() -> None:
     objs = kueue_objects(stack.kueue)
     assert [o["kind"] for o in objs] == [
         "ResourceFlavor",
+        "ResourceFlavor",
         "ProvisioningRequestConfig",
         "AdmissionCheck",
         "ClusterQueue",
         "LocalQueue",
     ]
-    prc, check, cq = objs[1], objs[2], objs[3]
+    flavor, prc, check, cq = objs[1], objs[2], objs[3], objs[4]
+    # The GPU flavor is derived from target.gpuPools[0] (the queued L4 pool).
+    assert flavor["metadata"]["name"] == "gpu-node-pool"
+    assert flavor["spec"]["nodeLabels"] == {"cloud.google.com/gke-nodepool": "gpu-node-pool"}
     assert prc["spec"] == {
         "provisioningClassName": "queued-provisioning.gke.io",
         "managedResources": ["nvidia.com/gpu"],
+        "podSetMergePolicy": "IdenticalWorkloadSchedulingRequirements",
     }
     assert check["spec"] == {
         "controllerName": "kueue.x-k8s.io/provisioning-request",
@@ -95,8 +105,11 @@ def test_gke_dws_template_wires_the_provisioning_admission_check() -> None:
             "name": "rayjob-gpu-config",
         },
     }
-    assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "rayjob-gpu"}]}
-    gpu = cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]
+    # The hand-written check already covers the queued flavor: nothing is generated on top.
+    assert cq["spec"]["admissionChecksStrategy"] == {
+        "admissionChecks": [{"name": "rayjob-gpu", "onFlavors": ["gpu-node-pool"]}]
+    }
+    gpu = cq["spec"]["resourceGroups"][0]["flavors"][1]["resources"][2]
     assert gpu == {"name": "nvidia.com/gpu", "nominalQuota": "10"}
     # LocalQueue in the built-in `default` namespace: no Namespace object is created for it.
     assert namespaces(stack.kueue) == []
