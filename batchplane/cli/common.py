@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+
+from batchplane.errors import ConfigLoadError, ConfigValidationError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -68,3 +72,21 @@ def fail_usage(message: str) -> NoReturn:
     """Print ``batchplane: <message>`` to stderr and exit 2."""
     print(f"batchplane: {message}", file=sys.stderr)
     raise typer.Exit(EXIT_USAGE)
+
+
+@contextmanager
+def config_errors_exit() -> Iterator[None]:
+    """Turn stack-config errors into the CLI contract.
+
+    ``ConfigLoadError`` (I/O, YAML): ``batchplane: <message>`` on stderr, exit 2.
+    ``ConfigValidationError``: every issue on its own line on stderr, exit 1.
+    """
+    try:
+        yield
+    except ConfigLoadError as exc:
+        print(f"batchplane: {exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_USAGE) from None
+    except ConfigValidationError as exc:
+        for issue in exc.issues:
+            print(str(issue), file=sys.stderr)
+        raise typer.Exit(EXIT_FINDINGS) from None

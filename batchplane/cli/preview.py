@@ -27,13 +27,13 @@ from rich.tree import Tree
 from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_FINDINGS,
-    EXIT_USAGE,
     ConfigOption,
     StackOption,
+    config_errors_exit,
     project_root,
     resolve_stack_file,
 )
-from batchplane.errors import BatchplaneError, ConfigLoadError, ConfigValidationError
+from batchplane.errors import BatchplaneError
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import UNKNOWN, ProgramRun, RecordedResource, mask_secrets
 from batchplane.offline.stackfile import load_stack_file
@@ -66,14 +66,8 @@ def run_stack(
     root = (project_dir or project_root()).resolve()
     name, path = resolve_stack_file(stack, config, root)
     try:
-        run = run_program(root, name, load_stack_file(path), preview=preview)
-    except ConfigLoadError as exc:
-        print(f"batchplane: {exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_USAGE) from None
-    except ConfigValidationError as exc:
-        for issue in exc.issues:
-            print(str(issue), file=sys.stderr)
-        raise typer.Exit(EXIT_FINDINGS) from None
+        with config_errors_exit():
+            run = run_program(root, name, load_stack_file(path), preview=preview)
     except BatchplaneError as exc:
         print(f"batchplane: {exc}", file=sys.stderr)
         raise typer.Exit(EXIT_FINDINGS) from None

@@ -8,30 +8,21 @@ import typer
 
 from batchplane.cli import app
 from batchplane.cli.common import (
-    EXIT_FINDINGS,
     EXIT_OK,
-    EXIT_USAGE,
     ConfigOption,
     StackOption,
+    config_errors_exit,
     resolve_stack_file,
 )
 from batchplane.config import load_stack_file
-from batchplane.errors import ConfigLoadError, ConfigValidationError
 
 
 @app.command()
 def validate(stack: StackOption = None, config: ConfigOption = None) -> None:
     """Validate a stack config: exit 0 when valid, 1 with every error (stderr, one per line), 2 on I/O errors."""
     name, path = resolve_stack_file(stack, config)
-    try:
+    with config_errors_exit():
         loaded = load_stack_file(path, name)
-    except ConfigLoadError as exc:
-        print(f"batchplane: {exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_USAGE) from None
-    except ConfigValidationError as exc:
-        for issue in exc.issues:
-            print(str(issue), file=sys.stderr)
-        raise typer.Exit(EXIT_FINDINGS) from None
     for warning in loaded.warnings:
         print(str(warning), file=sys.stderr)
     k = loaded.kueue

@@ -12,79 +12,21 @@ they become :data:`SECRET_PLACEHOLDER` and their keys are marked secret.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from batchplane.config.files import read_stack_file
+from batchplane.config.files import read_yaml_file as _read_yaml
 from batchplane.errors import ConfigLoadError
 
 #: What a ``secure:`` (encrypted) config value becomes offline; its key is marked secret.
 SECRET_PLACEHOLDER = "secret-placeholder"
 
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_YAML12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 
-
-class _StackLoader(yaml.SafeLoader):
-    """SafeLoader closer to YAML 1.2 (as Pulumi's Go YAML reader): dates stay strings, ``yes``/``on``
-    stay strings (only ``true``/``false`` are booleans)."""
-
-
-_StackLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_TIMESTAMP_TAG, _BOOL_TAG)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_StackLoader.add_implicit_resolver(_BOOL_TAG, _YAML12_BOOL, list("tTfF"))
-
-
-def _read_yaml(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return yaml.load(text, Loader=_StackLoader)  # a SafeLoader subclass
-    except yaml.MarkedYAMLError as exc:
-        where = (
-            f" (line {exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1})"
-            if exc.problem_mark
-            else ""
-        )
-        raise ConfigLoadError(f"{path} is not valid YAML{where}: {exc.problem or exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigLoadError(f"{path} is not valid YAML: {exc}") from None
-
-
-def load_stack_file(path: Path) -> dict[str, Any]:
-    """Read a ``Pulumi.<stack>.yaml`` file and return its ``config:`` map as written.
-
-    Values keep their YAML types (objects stay dicts, ``secure:`` values stay ``{"secure": ...}``);
-    dates and ``yes``/``no`` stay strings, as Pulumi's YAML 1.2 reader reads them. Other top-level
-    keys (``secretsprovider``, ``encryptionsalt``, ``environment``) are ignored.
-
-    Returns:
-        ``{"namespace:key": value}`` (``{}`` for an empty file or one without ``config:``).
-
-    Raises:
-        ConfigLoadError: the file cannot be read, is not YAML, is not a mapping, or ``config`` is
-            not a mapping.
-    """
-    doc = _read_yaml(path)
-    if doc is None:
-        return {}
-    if not isinstance(doc, dict):
-        raise ConfigLoadError(f"{path}: expected a mapping with a 'config' key, got {type(doc).__name__}")
-    config = doc.get("config")
-    if config is None:
-        return {}
-    if not isinstance(config, dict):
-        raise ConfigLoadError(f"{path}: 'config' must be a mapping of 'namespace:key' to values")
-    return {str(k): v for k, v in config.items()}
+#: Read a stack file's ``config:`` map (the same reader ``batchplane validate`` uses).
+load_stack_file = read_stack_file
 
 
 @dataclass(frozen=True)

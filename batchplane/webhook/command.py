@@ -41,21 +41,13 @@ def policy_command(
     ] = None,
 ) -> None:
     """Print the webhook's policy document (JSON) rendered from a stack config."""
-    from batchplane.cli.common import resolve_stack_file
+    from batchplane.cli.common import config_errors_exit, resolve_stack_file
     from batchplane.config import load_stack_file
-    from batchplane.errors import ConfigLoadError, ConfigValidationError
     from batchplane.webhook.policy import policy_json, render_policy
 
     name, path = resolve_stack_file(stack, config)
-    try:
+    with config_errors_exit():
         loaded = load_stack_file(path, name)
-    except ConfigLoadError as exc:
-        print(f"batchplane: {exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_USAGE) from None
-    except ConfigValidationError as exc:
-        for issue in exc.issues:
-            print(str(issue), file=sys.stderr)
-        raise typer.Exit(EXIT_FINDINGS) from None
     text = policy_json(render_policy(loaded))
     if output is None:
         sys.stdout.write(text)
