@@ -1,0 +1,115 @@
+"""Every shipped template, run through the real program offline: what `preview` and `render` show.
+
+The program runs under the Pulumi SDK's mock engine (batchplane.offline). Rendered Kubernetes
+objects are checked against the real upstream CRDs (schema after defaulting + CEL rules).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from batchplane.crdcheck import CrdCatalog
+from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline.render import render_resources
+from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR, TEMPLATE_NAMES
+
+KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+QUEUES_TOKEN = "batchplane:kueue:KueueQueues"
+
+
+@cache
+def template_run(name: str, preview: bool = True) -> ProgramRun:
+    return run_program(REPO_ROOT, name, load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=preview)
+
+
+@pytest.fixture(scope="module")
+def crds() -> CrdCatalog:
+    return CrdCatalog.load(SHARED / "crds")
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_rendered_custom_resources_of_every_template_pass_the_crd_check(
+    template: str, crds: CrdCatalog
+) -> None:
+    rendering = render_resources(template_run(template, preview=False).resources)
+    known = set(crds.kinds())
+    manifests = [r.manifest for r in rendering.objects]
+    checked = [o for o in manifests if (o["apiVersion"].rpartition("/")[0], o["kind"]) in known]
+    assert any(o["kind"] == "ClusterQueue" for o in checked), f"{template}: no ClusterQueue rendered"
+    problems = {
+        f"{o['kind']}/{o['metadata'].get('namespace', '')}/{o['metadata']['name']}": [str(i) for i in issues]
+        for o in checked
+        if (issues := crds.validate(o))
+    }
+    assert problems == {}
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_kueue_objects_are_children_of_the_queues_component_and_named_after_it(template: str) -> None:
+    run = template_run(template)
+    (component,) = run.of_type(QUEUES_TOKEN)
+    kueue = [r for r in run.resources if r.type.startswith(KUEUE_TYPE)]
+    assert kueue
+    for res in kueue:
+        assert res.parent == component.urn, f"{res.urn} is not parented to {component.urn}"
+        kind = res.type.rsplit(":", 1)[1].lower()
+        assert res.name.startswith(f"{component.name}-{kind}-"), res.name
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_local_queues_depend_on_their_cluster_queue_and_every_kueue_object_on_the_readiness_gate(
+    template: str,
+) -> None:
+    run = template_run(template)
+    by_name = {(r.type, r.inputs.get("metadata", {}).get("name")): r for r in run.resources}
+    gates = [r for r in run.resources if r.type == "pulumi-python:dynamic:Resource"]
+    assert gates, f"{template}: no readiness gate"
+    for res in run.resources:
+        if not res.type.startswith(KUEUE_TYPE):
+            continue
+        assert any(g.urn in res.dependencies for g in gates), f"{res.urn} does not wait for a readiness gate"
+        if res.type.endswith(":LocalQueue"):
+            cq = by_name[(f"{KUEUE_TYPE}ClusterQueue", res.inputs["spec"]["clusterQueue"])]
+            assert cq.urn in res.dependencies, f"{res.urn} does not depend on {cq.urn}"
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_every_in_cluster_resource_uses_the_stacks_one_kubernetes_provider(template: str) -> None:
+    run = template_run(template)
+    providers = run.of_type("pulumi:providers:kubernetes")
+    assert [p.name for p in providers] == ["k8s"]
+    for res in run.resources:
+        if res.custom and res.type.startswith("kubernetes:"):
+            assert res.provider_urn == providers[0].urn, f"{res.urn} uses {res.provider}"
+
+
+@pytest.mark.parametrize(
+    ("template", "want_releases"),
+    [
+        ("kind", {"cert-manager": "v1.21.1", "kuberay-operator": "1.7.0", "kueue": "0.19.2"}),
+        (
+            "gke-prod-dws",
+            {
+                "cert-manager": "v1.21.1",
+                "kuberay-operator": "1.7.0",
+                "kueue": "0.19.2",
+                "kubeflow-trainer": "2.3.0",
+            },
+        ),
+        ("gke-dev", {"cert-manager": "v1.21.1", "kuberay-operator": "1.7.0", "kueue": "0.19.2"}),
+    ],
+    ids=["kind", "gke-prod-dws", "gke-dev"],
+)
+def test_templates_install_the_pinned_operator_charts(template: str, want_releases: dict[str, str]) -> None:
+    releases = template_run(template).of_type("kubernetes:helm.sh/v3:Release")
+    got = {r.inputs["chart"].rsplit("/", 1)[-1]: r.inputs["version"] for r in releases}
+    assert got == want_releases
+
+
+def test_openshift_template_installs_through_olm_without_helm() -> None:
+    run = template_run("openshift-ai")
+    assert run.of_type("kubernetes:helm.sh/v3:Release") == []
+    subscriptions = run.of_type("kubernetes:operators.coreos.com/v1alpha1:Subscription")
+    assert len(subscriptions) == 3
