@@ -8,6 +8,7 @@ expansion produces is validated by exactly the same rules as hand-written object
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BeforeValidator, Field
@@ -67,7 +68,9 @@ class Team(ConfigModel):
     applies; it is also marked with the ``kueue.x-k8s.io/default-queue`` annotation."""
     quotas: Annotated[TeamQuotas, Field(min_length=1)]
     """Required. ``{flavor: {resource: quantity | {nominalQuota, borrowingLimit, lendingLimit}}}``.
-    Flavors listing the same resources (same order) share a resource group, in the order given."""
+    Flavors are tried in the order they are declared in the stack (``kueue.resourceFlavors``, then
+    GPU pools), not in this map's order (Pulumi passes maps with sorted keys); flavors with the same
+    set of resources share a resource group; resources are listed by name."""
     admission_checks: Annotated[
         list[Annotated[AdmissionCheckRef, BeforeValidator(_name_to_ref)]], Field(max_length=64)
     ] = []
@@ -98,8 +101,20 @@ class TeamsConfig(ConfigModel):
     """The teams. Defaults to none."""
 
 
-def expand_team(teams: TeamsConfig, team: Team) -> tuple[ClusterQueue, LocalQueue]:
+def expand_team(
+    teams: TeamsConfig, team: Team, flavor_order: Sequence[str] = ()
+) -> tuple[ClusterQueue, LocalQueue]:
     """Expand one team into its ClusterQueue and LocalQueue (pure; no validation beyond the types).
+
+    The result never depends on the order of the ``quotas`` maps, because the Pulumi CLI hands
+    object config to the program as JSON with sorted keys (Go maps): flavors are placed — and so
+    tried by Kueue — in ``flavor_order`` (the stack's declared ResourceFlavors, then its GPU pools),
+    flavors not in it last by name; each flavor's resources are sorted by name.
+
+    Args:
+        teams: the teams-wide settings.
+        team: the team to expand.
+        flavor_order: flavor names in declaration order. Defaults to none (all by name).
 
     Returns:
         ``(cluster_queue, local_queue)``: ClusterQueue ``<team>`` in cohort ``teams.cohortName`` whose
@@ -109,16 +124,18 @@ def expand_team(teams: TeamsConfig, team: Team) -> tuple[ClusterQueue, LocalQueu
     namespace = team.namespace or team.name
     groups: list[ResourceGroup] = []
     by_resources: dict[tuple[str, ...], list[FlavorQuotas]] = {}
-    for flavor, resources in team.quotas.items():
-        key = tuple(resources)
+    rank = {name: i for i, name in enumerate(flavor_order)}
+    for flavor in sorted(team.quotas, key=lambda f: (rank.get(f, len(rank)), f)):
+        resources = team.quotas[flavor]
+        key = tuple(sorted(resources))
         quotas = [
             ResourceQuota(
                 name=res,
-                nominal_quota=q.nominal_quota,
-                borrowing_limit=q.borrowing_limit,
-                lending_limit=q.lending_limit,
+                nominal_quota=resources[res].nominal_quota,
+                borrowing_limit=resources[res].borrowing_limit,
+                lending_limit=resources[res].lending_limit,
             )
-            for res, q in resources.items()
+            for res in key
         ]
         by_resources.setdefault(key, []).append(FlavorQuotas(name=flavor, resources=quotas))
     for key, flavors in by_resources.items():

@@ -249,3 +249,21 @@ def test_workload_priority_class_has_top_level_value_and_description() -> None:
         "value": 1000,
         "description": "prod",
     }
+
+
+def test_team_flavors_follow_declaration_order_not_the_quotas_map_order() -> None:
+    # The Pulumi CLI passes object config as JSON with sorted keys; the expansion must not care.
+    def team_cq(quotas: dict[str, Any]) -> dict[str, Any]:
+        config = with_changes(
+            kueue__resourceFlavors=[{"name": "zeta"}, {"name": "alpha"}],
+            kueue__clusterQueues__0__resourceGroups__0__flavors__0__name="zeta",
+            teams={"members": [{"name": "t", "quotas": quotas}]},
+        )
+        return next(o for o in by_kind(objects_of(config), "ClusterQueue") if o["metadata"]["name"] == "t")
+
+    in_yaml_order = team_cq({"zeta": {"memory": "1Gi", "cpu": 1}, "alpha": {"memory": "2Gi", "cpu": 2}})
+    sorted_keys = team_cq({"alpha": {"cpu": 2, "memory": "2Gi"}, "zeta": {"cpu": 1, "memory": "1Gi"}})
+    assert in_yaml_order == sorted_keys
+    (group,) = in_yaml_order["spec"]["resourceGroups"]
+    assert group["coveredResources"] == ["cpu", "memory"]
+    assert [f["name"] for f in group["flavors"]] == ["zeta", "alpha"]  # declared order: zeta first
