@@ -6,7 +6,9 @@ then a CSV :class:`~components.readiness_gate.ReadinessGate` that waits for the 
 reach ``Succeeded`` — OLM installs CRDs asynchronously, so they do not exist at preview time and the
 operators' CRs must wait (shared/docs/platforms.md §3.3). Each install depends on the previous gate.
 Then the ``Kueue`` CR (when Batchplane owns it) and the DataScienceCluster, and finally a Kueue
-webhook gate (dry-run ResourceFlavor create) that Kueue objects depend on. No Helm.
+webhook gate (dry-run ResourceFlavor create) that Kueue objects depend on. Other operands (the GPU
+prerequisites' ``NodeFeatureDiscovery`` and ``ClusterPolicy``) follow their own operator's CSV gate.
+No Helm.
 
 Give this component a provider with ``upsert_existing_objects=True``: operators and OpenShift AI
 pre-create some of these objects (namespaces, the ``Kueue`` CR).
@@ -62,6 +64,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
         csv_gates: CSV gates by role.
         kueue_cr: the ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
+        operands: other operator CRs by role (``nfd-instance``, ``cluster-policy``).
         kueue_ready: what Kueue objects must depend on (the Kueue webhook gate).
     """
 
@@ -69,6 +72,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
     csv_gates: dict[str, ReadinessGate]
     kueue_cr: pulumi.Resource | None
     data_science_cluster: pulumi.Resource | None
+    operands: dict[str, pulumi.Resource]
     kueue_ready: list[pulumi.Resource]
 
     def __init__(
@@ -138,4 +142,10 @@ class OpenShiftOperators(pulumi.ComponentResource):
             serving or kueue_csv,
         )
         self.kueue_ready = [webhook_gate]
+        self.operands = {
+            operand.role: _custom(
+                f"{name}-{operand.role}", operand.obj, child([self.csv_gates[operand.after]])
+            )
+            for operand in plan.operands
+        }
         self.register_outputs({})

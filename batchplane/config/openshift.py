@@ -16,12 +16,18 @@ mechanism) by :func:`label_managed_namespaces`, through ``NamespaceSpec.labels``
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain
 from batchplane.config.kueue import NamespaceSpec
+from batchplane.config.openshift_gpu import (
+    ClusterAutoscalerSettings,
+    FeatureSet,
+    OpenShiftGpuPool,
+    OpenShiftVersion,
+)
 from batchplane.config.operators import ReadinessGateSettings
 from batchplane.config.rules import BUILTIN_NAMESPACES, ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
@@ -161,6 +167,45 @@ def _default(value: bool | None, default: bool) -> bool:
     return default if value is None else value
 
 
+class NfdOperator(OlmSubscription):
+    """The Node Feature Discovery Operator (package ``nfd``, namespace ``openshift-nfd``, catalog
+    ``redhat-operators``): labels nodes with their PCI devices, which the NVIDIA GPU Operator needs."""
+
+    channel: Channel = "stable"
+    """Update channel. Defaults to ``stable``."""
+
+
+class NvidiaGpuOperator(OlmSubscription):
+    """The NVIDIA GPU Operator (package ``gpu-operator-certified``, namespace ``nvidia-gpu-operator``,
+    catalog ``certified-operators``; NVIDIA "Installing the NVIDIA GPU Operator on OpenShift")."""
+
+    channel: Channel = "v26.3"
+    """Update channel (``vXX.Y``; ``oc get packagemanifest gpu-operator-certified -n openshift-marketplace
+    -o jsonpath='{.status.defaultChannel}'``). Defaults to ``v26.3``, the default channel NVIDIA's docs name."""
+    source: DnsSubdomain = "certified-operators"
+    """CatalogSource name. Defaults to ``certified-operators``."""
+
+
+class GpuOperator(ConfigModel):
+    """The GPU node prerequisites: Node Feature Discovery and the NVIDIA GPU Operator, through OLM."""
+
+    install: bool = False
+    """Install both (Namespace + OperatorGroup + Subscription each, gated on their CSVs) and create their
+    ``NodeFeatureDiscovery`` and ``ClusterPolicy`` CRs. Defaults to false (installed by the cluster admin)."""
+    nfd: NfdOperator = NfdOperator()
+    """The Node Feature Discovery Operator subscription. Defaults to channel ``stable``."""
+    nvidia: NvidiaGpuOperator = NvidiaGpuOperator()
+    """The NVIDIA GPU Operator subscription. Defaults to channel ``v26.3``."""
+    node_feature_discovery: dict[str, Any] | None = None
+    """``spec`` of the ``NodeFeatureDiscovery`` ``nfd-instance``. Defaults to a worker config labelling PCI
+    display/network/processing devices by vendor (the operator picks the operand image, OpenShift ≥ 4.17)."""
+    cluster_policy: dict[str, Any] | None = None
+    """``spec`` of the ``ClusterPolicy`` ``gpu-cluster-policy`` (an empty spec fails to deploy). Defaults
+    to Batchplane's, which enables the driver (via the OpenShift Driver Toolkit), toolkit, device
+    plugin, DCGM, DCGM exporter, GPU feature discovery, MIG manager and node status exporter; the
+    operator CSV's ``alm-examples`` is the authoritative default (docs/openshift.md)."""
+
+
 class OpenShiftTarget(ConfigModel):
     """An OpenShift cluster reached through a kubeconfig context (``oc login`` writes one)."""
 
@@ -180,6 +225,29 @@ class OpenShiftTarget(ConfigModel):
     csv_gate: ReadinessGateSettings = ReadinessGateSettings(timeout_seconds=900, interval_seconds=10)
     """How long each CSV gate waits for its operator's ClusterServiceVersion to reach ``Succeeded``
     (and the Kueue webhook gate for RHBoK's webhook). Defaults to 900 s, checked every 10 s."""
+    infrastructure_id: (
+        Annotated[str, Field(min_length=1, max_length=27, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")] | None
+    ) = None
+    """The cluster's infrastructure ID (``oc get infrastructure cluster -o
+    jsonpath='{.status.infrastructureName}'``): MachineSet names, the ``cluster-api-cluster`` label and
+    AWS filter names derive from it. Required for ``aws`` GPU pools; template pools read it from the
+    template's labels when not given. Defaults to none."""
+    openshift_version: OpenShiftVersion | None = None
+    """The cluster's OpenShift version (``4.19`` or ``4.19.3``), checked against the ProvisioningRequest
+    floor (4.19) when a GPU pool uses ProvisioningRequests. Defaults to none (a warning says the floor
+    cannot be checked at plan time)."""
+    feature_set: FeatureSet | None = None
+    """The cluster's ``FeatureGate`` ``cluster`` ``spec.featureSet``, as set by the cluster admin
+    (Batchplane never changes it: a NoUpgrade feature set cannot be undone and blocks upgrades). GPU
+    pools with ProvisioningRequests need the ``ProvisioningRequestAvailable`` gate: ``DevPreviewNoUpgrade``,
+    or ``CustomNoUpgrade`` listing it. Defaults to none (a warning says it cannot be checked)."""
+    gpu_pools: list[OpenShiftGpuPool] = []
+    """Autoscaled GPU MachineSets (docs/openshift.md). Defaults to none."""
+    cluster_autoscaler: ClusterAutoscalerSettings = ClusterAutoscalerSettings()
+    """The ``ClusterAutoscaler`` ``default``, declared when there are GPU pools. Defaults to
+    ``ClusterAutoscalerSettings()`` (GPU limits derived from the pools; no cores/memory limits)."""
+    gpu_operator: GpuOperator = GpuOperator()
+    """Node Feature Discovery and the NVIDIA GPU Operator via OLM. Defaults to not installed."""
 
     def kube_context(self) -> str:
         """The kubeconfig context the Kubernetes provider uses."""

@@ -7,7 +7,7 @@ shared/docs/platforms.md §4.1; the DataScienceCluster and the ``Kueue`` CR foll
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from batchplane.config.openshift import OlmSubscription, OpenShiftTarget, rhbok_frameworks
@@ -44,19 +44,37 @@ class OlmInstall:
 
 
 @dataclass(frozen=True)
-class OpenShiftPlan:
-    """Everything the OpenShift target declares, in order: OLM installs (each gated on its CSV),
-    then the ``Kueue`` CR (when Batchplane owns it) and the DataScienceCluster.
+class Operand:
+    """A CR of an OLM-installed operator, declared once that operator's CSV gate passes.
 
     Attributes:
-        installs: cert-manager, kueue, then openshift-ai (when configured).
+        role: resource-name role, e.g. ``nfd-instance``, ``cluster-policy``.
+        after: the :attr:`OlmInstall.role` whose CSV gate it waits for.
+        obj: the object.
+    """
+
+    role: str
+    after: str
+    obj: Object
+
+
+@dataclass(frozen=True)
+class OpenShiftPlan:
+    """Everything the OpenShift target declares, in order: OLM installs (each gated on its CSV),
+    then the ``Kueue`` CR (when Batchplane owns it), the DataScienceCluster and other operands.
+
+    Attributes:
+        installs: cert-manager, kueue, openshift-ai (when configured), then nfd and gpu-operator
+            (when ``gpuOperator.install``).
         kueue_cr: the ``kueue.openshift.io/v1`` ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
+        operands: the ``NodeFeatureDiscovery`` and ``ClusterPolicy`` CRs (when ``gpuOperator.install``).
     """
 
     installs: list[OlmInstall]
     kueue_cr: Object | None
     data_science_cluster: Object | None
+    operands: list[Operand] = field(default_factory=list)
 
 
 def _install(
@@ -126,8 +144,77 @@ def data_science_cluster(target: OpenShiftTarget) -> Object | None:
     }
 
 
+NFD_NAMESPACE = "openshift-nfd"
+GPU_OPERATOR_NAMESPACE = "nvidia-gpu-operator"
+
+DEFAULT_NFD_SPEC: Object = {
+    "workerConfig": {
+        "configData": (
+            "core:\n  sleepInterval: 60s\n"
+            "sources:\n  pci:\n    deviceClassWhitelist:\n"
+            '      - "0200"\n      - "03"\n      - "12"\n'
+            "    deviceLabelFields:\n      - vendor\n"
+        )
+    }
+}
+"""``NodeFeatureDiscovery`` spec: label nodes with PCI network (0200), display (03) and processing
+accelerator (12) devices by vendor — NVIDIA GPUs give ``feature.node.kubernetes.io/pci-10de.present``,
+which the GPU Operator selects. The operator picks the operand image (OpenShift ≥ 4.17)."""
+
+DEFAULT_CLUSTER_POLICY_SPEC: Object = {
+    "operator": {"defaultRuntime": "crio", "use_ocp_driver_toolkit": True, "initContainer": {}},
+    "daemonsets": {"updateStrategy": "RollingUpdate"},
+    "driver": {"enabled": True},
+    "toolkit": {"enabled": True},
+    "devicePlugin": {"enabled": True},
+    "dcgm": {"enabled": True},
+    "dcgmExporter": {"enabled": True, "serviceMonitor": {"enabled": True}},
+    "gfd": {"enabled": True},
+    "migManager": {"enabled": True},
+    "nodeStatusExporter": {"enabled": True},
+    "validator": {"plugin": {"env": [{"name": "WITH_WORKLOAD", "value": "false"}]}},
+}
+"""``ClusterPolicy`` spec, after the fields of the ClusterPolicy example in the OpenShift 4.19
+"Hardware accelerators" docs (``defaultRuntime: crio``, ``use_ocp_driver_toolkit: true``; DCGM exporter
+with a ServiceMonitor). NVIDIA creates it from the CSV's ``alm-examples``, which is authoritative;
+override with ``gpuOperator.clusterPolicy``."""
+
+
+def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], list[Operand]]:
+    """Node Feature Discovery and the NVIDIA GPU Operator (namespaced OperatorGroups) and their CRs:
+    ``NodeFeatureDiscovery`` ``nfd-instance`` (``nfd.openshift.io/v1``) and ``ClusterPolicy``
+    ``gpu-cluster-policy`` (``nvidia.com/v1``, cluster-scoped). Empty unless ``gpuOperator.install``."""
+    gpu = target.gpu_operator
+    if not gpu.install:
+        return [], []
+    installs = [
+        _install("nfd", NFD_NAMESPACE, NFD_NAMESPACE, "nfd", gpu.nfd, {"targetNamespaces": [NFD_NAMESPACE]}),
+        _install(
+            "gpu-operator",
+            GPU_OPERATOR_NAMESPACE,
+            "nvidia-gpu-operator-group",
+            "gpu-operator-certified",
+            gpu.nvidia,
+            {"targetNamespaces": [GPU_OPERATOR_NAMESPACE]},
+        ),
+    ]
+    nfd = {
+        "apiVersion": "nfd.openshift.io/v1",
+        "kind": "NodeFeatureDiscovery",
+        "metadata": {"name": "nfd-instance", "namespace": NFD_NAMESPACE, "labels": dict(MANAGED_BY)},
+        "spec": gpu.node_feature_discovery if gpu.node_feature_discovery is not None else DEFAULT_NFD_SPEC,
+    }
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "gpu-cluster-policy", "labels": dict(MANAGED_BY)},
+        "spec": gpu.cluster_policy if gpu.cluster_policy is not None else DEFAULT_CLUSTER_POLICY_SPEC,
+    }
+    return installs, [Operand("nfd-instance", "nfd", nfd), Operand("cluster-policy", "gpu-operator", policy)]
+
+
 def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
-    """The OLM installs, ``Kueue`` CR and DataScienceCluster of an ``openshift`` target."""
+    """The OLM installs, ``Kueue`` CR, DataScienceCluster and GPU operands of an ``openshift`` target."""
     installs = [
         _install(
             "cert-manager",
@@ -146,6 +233,10 @@ def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
                 "openshift-ai", "redhat-ods-operator", "rhods-operator", "rhods-operator", target.openshift_ai
             )
         )
+    gpu_installs, operands = gpu_operator_installs(target)
     return OpenShiftPlan(
-        installs, kueue_cr(target) if target.creates_kueue_cr() else None, data_science_cluster(target)
+        [*installs, *gpu_installs],
+        kueue_cr(target) if target.creates_kueue_cr() else None,
+        data_science_cluster(target),
+        operands,
     )

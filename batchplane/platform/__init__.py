@@ -3,7 +3,8 @@
 :func:`expand_pools` runs at the end of :func:`batchplane.config.stack.expand` (derived flavors
 and ProvisioningRequest admission checks join the expanded Kueue model, so every Kueue rule and
 builder sees them); :func:`check_pools` runs in :func:`batchplane.config.stack.load_stack` next to
-the Kueue rules. Only GKE targets have pools today; other targets get nothing.
+the Kueue rules. GKE GPU node pools and OpenShift GPU MachineSets are pools; other targets have none.
+Both platforms go through the same functions of :mod:`batchplane.platform.pools`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from batchplane.config.gke import GkeTarget, check_gke_target
+from batchplane.config.openshift import OpenShiftTarget
 from batchplane.config.rules import ExpandedKueue
 from batchplane.errors import ConfigIssue
 from batchplane.platform.gke import gke_backed_pools
+from batchplane.platform.openshift import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
 from batchplane.platform.pools import (
     BackedPool,
     attach_pool_flavors,
@@ -30,9 +33,12 @@ __all__ = ["backed_pools", "check_pools", "expand_pools"]
 
 
 def backed_pools(config: StackConfig) -> list[BackedPool]:
-    """The node pools of the stack's target that back ResourceFlavors (GKE GPU pools)."""
+    """The node pools of the stack's target that back ResourceFlavors (GKE GPU pools, OpenShift GPU
+    MachineSets)."""
     if isinstance(config.target, GkeTarget):
         return gke_backed_pools(config.target)
+    if isinstance(config.target, OpenShiftTarget):
+        return openshift_backed_pools(config.target)
     return []
 
 
@@ -45,10 +51,14 @@ def expand_pools(config: StackConfig, k: ExpandedKueue) -> None:
 
 
 def check_pools(config: StackConfig, k: ExpandedKueue) -> list[ConfigIssue]:
-    """The target's platform rules (GKE), flavor/pool consistency, provisioning checks and capacity."""
+    """The target's platform rules (GKE, OpenShift GPU capacity), flavor/pool consistency, provisioning
+    checks and capacity."""
     issues: list[ConfigIssue] = []
     if isinstance(config.target, GkeTarget):
         issues += check_gke_target(config.target, config.environment)
+    if isinstance(config.target, OpenShiftTarget):
+        issues += check_gpu_capacity(config.target)
+        issues += check_gang_sizes(k, config.target)
     pools = backed_pools(config)
     if pools:
         issues += check_pool_flavors(k, pools)

@@ -4,7 +4,8 @@ A :class:`BackedPool` is the platform-neutral picture of "a group of identical G
 ResourceFlavor stands for": the node label that selects exactly those nodes, every label and taint
 the nodes carry, how many nodes there can be and what each node has, and — for pools whose nodes
 are only obtainable through ProvisioningRequests — how Kueue must ask for them. GKE node pools
-(:mod:`batchplane.platform.gke`) map onto it; OpenShift MachineSets can too.
+(:mod:`batchplane.platform.gke`) and OpenShift GPU MachineSets (:mod:`batchplane.platform.openshift`)
+map onto it, so both targets share every function below.
 
 Everything here is pure and works on the expanded Kueue model (:class:`ExpandedKueue`), so derived
 objects flow through the same rules (:func:`batchplane.config.rules.check_kueue`) and builders as
@@ -81,6 +82,12 @@ class ProvisioningSpec:
         parameters: ProvisioningRequest parameters (``maxRunDurationSeconds`` ...), string values.
         retry_strategy: emitted retryStrategy.
         pod_set_merge_policy: ``podSetMergePolicy`` or None.
+        check_suffix: the generated AdmissionCheck and ProvisioningRequestConfig are named
+            ``<pool>-<check_suffix>``. Defaults to ``dws`` (GKE Dynamic Workload Scheduler).
+        accepted_classes: provisioning classes a hand-written check on the pool's flavor may use;
+            empty means only ``class_name``. Defaults to empty.
+        one_pod_set: the provisioner accepts one PodSet per ProvisioningRequest (GKE queued
+            provisioning), so checks without ``managedResources`` are warned about. Defaults to true.
     """
 
     class_name: str
@@ -88,6 +95,13 @@ class ProvisioningSpec:
     parameters: dict[str, str]
     retry_strategy: RetryStrategy
     pod_set_merge_policy: str | None
+    check_suffix: str = "dws"
+    accepted_classes: tuple[str, ...] = ()
+    one_pod_set: bool = True
+
+    def accepts(self, class_name: str) -> bool:
+        """Whether a ProvisioningRequestConfig with this class can obtain the pool's nodes."""
+        return class_name in (self.accepted_classes or (self.class_name,))
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,8 @@ class BackedPool:
         per_node: resources of one node: ``nvidia.com/gpu`` (count), ``cpu`` (cores), ``memory``
             (bytes), each only when known.
         provisioning: set when nodes are only obtainable through ProvisioningRequests.
+        size_key: the config key that sizes the pool, named in capacity messages. Defaults to
+            ``maxNodes`` (GKE); OpenShift MachineSets use ``maxReplicas``.
     """
 
     name: str
@@ -122,6 +138,7 @@ class BackedPool:
     max_nodes_path: KeyPath
     per_node: dict[str, Decimal] = field(default_factory=dict)
     provisioning: ProvisioningSpec | None = None
+    size_key: str = "maxNodes"
 
     def describe(self) -> str:
         """``GKE node pool "gpu" (batchplane:target.gpuPools[0])``."""
@@ -288,8 +305,10 @@ def _taint_text(taint: Taint) -> str:
 
 
 def provisioning_check_name(pool: BackedPool) -> str:
-    """Name of the generated AdmissionCheck and ProvisioningRequestConfig of a queued pool: ``<pool>-dws``."""
-    return f"{pool.name}-dws"
+    """Name of the generated AdmissionCheck and ProvisioningRequestConfig of a queued pool:
+    ``<pool>-<suffix>`` (``<pool>-dws`` on GKE, :attr:`ProvisioningSpec.check_suffix`)."""
+    suffix = pool.provisioning.check_suffix if pool.provisioning is not None else "dws"
+    return f"{pool.name}-{suffix}"
 
 
 def provisioning_request_config(pool: BackedPool, spec: ProvisioningSpec) -> ProvisioningRequestConfig:
@@ -391,15 +410,16 @@ def _prc_vs_pool(prc: Located[ProvisioningRequestConfig], pool: BackedPool, flav
     assert pool.provisioning is not None
     p, spec = prc.obj, pool.provisioning
     out: list[ConfigIssue] = []
-    if p.provisioning_class_name != spec.class_name:
+    if not spec.accepts(p.provisioning_class_name):
+        allowed = " or ".join(spec.accepted_classes or (spec.class_name,))
         out.append(
             ConfigIssue(
                 str(prc.path.key("provisioningClassName")),
                 f'"{p.provisioning_class_name}" cannot obtain nodes of {pool.describe()} '
-                f'(flavor "{flavor}"): they are provisioned only through {spec.class_name}',
+                f'(flavor "{flavor}"): they are provisioned only through {allowed}',
             )
         )
-    if not p.managed_resources:
+    if not p.managed_resources and spec.one_pod_set:
         out.append(
             ConfigIssue(
                 str(prc.path.key("managedResources")),
@@ -509,7 +529,7 @@ def _capacity_issue(
                 str(pool.max_nodes_path),
                 f"{quota} but {pool.describe()} has at most {fmt(capacity, resource)} ({basis}): "
                 f"{excess} {resource} of nominal quota can never be backed by nodes; "
-                "raise maxNodes or lower the quotas",
+                f"raise {pool.size_key} or lower the quotas",
             )
         ]
     if capacity > 0 and d.total < capacity * LOW_USE_THRESHOLD:
@@ -518,7 +538,7 @@ def _capacity_issue(
             ConfigIssue(
                 str(pool.max_nodes_path),
                 f"{quota}, {share}% of the {fmt(capacity, resource)} {pool.describe()} can provide "
-                f"({basis}): Kueue never admits workloads onto the rest; lower maxNodes or raise "
+                f"({basis}): Kueue never admits workloads onto the rest; lower {pool.size_key} or raise "
                 f"the quotas (warned below {int(LOW_USE_THRESHOLD * 100)}%)",
                 "warning",
             )

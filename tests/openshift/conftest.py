@@ -1,0 +1,94 @@
+"""Helpers for the OpenShift GPU tests: a small valid stack with one AWS GPU MachineSet, and edits of it."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+DELETE = object()
+"""A change value that removes the key."""
+
+INFRA = "ocp-7x2kq"
+"""The infrastructure ID of :func:`ocp_config`."""
+
+
+def ocp_config() -> dict[str, Any]:
+    """A valid OpenShift stack: one ``atomic`` AWS pool ``a10g`` (0–4 × g5.2xlarge: 1 A10G, 8 vCPU,
+    32 GiB), a ClusterAutoscaler baseline, the GPU Operator, and ClusterQueue ``cq`` with an empty
+    flavor for CPU-only pods and the pool's derived flavor ``a10g`` (4 GPUs, 28 cores, 112Gi)."""
+    return {
+        "batchplane:target": {
+            "kind": "openshift",
+            "context": "ocp",
+            "infrastructureId": INFRA,
+            "openshiftVersion": "4.19",
+            "featureSet": "DevPreviewNoUpgrade",
+            "gpuOperator": {"install": True},
+            "gpuPools": [
+                {
+                    "name": "a10g",
+                    "aws": {
+                        "instanceType": "g5.2xlarge",
+                        "ami": "ami-0123456789abcdef0",
+                        "region": "us-east-1",
+                        "zone": "us-east-1a",
+                    },
+                    "maxReplicas": 4,
+                }
+            ],
+            "clusterAutoscaler": {"baseline": {"nodes": 6, "cores": 48, "memoryGiB": 192}},
+        },
+        "batchplane:kueue": {
+            "resourceFlavors": [{"name": "default-flavor"}],
+            "clusterQueues": [
+                {
+                    "name": "cq",
+                    "resourceGroups": [
+                        {
+                            "coveredResources": ["cpu", "memory", "nvidia.com/gpu"],
+                            "flavors": [
+                                {
+                                    "name": "default-flavor",
+                                    "resources": [
+                                        {"name": "cpu", "nominalQuota": 4},
+                                        {"name": "memory", "nominalQuota": "16Gi"},
+                                        {"name": "nvidia.com/gpu", "nominalQuota": 0},
+                                    ],
+                                },
+                                {
+                                    "name": "a10g",
+                                    "resources": [
+                                        {"name": "cpu", "nominalQuota": 28},
+                                        {"name": "memory", "nominalQuota": "112Gi"},
+                                        {"name": "nvidia.com/gpu", "nominalQuota": 4},
+                                    ],
+                                },
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "localQueues": [{"name": "lq", "namespace": "team-a", "clusterQueue": "cq"}],
+        },
+    }
+
+
+def ocp_with(**changes: Any) -> dict[str, Any]:
+    """``ocp_config()`` with changes: ``target__gpuPools__0__minReplicas=1`` sets
+    ``batchplane:target.gpuPools[0].minReplicas``; a list index equal to the length appends;
+    :data:`DELETE` removes the key."""
+    cfg = copy.deepcopy(ocp_config())
+    for dotted, value in changes.items():
+        first, *rest = dotted.split("__")
+        key: Any = f"batchplane:{first}"
+        node: Any = cfg
+        for part in rest:
+            node = node.setdefault(key, {}) if isinstance(node, dict) else node[key]
+            key = int(part) if isinstance(node, list) else part
+        if value is DELETE:
+            del node[key]
+        elif isinstance(node, list) and key == len(node):
+            node.append(value)
+        else:
+            node[key] = value
+    return cfg
