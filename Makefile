@@ -13,16 +13,32 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
-.PHONY: help install preview test lint typecheck check bench
+# Graphviz's `dot` renders `batchplane graph` SVG/PNG (and their tests). As root with apt-get (CI, containers)
+# it is installed quietly; otherwise this stops with the package to install.
+GRAPHVIZ_PACKAGE := graphviz
+
+.PHONY: help install graphviz preview test lint typecheck check bench graphs e2e-kind
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-install: $(BIN)/.installed ## create .venv and install batchplane with its dev tools
+install: graphviz $(BIN)/.installed ## create .venv and install batchplane with its dev tools (+ Graphviz as root)
+
+graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz package when root)
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      $(GRAPHVIZ_PACKAGE)) >/dev/null || { echo "make: installing the $(GRAPHVIZ_PACKAGE) package failed" >&2; exit 1; }; \
+	  else \
+	    echo "make: Graphviz's dot binary is missing: install the '$(GRAPHVIZ_PACKAGE)' package" \
+	      "(Debian/Ubuntu: sudo apt-get install $(GRAPHVIZ_PACKAGE); Fedora: sudo dnf install $(GRAPHVIZ_PACKAGE);" \
+	      "macOS: brew install $(GRAPHVIZ_PACKAGE))" >&2; \
+	    exit 1; \
+	  fi; }
 
 preview: $(BIN)/.installed ## set up, then preview the default stack offline (STACK=kind)
 	$(BIN)/batchplane preview --stack $(STACK)
 
-test: $(BIN)/.installed ## set up, then run the whole test suite
+test: graphviz $(BIN)/.installed ## set up, then run the whole test suite
 	$(BIN)/pytest -q
 
 lint: $(BIN)/.installed ## ruff lint + format check
@@ -33,3 +49,14 @@ typecheck: $(BIN)/.installed ## mypy --strict on batchplane/ and components/
 	$(BIN)/mypy
 
 check: lint typecheck test ## everything CI runs
+
+graphs: graphviz $(BIN)/.installed ## regenerate docs/graphs/<stack>.dot and .svg for every stacks/Pulumi.<stack>.yaml
+	@mkdir -p docs/graphs
+	@for f in stacks/Pulumi.*.yaml; do \
+	  s=$${f#stacks/Pulumi.}; s=$${s%.yaml}; \
+	  $(BIN)/batchplane graph --stack $$s --format dot --output docs/graphs/$$s.dot || exit 1; \
+	  $(BIN)/batchplane graph --stack $$s --format svg --output docs/graphs/$$s.svg || exit 1; \
+	done
+
+e2e-kind: $(BIN)/.installed ## end-to-end on a real kind cluster (needs docker, kind, kubectl, pulumi); ~15 min
+	$(BIN)/pytest -m kind tests/e2e -v -rs
