@@ -15,9 +15,11 @@ from batchplane.config.stack import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.operators import install_plan, openshift_plan
 from batchplane.platform.gke_resources import cluster_args, node_pool_args, system_pool_args
+from batchplane.platform.openshift import gpu_capacity_plan
 from batchplane.webhook.manifests import webhook_deployment, webhook_enabled
 from components.gke_cluster import GkeCluster, GkeClusterArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
+from components.openshift_gpu_capacity import OpenShiftGpuCapacity
 from components.openshift_operators import OpenShiftOperators
 from components.operators import Operators
 from components.quota_webhook import QuotaWebhook, QuotaWebhookArgs
@@ -77,6 +79,18 @@ if isinstance(target, OpenShiftTarget):
         },
         opts=k8s_opts,
     ).kueue_ready
+    if target.gpu_pools:  # GPU MachineSets scaled from zero by the Cluster Autoscaler
+        gpu_plan = gpu_capacity_plan(target)
+        OpenShiftGpuCapacity(
+            "gpu",
+            {
+                "pools": gpu_plan.pools,
+                "machine_sets": gpu_plan.machine_sets,
+                "machine_autoscalers": gpu_plan.machine_autoscalers,
+                "cluster_autoscaler": gpu_plan.cluster_autoscaler,
+            },
+            opts=k8s_opts,
+        )
 elif stack.config.operators is not None:
     plan = install_plan(
         stack.config.operators, target.kind, [ns.name for ns in tenant_namespaces(stack.kueue)]

@@ -156,8 +156,11 @@ def expand(config: StackConfig) -> ExpandedKueue:
         namespaces=located(kc.namespaces, "namespaces"),
     )
     if config.teams is not None:
+        # Declared flavors, then GPU pools (whose derived flavors are named after them).
+        pools = getattr(config.target, "gpu_pools", [])
+        flavor_order = [f.name for f in kc.resource_flavors] + [pool.name for pool in pools]
         for i, team in enumerate(config.teams.members):
-            cq, lq = expand_team(config.teams, team)
+            cq, lq = expand_team(config.teams, team, flavor_order)
             path = f"{CONFIG_NAMESPACE}:teams.members[{i}]"
             k.cluster_queues.append(Located(cq, KeyPath(path, f'generated ClusterQueue "{cq.name}"')))
             k.local_queues.append(
