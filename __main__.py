@@ -38,7 +38,11 @@ if isinstance(target, GkeTarget):
     gke = GkeCluster(
         "gke",
         GkeClusterArgs(
-            cluster=cluster_args(target, stack.config.environment),
+            cluster=cluster_args(
+                target,
+                stack.config.environment,
+                ray_addon=stack.config.operators is not None and stack.config.operators.gke_ray_addon,
+            ),
             system_pool=system_pool_args(target),
             gpu_pools=[node_pool_args(target, pool) for pool in target.gpu_pools],
             workload_identity=target.workload_identity,

@@ -44,9 +44,13 @@ _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE
 Kwargs = dict[str, Any]
 
 
-def cluster_args(target: GkeTarget, environment: str) -> Kwargs:
+def cluster_args(target: GkeTarget, environment: str, *, ray_addon: bool = False) -> Kwargs:
     """Keyword arguments of ``gcp.container.Cluster`` (without ``workload_identity_config``, which
     needs the project; see :func:`workload_pool`).
+
+    ``ray_addon`` turns on GKE's managed Ray operator add-on (``addons_config.ray_operator_configs``,
+    pulumi-gcp 10.2.0 ``ClusterAddonsConfigArgs``) — ``batchplane:operators.kuberay.gkeRayAddon``,
+    which config validation makes mutually exclusive with the KubeRay Helm install. Defaults to off.
 
     The default node pool is removed (``remove_default_node_pool`` with ``initial_node_count 1``, as
     the pulumi-gcp docstring asks) because every pool is a separate ``NodePool``.
@@ -59,6 +63,8 @@ def cluster_args(target: GkeTarget, environment: str) -> Kwargs:
         "release_channel": {"channel": target.release_channel},
         "deletion_protection": target.resolved_deletion_protection(environment),
     }
+    if ray_addon:
+        args["addons_config"] = {"ray_operator_configs": [{"enabled": True}]}
     if target.project is not None:
         args["project"] = target.project
     if target.min_master_version is not None:

@@ -426,3 +426,23 @@ def test_bad_gke_config_raises_before_any_resource_is_declared() -> None:
     assert [str(i) for i in caught.value.errors] == [
         "batchplane:target.zone: give either region (a regional cluster) or zone (a zonal cluster), not both"
     ]
+
+
+@pytest.mark.parametrize(
+    ("kuberay", "want_addon", "want_kuberay_release"),
+    [
+        ({"gkeRayAddon": True, "enabled": False}, {"rayOperatorConfigs": [{"enabled": True}]}, False),
+        ({"version": "1.7.0"}, None, True),
+    ],
+    ids=["managed-ray-addon", "helm-kuberay"],
+)
+def test_gke_ray_addon_replaces_the_kuberay_chart(
+    kuberay: dict[str, Any], want_addon: dict[str, Any] | None, want_kuberay_release: bool
+) -> None:
+    config = load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")
+    config["batchplane:operators"] = {**config["batchplane:operators"], "kuberay": kuberay}
+    run = run_program(REPO_ROOT, "gke-dev", config)
+    (cluster,) = run.of_type("gcp:container/cluster:Cluster")
+    assert cluster.inputs.get("addonsConfig") == want_addon
+    charts = [r.inputs["chart"] for r in run.of_type("kubernetes:helm.sh/v3:Release")]
+    assert any(c.endswith("kuberay-operator") for c in charts) is want_kuberay_release
