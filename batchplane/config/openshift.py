@@ -16,7 +16,7 @@ mechanism) by :func:`label_managed_namespaces`, through ``NamespaceSpec.labels``
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
@@ -36,26 +36,6 @@ KUEUE_MANAGED_LABEL = "kueue.openshift.io/managed"
 """Namespace label that opts a namespace into the Red Hat build of Kueue's webhooks."""
 
 #: ``spec.config.integrations.frameworks`` names of the RHBoK ``Kueue`` CR (CRD enum, platforms.md §4.2).
-RHBOK_FRAMEWORKS: tuple[str, ...] = (
-    "BatchJob",
-    "RayJob",
-    "RayCluster",
-    "RayService",
-    "JobSet",
-    "MPIJob",
-    "PaddleJob",
-    "PyTorchJob",
-    "TFJob",
-    "TrainJob",
-    "XGBoostJob",
-    "JaxJob",
-    "AppWrapper",
-    "Pod",
-    "Deployment",
-    "StatefulSet",
-    "LeaderWorkerSet",
-    "SparkApplication",
-)
 RhbokFramework = Literal[
     "BatchJob",
     "RayJob",
@@ -76,6 +56,7 @@ RhbokFramework = Literal[
     "LeaderWorkerSet",
     "SparkApplication",
 ]
+RHBOK_FRAMEWORKS: tuple[str, ...] = get_args(RhbokFramework)
 
 Channel = Annotated[str, Field(min_length=1, max_length=253, pattern=r"^[A-Za-z0-9][-A-Za-z0-9_.]*$")]
 

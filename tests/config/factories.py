@@ -37,23 +37,21 @@ def base_config() -> dict[str, Any]:
     }
 
 
-def with_changes(**changes: Any) -> dict[str, Any]:
-    """``base_config()`` with dotted-path changes applied: ``{"kueue.clusterQueues.0.name": "x"}``.
+def apply_changes(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A deep copy of a stack config map with dotted-path changes applied.
 
-    Keys use ``__`` for ``.`` (Python kwargs) and the first part is the ``batchplane:`` key.
-    A value of ``DELETE`` removes the key.
+    Keys use ``__`` for ``.`` (Python kwargs); the first part is the ``batchplane:`` key:
+    ``kueue__clusterQueues__0__name="x"`` sets ``batchplane:kueue.clusterQueues[0].name``. A list
+    index equal to the list's length appends; a value of :data:`DELETE` removes the key.
     """
-    cfg = copy.deepcopy(base_config())
+    cfg = copy.deepcopy(base)
     for dotted, value in changes.items():
-        parts = dotted.split("__")
-        node: Any = cfg.setdefault(f"batchplane:{parts[0]}", {}) if len(parts) > 1 else cfg
-        if len(parts) == 1:
-            key: Any = f"batchplane:{parts[0]}"
-        else:
-            for part in parts[1:-1]:
-                node = node[int(part)] if isinstance(node, list) else node.setdefault(part, {})
-            node = node if node is not None else {}
-            key = int(parts[-1]) if isinstance(node, list) else parts[-1]
+        first, *rest = dotted.split("__")
+        key: Any = f"batchplane:{first}"
+        node: Any = cfg
+        for part in rest:
+            node = node.setdefault(key, {}) if isinstance(node, dict) else node[key]
+            key = int(part) if isinstance(node, list) else part
         if value is DELETE:
             del node[key]
         elif isinstance(node, list) and key == len(node):
@@ -61,6 +59,11 @@ def with_changes(**changes: Any) -> dict[str, Any]:
         else:
             node[key] = value
     return cfg
+
+
+def with_changes(**changes: Any) -> dict[str, Any]:
+    """``base_config()`` with :func:`apply_changes`."""
+    return apply_changes(base_config(), **changes)
 
 
 DELETE = object()

@@ -16,7 +16,8 @@ import pytest
 
 from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
-from tests.gke.conftest import DELETE, gke_config, gke_with
+from tests.config.factories import DELETE
+from tests.gke.conftest import gke_config, gke_with
 
 P = "target__gpuPools__0__"
 PATH = "batchplane:target.gpuPools[0]"

@@ -10,7 +10,8 @@ import pytest
 from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
 from batchplane.kueue import kueue_objects
-from tests.gke.conftest import DELETE, gke_with
+from tests.config.factories import DELETE
+from tests.gke.conftest import gke_with
 
 P = "target__gpuPools__0__"
 RF = "kueue__resourceFlavors__1"

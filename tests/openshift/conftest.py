@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-DELETE = object()
+from tests.config.factories import apply_changes
+
 """A change value that removes the key."""
 
 INFRA = "ocp-7x2kq"
@@ -77,18 +77,4 @@ def ocp_with(**changes: Any) -> dict[str, Any]:
     """``ocp_config()`` with changes: ``target__gpuPools__0__minReplicas=1`` sets
     ``batchplane:target.gpuPools[0].minReplicas``; a list index equal to the length appends;
     :data:`DELETE` removes the key."""
-    cfg = copy.deepcopy(ocp_config())
-    for dotted, value in changes.items():
-        first, *rest = dotted.split("__")
-        key: Any = f"batchplane:{first}"
-        node: Any = cfg
-        for part in rest:
-            node = node.setdefault(key, {}) if isinstance(node, dict) else node[key]
-            key = int(part) if isinstance(node, list) else part
-        if value is DELETE:
-            del node[key]
-        elif isinstance(node, list) and key == len(node):
-            node.append(value)
-        else:
-            node[key] = value
-    return cfg
+    return apply_changes(ocp_config(), **changes)

@@ -15,8 +15,9 @@ from batchplane.errors import ConfigValidationError
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun, RecordedResource
 from batchplane.offline.stackfile import load_stack_file
+from tests.config.factories import DELETE
 from tests.conftest import REPO_ROOT, STACKS_DIR
-from tests.openshift.conftest import DELETE, ocp_with
+from tests.openshift.conftest import ocp_with
 
 pytestmark = pytest.mark.slow
 

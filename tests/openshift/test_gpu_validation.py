@@ -15,7 +15,8 @@ import pytest
 
 from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
-from tests.openshift.conftest import DELETE, ocp_config, ocp_with
+from tests.config.factories import DELETE
+from tests.openshift.conftest import ocp_config, ocp_with
 
 P = "target__gpuPools__0__"
 PATH = "batchplane:target.gpuPools[0]"
