@@ -33,11 +33,10 @@ from batchplane.accounting.podsets import (
     TrainingRuntimes,
     trainjob_pod_sets,
 )
+from batchplane.wellknown import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 
 #: Label that selects the LocalQueue (``pkg/controller/constants/constants.go:23``).
-QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 #: Label that selects a WorkloadPriorityClass.
-PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 #: Namespace assumed for objects whose manifest leaves ``metadata.namespace`` out (as kubectl does).
 DEFAULT_NAMESPACE = "default"
 

@@ -23,6 +23,7 @@ from batchplane.config.base import (
     QualifiedName,
     Quantity,
 )
+from batchplane.wellknown import PROVISIONING_CONTROLLER
 
 KueueApiVersion = Literal["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"]
 KUEUE_V1BETA2: KueueApiVersion = "kueue.x-k8s.io/v1beta2"
@@ -279,10 +280,6 @@ class AdmissionCheckParameters(ConfigModel):
     """Required. e.g. ``ProvisioningRequestConfig``."""
     name: DnsLabel
     """Required. The parameters object's name."""
-
-
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-"""controllerName of Kueue's built-in ProvisioningRequest admission check."""
 
 
 class AdmissionCheck(ConfigModel):

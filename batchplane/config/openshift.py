@@ -29,8 +29,9 @@ from batchplane.config.openshift_gpu import (
     OpenShiftVersion,
 )
 from batchplane.config.operators import ReadinessGateSettings
-from batchplane.config.rules import BUILTIN_NAMESPACES, ExpandedKueue, KeyPath, Located
+from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
+from batchplane.wellknown import BUILTIN_NAMESPACES
 
 KUEUE_MANAGED_LABEL = "kueue.openshift.io/managed"
 """Namespace label that opts a namespace into the Red Hat build of Kueue's webhooks."""

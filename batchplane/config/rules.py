@@ -33,13 +33,9 @@ from batchplane.config.kueue import (
 from batchplane.config.names import label_value_problem
 from batchplane.errors import ConfigIssue
 from batchplane.quantity import parse_quantity
+from batchplane.wellknown import BUILTIN_NAMESPACES, NAMESPACE_NAME_LABEL
 
 T = TypeVar("T")
-
-BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
-"""Namespaces every cluster has; the stack never creates them."""
-
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,13 @@ from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import KueueConfig, LocalQueue, NamespaceSpec
 from batchplane.config.openshift import OpenShiftTarget, check_openshift, label_managed_namespaces
 from batchplane.config.operators import OperatorsConfig, check_operators
-from batchplane.config.rules import BUILTIN_NAMESPACES, ExpandedKueue, KeyPath, Located, check_kueue
+from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue
 from batchplane.config.target import TARGET_KINDS, Target
 from batchplane.config.teams import TeamsConfig, expand_team
 from batchplane.config.webhook import WebhookConfig, check_webhook
 from batchplane.errors import ConfigIssue, ConfigValidationError
 from batchplane.platform import check_pools, expand_pools
+from batchplane.wellknown import BUILTIN_NAMESPACES
 
 CONFIG_NAMESPACE = "batchplane"
 """Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""

@@ -28,8 +28,7 @@ from batchplane.config.kueue import (
     _name_to_ref,
 )
 from batchplane.config.webhook import WorkloadLimits
-
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+from batchplane.wellknown import NAMESPACE_NAME_LABEL
 
 
 class TeamResourceQuota(ConfigModel):

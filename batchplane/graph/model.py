@@ -29,7 +29,6 @@ from decimal import Decimal
 from typing import Literal
 
 from batchplane.config.kueue import (
-    PROVISIONING_CONTROLLER,
     AdmissionCheckRef,
     ClusterQueue,
     LabelSelector,
@@ -40,11 +39,11 @@ from batchplane.config.rules import ExpandedKueue
 from batchplane.config.stack import Stack
 from batchplane.platform.pools import BackedPool, flavor_pools
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
+from batchplane.wellknown import NAMESPACE_NAME_LABEL, PROVISIONING_CONTROLLER
 
 NodeKind = Literal["pool", "flavor", "cohort", "cluster-queue", "local-queue", "namespace"]
 EdgeKind = Literal["nodes", "quota", "queue", "namespace", "member", "parent"]
 
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 #: Node id prefix of each node kind; ids read well as SVG ``<title>`` elements.
 ID_PREFIX: dict[NodeKind, str] = {

@@ -27,13 +27,12 @@ from batchplane.config.kueue import (
 )
 from batchplane.config.rules import ExpandedKueue
 from batchplane.config.stack import tenant_namespaces
+from batchplane.wellknown import DEFAULT_QUEUE_ANNOTATION
 
 Object = dict[str, Any]
 
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "batchplane"
-DEFAULT_QUEUE_ANNOTATION = "kueue.x-k8s.io/default-queue"
-"""Marks a namespace's default LocalQueue (OpenShift AI / CodeFlare SDK convention; not read by Kueue)."""
 
 #: Kueue kinds in the order they are created (referenced objects before referrers).
 KUEUE_KIND_ORDER = (

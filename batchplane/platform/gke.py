@@ -30,8 +30,9 @@ from batchplane.platform.pools import (
     NodeTaint,
     ProvisioningSpec,
 )
+from batchplane.wellknown import GKE_NODEPOOL_LABEL
 
-NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+NODEPOOL_LABEL = GKE_NODEPOOL_LABEL
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from batchplane.config.kueue import (
-    PROVISIONING_CONTROLLER,
     AdmissionCheck,
     AdmissionCheckRef,
     ClusterQueue,
@@ -41,6 +40,7 @@ from batchplane.config.kueue import (
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
+from batchplane.wellknown import PROVISIONING_CONTROLLER
 
 GPU_RESOURCE = "nvidia.com/gpu"
 """The NVIDIA device plugin's extended resource name."""

@@ -44,7 +44,7 @@ from batchplane.accounting.workload import is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.errors import PolicyError
-from batchplane.webhook.policy import PROVISIONING_CONTROLLER, NamespacePolicy, PolicyDocument
+from batchplane.webhook.policy import NamespacePolicy, PolicyDocument
 from batchplane.webhook.quota import (
     Demand,
     Flavor,
@@ -55,10 +55,11 @@ from batchplane.webhook.quota import (
     demands,
     possible_flavors,
 )
+from batchplane.wellknown import PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
 log = logging.getLogger("batchplane.webhook")
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+QUEUE_LABEL = QUEUE_NAME_LABEL
 """The label that selects a LocalQueue (Kueue ``pkg/controller/constants/constants.go``)."""
 ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 """Marks an elastic job; Kueue only allows Ray in-tree autoscaling with it."""

@@ -16,6 +16,7 @@ from typing import Any
 from batchplane.config.stack import Stack
 from batchplane.config.webhook import SYSTEM_NAMESPACES
 from batchplane.webhook.policy import policy_checksum, policy_json, render_policy
+from batchplane.wellknown import NAMESPACE_NAME_LABEL
 
 Object = dict[str, Any]
 
@@ -26,7 +27,6 @@ APP_LABELS = {
 POLICY_CHECKSUM_ANNOTATION = "batchplane.dev/policy-checksum"
 """Pod-template annotation holding the policy's SHA-256: a new policy rolls the pods."""
 INJECT_CA_ANNOTATION = "cert-manager.io/inject-ca-from"
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 POLICY_DIR = "/etc/batchplane/policy"
 TLS_DIR = "/etc/batchplane/tls"
 POLICY_KEY = "policy.json"

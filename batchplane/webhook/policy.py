@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import ValidationError
 
+from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import ResourceGroup, Taint, Toleration
 from batchplane.config.stack import Stack, tenant_namespaces
 from batchplane.config.webhook import WorkloadLimits, is_system_namespace
@@ -30,19 +30,11 @@ from batchplane.webhook.errors import PolicyError
 
 POLICY_API_VERSION: Literal["batchplane.dev/v1"] = "batchplane.dev/v1"
 POLICY_KIND: Literal["QuotaPolicy"] = "QuotaPolicy"
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 
 
-class PolicyModel(BaseModel):
-    """Base of the policy models: camelCase keys, unknown keys rejected, immutable."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-        use_attribute_docstrings=True,
-    )
+class PolicyModel(ConfigModel):
+    """Base of the policy models: the stack config's conventions (camelCase keys, unknown keys
+    rejected, immutable)."""
 
 
 class QuotaPolicy(PolicyModel):

@@ -1,0 +1,28 @@
+"""Well-known Kubernetes and Kueue names: labels, annotations, controller names, built-in namespaces.
+
+One home for each (house style: named constants in one module, like Kueue's ``defaults.go``). This
+module imports nothing, so every layer can use it. The policy pack keeps its own copies on purpose:
+it must run without the ``batchplane`` package installed.
+"""
+
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+"""Label the API server sets on every namespace to its own name (Kubernetes ≥ 1.22)."""
+
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+"""Label that names a job's LocalQueue (Kueue ``pkg/controller/constants/constants.go``)."""
+
+PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+"""Label that names a job's WorkloadPriorityClass (Kueue ``constants.go``)."""
+
+DEFAULT_QUEUE_ANNOTATION = "kueue.x-k8s.io/default-queue"
+"""Marks a namespace's default LocalQueue (OpenShift AI / CodeFlare SDK convention; Kueue ignores it)."""
+
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+"""controllerName of Kueue's built-in ProvisioningRequest admission check
+(``apis/kueue/v1beta2/provisioningrequestconfig_types.go``)."""
+
+GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+"""Label GKE puts on every node with its node pool's name."""
+
+BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+"""Namespaces every cluster has; a stack never creates them."""
