@@ -23,7 +23,7 @@ import cel
 
 from batchplane.crdcheck._schema import show
 from batchplane.crdcheck.issues import SchemaIssue
-from batchplane.crdcheck.k8s_cel import RULE_FUNCTIONS, is_known_function
+from batchplane.crdcheck.k8s_cel import FORMAT_LIBRARY, RULE_FUNCTIONS, is_known_function
 
 
 class _EvaluationErrors:
@@ -196,6 +196,8 @@ class Walker:
         variables: dict[str, Any] = {"self": value}
         if rule.transition:
             variables["oldSelf"] = old
+        if rule.needs_functions:
+            variables["format"] = FORMAT_LIBRARY
         context: Any = (
             cel.Context(variables=variables, functions=_FUNCTIONS) if rule.needs_functions else variables
         )

@@ -149,15 +149,21 @@ class _CrdFile:
 class CrdCatalog:
     """The CRDs found under some directories, by ``(group, kind)``.
 
-    Build it with :meth:`load`. Validation results never depend on the order files were found in; a
-    ``(group, kind)`` defined twice is an error.
+    Build it with :meth:`load`. Validation results never depend on the order files were found in.
+
+    One ``(group, kind)`` may be defined by several *releases* of its project, each in its own directory (e.g.
+    ``opendatahub-operator/v2.35.0`` and ``v3.0.0``, ``rhoai/3.5.0``: the DataScienceCluster CRD of each). An
+    object is then checked against the definition :meth:`crd_for` picks for its ``apiVersion``: among the
+    definitions that serve that version, those whose *storage* version it is (the release that writes objects of
+    that shape), then the newest release by the version in its directory name. Two definitions in the same
+    directory are an error.
 
     Attributes:
         dirs: the directories that were searched.
     """
 
     dirs: tuple[Path, ...]
-    _files: dict[tuple[str, str], _CrdFile] = field(default_factory=dict, repr=False)
+    _files: dict[tuple[str, str], list[_CrdFile]] = field(default_factory=dict, repr=False)
     _versions: dict[tuple[str, str, str], CrdVersion] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -168,7 +174,7 @@ class CrdCatalog:
 
         Raises:
             FileNotFoundError: a directory does not exist.
-            ValueError: two files define the same group and kind.
+            ValueError: two files in the same directory define the same group and kind.
         """
         catalog = cls(tuple(Path(d) for d in dirs))
         for directory in catalog.dirs:
@@ -176,13 +182,15 @@ class CrdCatalog:
                 raise FileNotFoundError(f"CRD directory {directory} does not exist")
             for path in sorted(p for p in directory.rglob("*") if p.suffix in (".yaml", ".yml")):
                 for crd_file in _index_file(path):
-                    key = (crd_file.group, crd_file.kind)
-                    if key in catalog._files:
-                        raise ValueError(
-                            f"{crd_file.kind}.{crd_file.group} is defined twice: "
-                            f"{catalog._files[key].path} and {path}"
-                        )
-                    catalog._files[key] = crd_file
+                    known = catalog._files.setdefault((crd_file.group, crd_file.kind), [])
+                    for other in known:
+                        if other.path.parent == path.parent:
+                            raise ValueError(
+                                f"{crd_file.kind}.{crd_file.group} is defined twice: {other.path} and {path}"
+                            )
+                    known.append(crd_file)
+        for known in catalog._files.values():
+            known.sort(key=_release_order)
         return catalog
 
     def kinds(self) -> list[tuple[str, str]]:
@@ -200,34 +208,44 @@ class CrdCatalog:
         cached = self._versions.get((group, version, kind))
         if cached is not None:
             return cached
-        crd_file = self._files.get((group, kind))
-        if crd_file is None:
+        crd_files = self._files.get((group, kind))
+        if not crd_files:
             known = sorted(k for g, k in self._files if g == group)
             hint = f"known kinds in {group}: {', '.join(known)}" if known else f"no CRD of group {group!r}"
             raise KeyError(f"no CRD for kind {kind!r} in apiVersion {api_version!r} ({hint})")
-        document = crd_file.load()
-        spec = document["spec"]
-        names = spec["names"]
-        served = [v["name"] for v in spec["versions"] if v.get("served", True)]
-        for entry in spec["versions"]:
-            if entry["name"] == version and entry.get("served", True):
-                result = CrdVersion(
-                    group=group,
-                    version=version,
-                    kind=kind,
-                    plural=names["plural"],
-                    scope=spec.get("scope", "Namespaced"),
-                    served=True,
-                    storage=bool(entry.get("storage", False)),
-                    deprecated=bool(entry.get("deprecated", False)),
-                    schema=entry["schema"]["openAPIV3Schema"],
-                    source=crd_file.path,
-                )
-                self._versions[(group, version, kind)] = result
-                return result
-        raise KeyError(
-            f"CRD {names['plural']}.{group} does not serve version {version!r} (served: {', '.join(served)})"
+        candidates: list[tuple[bool, int, _CrdFile, Mapping[str, Any]]] = []
+        served: set[str] = set()
+        for order, crd_file in enumerate(crd_files):
+            for entry in crd_file.load()["spec"]["versions"]:
+                if entry.get("served", True):
+                    served.add(entry["name"])
+                    if entry["name"] == version:
+                        candidates.append((bool(entry.get("storage", False)), order, crd_file, entry))
+        if not candidates:
+            plural = crd_files[-1].load()["spec"]["names"]["plural"]
+            raise KeyError(
+                f"CRD {plural}.{group} does not serve version {version!r} (served: {', '.join(sorted(served))})"
+            )
+        storage, _, crd_file, entry = max(candidates, key=lambda c: (c[0], c[1]))
+        spec = crd_file.load()["spec"]
+        result = CrdVersion(
+            group=group,
+            version=version,
+            kind=kind,
+            plural=spec["names"]["plural"],
+            scope=spec.get("scope", "Namespaced"),
+            served=True,
+            storage=storage,
+            deprecated=bool(entry.get("deprecated", False)),
+            schema=entry["schema"]["openAPIV3Schema"],
+            source=crd_file.path,
         )
+        self._versions[(group, version, kind)] = result
+        return result
+
+    def sources(self, group: str, kind: str) -> list[Path]:
+        """The files that define ``kind`` in ``group``, oldest release first (empty when unknown)."""
+        return [crd_file.path for crd_file in self._files.get((group, kind), ())]
 
     def apply_defaults(self, obj: Mapping[str, Any]) -> dict[str, Any]:
         """Return a deep copy of ``obj`` with its CRD's structural defaults applied (``obj`` is not modified).
@@ -297,11 +315,14 @@ class CrdCatalog:
         """
         issues: list[SchemaIssue] = []
         for group, kind in self.kinds():
-            spec = self._files[(group, kind)].load()["spec"]
-            for entry in spec["versions"]:
-                if not entry.get("served", True):
-                    continue
-                crd = self.crd_for(f"{group}/{entry['name']}", kind)
+            versions = {
+                entry["name"]: None
+                for crd_file in self._files[(group, kind)]
+                for entry in crd_file.load()["spec"]["versions"]
+                if entry.get("served", True)
+            }
+            for version in versions:
+                crd = self.crd_for(f"{group}/{version}", kind)
                 for where, rule_spec in crd.rules():
                     rule = rule_of(rule_spec)
                     if rule.error:
@@ -310,6 +331,12 @@ class CrdCatalog:
                             SchemaIssue(f"{kind}.{crd.version}:{where}", message, "cel-unsupported")
                         )
         return issues
+
+
+def _release_order(crd_file: _CrdFile) -> tuple[tuple[int, ...], str]:
+    """Sort key of a definition: the numbers in its directory's name (``v3.0.0`` → ``(3, 0, 0)``), then path."""
+    numbers = tuple(int(n) for n in re.findall(r"\d+", crd_file.path.parent.name))
+    return numbers, str(crd_file.path)
 
 
 def _index_file(path: Path) -> list[_CrdFile]:

@@ -11,25 +11,35 @@ likely to use:
   ``isLessThan``;
 * list library (``library/lists.go``): ``isSorted``, ``indexOf``/``lastIndexOf`` on lists (``sum``/``min``/
   ``max`` come from :mod:`cel.stdlib`, which follows Kubernetes' spelling);
-* regex library (``library/regex.go``): ``find``, ``findAll``.
+* regex library (``library/regex.go``): ``find``, ``findAll``;
+* format library (``library/format.go``, Kubernetes ≥ 1.31): ``format.<name>()`` for ``dns1123Label``,
+  ``dns1123Subdomain``, ``dns1035Label``, ``qualifiedName``, ``labelValue``, ``uuid``, ``byte`` and
+  ``format.named(string)``, then ``.validate(string)`` (an optional list of error strings).
 
 A Kubernetes ``Quantity`` has no counterpart among the ``cel`` library's value types, so a quantity is
 carried as the map ``{"@quantity": "<canonical decimal>"}`` (value in base units: cores, bytes, counts). Two
 quantities of equal value are therefore ``==`` as in Kubernetes (``quantity("1") == quantity("1000m")``).
 
+Optionals are the ``cel`` library's own :class:`cel.OptionalValue` (so ``hasValue()``/``value()`` are native); a
+format is carried as the map ``{"@format": <name>}`` and the rule's ``format`` variable is bound to the library
+(see :data:`FORMAT_LIBRARY`).
+
 None of the Kueue v0.19.2, KubeRay v1.7.0, Training Operator v1.9.4, AppWrapper v1.2.1 or cert-manager v1.21.1
-rules call these functions; they are registered so that a rule that does is evaluated rather than reported as
-``cel-unsupported``.
+rules call these functions; the Red Hat build of Kueue's ``Kueue`` CRD calls the format library. The others are
+registered so that a rule that does is evaluated rather than reported as ``cel-unsupported``.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import itertools
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, Final
 
+import cel
 from cel.stdlib import EXTENSIONS
 
 from batchplane.quantity import QuantityError, is_quantity, parse_quantity
@@ -186,6 +196,119 @@ def find_all_fn(text: object, pattern: object, limit: object = -1) -> list[str]:
     return found if count < 0 else found[:count]
 
 
+_FORMAT_KEY: Final = "@format"
+#: The value bound to the ``format`` variable of a rule (Kubernetes ``library/format.go``).
+FORMAT_LIBRARY: Final[dict[str, bool]] = {"@format-library": True}
+
+_DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL: Final = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_QUALIFIED_NAME_PART: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_UUID: Final = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def _regex_check(pattern: str, limit: int, description: str, example: str) -> Callable[[str], list[str]]:
+    compiled = re.compile(f"^(?:{pattern})$")
+
+    def check(value: str) -> list[str]:
+        errors = []
+        if len(value) > limit:
+            errors.append(f"must be no more than {limit} characters")
+        if not compiled.match(value):
+            errors.append(f"{description} (e.g. {example!r}, regex used for validation is {pattern!r})")
+        return errors
+
+    return check
+
+
+def _check_qualified_name(value: str) -> list[str]:
+    prefix, slash, name = value.rpartition("/")
+    errors = []
+    if slash and not prefix:
+        errors.append("prefix part must be non-empty")
+    elif slash:
+        errors.extend(f"prefix part {e}" for e in _FORMAT_CHECKS["dns1123Subdomain"](prefix))
+    name_check = _regex_check(
+        _QUALIFIED_NAME_PART,
+        63,
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character",
+        "MyName",
+    )
+    errors.extend(name_check(name) if name else ["name part must be non-empty"])
+    return errors
+
+
+def _check_label_value(value: str) -> list[str]:
+    return (
+        _regex_check(
+            _QUALIFIED_NAME_PART,
+            63,
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+            "must start and end with an alphanumeric character",
+            "MyValue",
+        )(value)
+        if value
+        else []
+    )
+
+
+def _check_byte(value: str) -> list[str]:
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return ["invalid base64"]
+    return []
+
+
+_FORMAT_CHECKS: Final[dict[str, Callable[[str], list[str]]]] = {
+    "dns1123Label": _regex_check(
+        _DNS1123_LABEL, 63, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+        "'-', and must start and end with an alphanumeric character", "my-name"
+    ),
+    "dns1123Subdomain": _regex_check(
+        rf"{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*", 253, "a lowercase RFC 1123 subdomain must consist of lower "
+        "case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        "example.com",
+    ),
+    "dns1035Label": _regex_check(
+        _DNS1035_LABEL, 63, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
+        "with an alphabetic character, and end with an alphanumeric character", "my-name"
+    ),
+    "qualifiedName": _check_qualified_name,
+    "labelValue": _check_label_value,
+    "uuid": _regex_check(_UUID, 36, "does not match the UUID format", "123e4567-e89b-12d3-a456-426614174000"),
+    "byte": _check_byte,
+}  # fmt: skip
+
+
+def _format_fn(name: str) -> Callable[[object], dict[str, str]]:
+    def make(library: object) -> dict[str, str]:
+        if library != FORMAT_LIBRARY:
+            raise TypeError(f"no such overload: {name}() is called on the format library")
+        return {_FORMAT_KEY: name}
+
+    make.__doc__ = f"``format.{name}() -> Format``. Semantics: Kubernetes ``library/format.go``."
+    return make
+
+
+def named_fn(library: object, name: object) -> cel.OptionalValue:
+    """``format.named(string) -> optional<Format>``: the named format, or none (Kubernetes ``library/format.go``)."""
+    if library != FORMAT_LIBRARY or not isinstance(name, str):
+        raise TypeError("no such overload: format.named(string)")
+    return cel.OptionalValue.of({_FORMAT_KEY: name}) if name in _FORMAT_CHECKS else cel.OptionalValue.none()
+
+
+def validate_fn(fmt: object, value: object) -> cel.OptionalValue:
+    """``<Format>.validate(string) -> optional<list<string>>``: empty when valid, else the error strings.
+
+    Semantics: Kubernetes ``library/format.go`` (messages follow apimachinery ``pkg/util/validation``).
+    """
+    if not (isinstance(fmt, Mapping) and fmt.get(_FORMAT_KEY) in _FORMAT_CHECKS and isinstance(value, str)):
+        raise TypeError("no such overload: validate() takes a format and a string")
+    errors = _FORMAT_CHECKS[fmt[_FORMAT_KEY]](value)
+    return cel.OptionalValue.of(errors) if errors else cel.OptionalValue.none()
+
+
 #: Every Kubernetes extension function this module provides, by CEL name.
 KUBERNETES_FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
     "isQuantity": is_quantity_fn,
@@ -204,6 +327,9 @@ KUBERNETES_FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
     "lastIndexOf": last_index_of_fn,
     "find": find_fn,
     "findAll": find_all_fn,
+    **{name: _format_fn(name) for name in _FORMAT_CHECKS},
+    "named": named_fn,
+    "validate": validate_fn,
 }
 
 #: What a CRD rule may call besides the native functions: cel-go's strings/sets/lists extensions (enabled by
@@ -227,6 +353,7 @@ NATIVE_FUNCTIONS: Final[frozenset[str]] = frozenset(
         "int", "uint", "double", "string", "bytes", "timestamp", "duration", "dyn", "type",
         "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours",
         "getMilliseconds", "getMinutes", "getMonth", "getSeconds",
+        "hasValue", "value", "orValue", "or",  # optional types
     }
 )  # fmt: skip
 

@@ -111,7 +111,60 @@ def test_catalog_indexes_every_shared_crd(catalog: CrdCatalog) -> None:
         "kubeflow.org": 1,
         "workload.codeflare.dev": 1,
         "cert-manager.io": 3,
+        "autoscaling.openshift.io": 2,
+        "autoscaling.x-k8s.io": 1,
+        "datasciencecluster.opendatahub.io": 1,
+        "dscinitialization.opendatahub.io": 1,
+        "kueue.openshift.io": 1,
+        "machine.openshift.io": 2,
+        "nfd.openshift.io": 1,
+        "nvidia.com": 1,
+        "operators.coreos.com": 5,
     }
+
+
+@pytest.mark.parametrize(
+    ("api_version", "release"),
+    [
+        pytest.param(
+            "datasciencecluster.opendatahub.io/v1", "v2.35.0", id="v1-from-the-release-that-stores-v1"
+        ),
+        pytest.param(
+            "datasciencecluster.opendatahub.io/v2", "3.5.0", id="v2-from-the-newest-release-storing-v2"
+        ),
+    ],
+)
+def test_a_crd_shipped_by_several_releases_is_checked_against_the_release_storing_that_version(
+    catalog: CrdCatalog, api_version: str, release: str
+) -> None:
+    crd = catalog.crd_for(api_version, "DataScienceCluster")
+    assert (crd.source.parent.name, crd.storage) == (release, True)
+    assert [
+        path.parent.name
+        for path in catalog.sources("datasciencecluster.opendatahub.io", "DataScienceCluster")
+    ] == [
+        "v2.35.0",
+        "v3.0.0",
+        "3.5.0",
+    ]
+
+
+def test_releases_in_sibling_directories_are_ordered_by_version_not_by_name(tmp_path: Path) -> None:
+    extra_version = "  - name: v2\n    served: true\n    storage: false\n    schema:\n"
+    extra_version += "      openAPIV3Schema: {type: object}\n"
+    stores_v1, serves_both = (
+        WIDGET_CRD,
+        WIDGET_CRD.replace("  - name: v1\n", extra_version + "  - name: v1\n"),
+    )
+    assert serves_both != stores_v1
+    for release, text in (("v1.10.0", stores_v1), ("v1.9.0", serves_both)):
+        (tmp_path / release).mkdir()
+        (tmp_path / release / "widgets.yaml").write_text(text, encoding="utf-8")
+    catalog = CrdCatalog.load(tmp_path)
+    assert catalog.crd_for("example.batchplane.dev/v1", "Widget").source.parent.name == "v1.10.0"
+    assert catalog.crd_for("example.batchplane.dev/v2", "Widget").source.parent.name == "v1.9.0"
+    with pytest.raises(KeyError, match=r"does not serve version 'v3' \(served: v1, v2\)"):
+        catalog.crd_for("example.batchplane.dev/v3", "Widget")
 
 
 def test_crd_for_describes_the_version(catalog: CrdCatalog) -> None:

@@ -70,3 +70,57 @@ def test_every_registered_function_is_known_and_unknown_names_are_not() -> None:
 def test_every_kubernetes_function_has_a_docstring_naming_its_kubernetes_source() -> None:
     for name, function in KUBERNETES_FUNCTIONS.items():
         assert "Kubernetes ``library/" in (function.__doc__ or ""), name
+
+
+@pytest.mark.parametrize(
+    ("expression", "value", "want"),
+    [
+        ("!format.qualifiedName().validate(self).hasValue()", "nvidia.com/gpu", True),
+        ("!format.qualifiedName().validate(self).hasValue()", "cpu", True),
+        ("!format.qualifiedName().validate(self).hasValue()", "-bad-", False),
+        ("!format.qualifiedName().validate(self).hasValue()", "/gpu", False),
+        ("!format.qualifiedName().validate(self).hasValue()", "Bad_Prefix/gpu", False),
+        ("!format.dns1123Label().validate(self).hasValue()", "team-a", True),
+        ("!format.dns1123Label().validate(self).hasValue()", "Team-A", False),
+        ("!format.dns1123Label().validate(self).hasValue()", "a" * 64, False),
+        ("!format.dns1123Subdomain().validate(self).hasValue()", "gpu.nvidia.com", True),
+        ("!format.dns1123Subdomain().validate(self).hasValue()", "gpu..nvidia", False),
+        ("!format.dns1035Label().validate(self).hasValue()", "1abc", False),
+        ("!format.labelValue().validate(self).hasValue()", "", True),
+        ("format.uuid().validate(self).value()", "nope", ["does not match the UUID format (e.g. "
+         "'123e4567-e89b-12d3-a456-426614174000', regex used for validation is "
+         "'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}')"]),
+        ("format.named('byte').value().validate(self).hasValue()", "aGk=", False),
+        ("format.named('nope').hasValue()", "x", False),
+    ],
+    ids=[
+        "qualified-name-with-prefix", "qualified-name-plain", "qualified-name-bad-edges", "qualified-name-empty-prefix",
+        "qualified-name-bad-prefix", "label-ok", "label-uppercase", "label-too-long", "subdomain-ok",
+        "subdomain-empty-label", "dns1035-digit-first", "label-value-empty", "uuid-message", "named-byte",
+        "named-unknown",
+    ],
+)  # fmt: skip
+def test_format_library_validates_like_kubernetes(expression: str, value: str, want: object) -> None:
+    from batchplane.crdcheck.k8s_cel import FORMAT_LIBRARY
+
+    assert evaluate(expression, self=value, format=FORMAT_LIBRARY) == want
+
+
+def test_the_red_hat_kueue_crd_format_rules_are_evaluated_not_reported_unsupported(catalog: Any) -> None:
+    kueue = {
+        "apiVersion": "kueue.openshift.io/v1",
+        "kind": "Kueue",
+        "metadata": {"name": "cluster"},
+        "spec": {
+            "config": {
+                "integrations": {"frameworks": ["BatchJob"]},
+                "resources": {
+                    "deviceClassMappings": [{"name": "Bad Name", "deviceClassNames": ["gpu.nvidia.com"]}]
+                },
+            }
+        },
+    }
+    issues = catalog.validate(kueue)
+    assert [(i.path, i.kind) for i in issues if i.kind.startswith("cel")] == [
+        ("spec.config.resources.deviceClassMappings[0].name", "cel")
+    ]
