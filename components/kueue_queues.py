@@ -1,6 +1,6 @@
 """KueueQueues: every Kueue object of a stack, and the tenant namespaces they need, as Pulumi resources.
 
-One ``apiextensions.CustomResource`` per Kueue object (never a yaml/Chart bundle, so previews,
+One Kubernetes resource (:class:`~batchplane.kubernetes_object.KubernetesObject`, every top-level field) per Kueue object (never a yaml/Chart bundle, so previews,
 tests, the policy pack and ``batchplane render`` all see each object), one ``core/v1 Namespace``
 per tenant namespace. Objects are declared in dependency order with explicit ``depends_on`` so
 referenced objects exist first: ResourceFlavors/AdmissionChecks/Cohorts before ClusterQueues,
@@ -14,6 +14,8 @@ from typing import Any, NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
+
+from batchplane.kubernetes_object import KubernetesObject
 
 TYPE_TOKEN = "batchplane:kueue:KueueQueues"
 
@@ -68,15 +70,9 @@ class KueueQueues(pulumi.ComponentResource):
             kind = obj["kind"]
             meta = obj["metadata"]
             deps = ready + self._references(obj, by_kind, namespaces)
-            extra = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "spec")}
-            res = k8s.apiextensions.CustomResource(
-                child_name(name, obj),
-                api_version=obj["apiVersion"],
-                kind=kind,
-                metadata=meta,
-                spec=obj.get("spec"),
-                opts=pulumi.ResourceOptions(parent=self, depends_on=deps),
-                **extra,
+            # Every top-level field (a WorkloadPriorityClass has `value`/`description`, no `spec`).
+            res = KubernetesObject(
+                child_name(name, obj), obj, opts=pulumi.ResourceOptions(parent=self, depends_on=deps)
             )
             by_kind.setdefault(kind, {})[meta["name"]] = res
             self.resources[(kind, meta.get("namespace", ""), meta["name"])] = res

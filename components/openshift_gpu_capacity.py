@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 import pulumi
-import pulumi_kubernetes as k8s
+
+from batchplane.kubernetes_object import KubernetesObject
 
 TYPE_TOKEN = "batchplane:openshift:GpuCapacity"
 
@@ -33,15 +34,8 @@ class OpenShiftGpuCapacityArgs(TypedDict):
     """The ClusterAutoscaler ``default`` object, or None when the cluster admin owns it. Defaults to None."""
 
 
-def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
-    return k8s.apiextensions.CustomResource(
-        name,
-        api_version=obj["apiVersion"],
-        kind=obj["kind"],
-        metadata=obj["metadata"],
-        spec=obj["spec"],
-        opts=opts,
-    )
+def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> KubernetesObject:
+    return KubernetesObject(name, obj, opts=opts)
 
 
 class OpenShiftGpuCapacity(pulumi.ComponentResource):

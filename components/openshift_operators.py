@@ -22,6 +22,7 @@ from typing import Any, NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
+from batchplane.kubernetes_object import KubernetesObject
 from batchplane.operators.olm import OpenShiftPlan
 from components.readiness_gate import ReadinessGate, ReadinessGateArgs
 
@@ -45,15 +46,8 @@ class OpenShiftOperatorsArgs(TypedDict):
     """The provider's kubeconfig (content or path), for the gates. Defaults to none."""
 
 
-def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> k8s.apiextensions.CustomResource:
-    return k8s.apiextensions.CustomResource(
-        name,
-        api_version=obj["apiVersion"],
-        kind=obj["kind"],
-        metadata=obj["metadata"],
-        spec=obj.get("spec"),
-        opts=opts,
-    )
+def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> KubernetesObject:
+    return KubernetesObject(name, obj, opts=opts)
 
 
 class OpenShiftOperators(pulumi.ComponentResource):

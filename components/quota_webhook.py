@@ -16,6 +16,7 @@ from typing import Any, NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
+from batchplane.kubernetes_object import KubernetesObject
 from batchplane.webhook.manifests import WebhookDeployment, webhook_objects
 
 TYPE_TOKEN = "batchplane:admission:QuotaWebhook"
@@ -99,9 +100,7 @@ class QuotaWebhook(pulumi.ComponentResource):
         if kind == "ConfigMap":
             return k8s.core.v1.ConfigMap(child, metadata=meta, data=obj["data"], opts=opts)
         if kind in ("Issuer", "Certificate"):
-            return k8s.apiextensions.CustomResource(
-                child, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj["spec"], opts=opts
-            )
+            return KubernetesObject(child, obj, opts=opts)
         if kind == "Deployment":
             return k8s.apps.v1.Deployment(child, metadata=meta, spec=obj["spec"], opts=opts)
         if kind == "Service":
