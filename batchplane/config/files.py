@@ -1,58 +1,44 @@
 """Reading ``stacks/Pulumi.<stack>.yaml`` files (the Pulumi stack settings format).
 
-One reader for every command (``validate``, ``preview``, ``check`` ...), so they agree on what a
-value is: YAML 1.2 scalars as Pulumi's Go YAML reader parses them (``yes`` and dates stay strings).
+The YAML itself is read by :mod:`batchplane.yamlfile` (the one reader, with Pulumi's semantics and bounds);
+this module picks the ``config:`` map out of it and replaces ``secure:`` values the way the offline engine
+does, so ``validate`` and ``preview`` see the same values.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from batchplane.config.stack import Stack, load_stack
 from batchplane.errors import ConfigLoadError
+from batchplane.yamlfile import read_yaml_file
 
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_YAML12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-
-
-class _StackLoader(yaml.SafeLoader):
-    """SafeLoader closer to YAML 1.2 (as Pulumi's Go YAML reader): dates stay strings, ``yes``/``on``
-    stay strings (only ``true``/``false`` are booleans)."""
+#: What a ``secure:`` (encrypted) config value becomes offline; its key is marked secret.
+SECRET_PLACEHOLDER = "secret-placeholder"
 
 
-_StackLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_TIMESTAMP_TAG, _BOOL_TAG)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_StackLoader.add_implicit_resolver(_BOOL_TAG, _YAML12_BOOL, list("tTfF"))
+def is_secure(value: Any) -> bool:
+    """True for a Pulumi encrypted value, ``{secure: <ciphertext>}``."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("secure"), str)
 
 
-def read_yaml_file(path: Path) -> Any:
-    """Read one YAML document the way Pulumi reads project and stack files (YAML 1.2 scalars).
-
-    Raises:
-        ConfigLoadError: the file cannot be read or is not YAML (the message gives line and column).
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return yaml.load(text, Loader=_StackLoader)  # a SafeLoader subclass
-    except yaml.MarkedYAMLError as exc:
-        where = (
-            f" (line {exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1})"
-            if exc.problem_mark
-            else ""
-        )
-        raise ConfigLoadError(f"{path} is not valid YAML{where}: {exc.problem or exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigLoadError(f"{path} is not valid YAML: {exc}") from None
+def replace_secure(value: Any) -> tuple[Any, bool]:
+    """Replace every ``{secure: ...}`` anywhere inside ``value`` (Pulumi allows them at any depth of a
+    structured value) by :data:`SECRET_PLACEHOLDER`; report whether any was found."""
+    if is_secure(value):
+        return SECRET_PLACEHOLDER, True
+    if isinstance(value, dict):
+        found = False
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out[str(k)], hit = replace_secure(v)
+            found = found or hit
+        return out, found
+    if isinstance(value, list):
+        items = [replace_secure(v) for v in value]
+        return [v for v, _ in items], any(hit for _, hit in items)
+    return value, False
 
 
 def read_stack_file(path: Path) -> dict[str, Any]:
@@ -90,4 +76,5 @@ def load_stack_file(path: Path, stack_name: str | None = None) -> Stack:
         ConfigValidationError: the config is invalid (every error listed).
     """
     name = stack_name or path.name.removeprefix("Pulumi.").rsplit(".", 1)[0]
-    return load_stack(read_stack_file(path), name)
+    config = {key: replace_secure(value)[0] for key, value in read_stack_file(path).items()}
+    return load_stack(config, name)

@@ -17,13 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from batchplane.config.files import read_stack_file
-from batchplane.config.files import read_yaml_file as _read_yaml
+from batchplane.config.files import read_stack_file, replace_secure
 from batchplane.errors import ConfigLoadError
-
-#: What a ``secure:`` (encrypted) config value becomes offline; its key is marked secret.
-SECRET_PLACEHOLDER = "secret-placeholder"
-
+from batchplane.yamlfile import read_yaml_file as _read_yaml
 
 #: Read a stack file's ``config:`` map (the same reader ``batchplane validate`` uses).
 load_stack_file = read_stack_file
@@ -94,27 +90,6 @@ def normalise_key(project: str, key: str) -> str:
     return key
 
 
-def _is_secure(value: Any) -> bool:
-    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("secure"), str)
-
-
-def _replace_secure(value: Any) -> tuple[Any, bool]:
-    """Replace every ``{secure: ...}`` inside ``value`` by the placeholder; report whether any was found."""
-    if _is_secure(value):
-        return SECRET_PLACEHOLDER, True
-    if isinstance(value, dict):
-        found = False
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            out[str(k)], hit = _replace_secure(v)
-            found = found or hit
-        return out, found
-    if isinstance(value, list):
-        items = [_replace_secure(v) for v in value]
-        return [v for v, _ in items], any(hit for _, hit in items)
-    return value, False
-
-
 def encode_value(value: Any) -> str:
     """One config value as the CLI passes it: strings as-is, anything else as compact JSON text.
 
@@ -142,7 +117,7 @@ def encode_config(project: str, config: Mapping[str, Any]) -> tuple[dict[str, st
     secret: set[str] = set()
     for raw_key, raw_value in config.items():
         key = normalise_key(project, str(raw_key))
-        value, is_secret = _replace_secure(raw_value)
+        value, is_secret = replace_secure(raw_value)
         encoded[key] = encode_value(value)
         if is_secret:
             secret.add(key)

@@ -33,8 +33,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from batchplane.config.aws_instances import GPU_INSTANCE_PREFIXES, INSTANCE_SHAPES
 from batchplane.config.openshift import OpenShiftTarget
 from batchplane.config.openshift_gpu import (
@@ -51,7 +49,7 @@ from batchplane.config.openshift_gpu import (
     parse_openshift_version,
 )
 from batchplane.config.rules import ExpandedKueue, KeyPath
-from batchplane.errors import ConfigIssue
+from batchplane.errors import ConfigIssue, ConfigLoadError
 from batchplane.platform.pools import (
     GPU_RESOURCE,
     KUEUE_RETRY_DEFAULTS,
@@ -61,6 +59,7 @@ from batchplane.platform.pools import (
     flavor_pools,
 )
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
+from batchplane.yamlfile import read_yaml_file
 
 Object = dict[str, Any]
 
@@ -140,12 +139,12 @@ def load_template(template: MachineTemplate, base_dir: Path) -> TemplateSource:
         return TemplateSource(dict(template.provider_spec or {}))
     path = Path(template.path)
     path = path if path.is_absolute() else base_dir / path
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError:
+    if not path.is_file():
         return TemplateSource(None, problem=f'cannot read "{template.path}" (from {base_dir})')
-    except yaml.YAMLError as exc:
-        return TemplateSource(None, problem=f'"{template.path}" is not YAML: {str(exc).splitlines()[0]}')
+    try:
+        doc = read_yaml_file(path)  # bounded: size, UTF-8, depth, aliases
+    except ConfigLoadError as exc:
+        return TemplateSource(None, problem=f'"{template.path}"{str(exc).removeprefix(str(path))}')
     if not isinstance(doc, dict) or (doc.get("apiVersion"), doc.get("kind")) != (
         MACHINE_API_VERSION,
         "MachineSet",

@@ -31,10 +31,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from batchplane.errors import ConfigLoadError
 from batchplane.policyrun.config import parse_policy_config, reconcile_policy_config
 from batchplane.policyrun.errors import PolicyConfigError, PolicyRunError
 from batchplane.policyrun.report import PolicyReport, Violation
 from batchplane.policyrun.resources import ResourceLike, stack_config_strings, wire_properties
+from batchplane.yamlfile import read_yaml_file
 
 ENGINE_ADDRESS = "127.0.0.1:0"
 """What the runner passes as ``<engine-address>``: Python packs never dial it (see the module doc)."""
@@ -49,14 +51,12 @@ def load_pack_version(pack_dir: Path) -> str:
     Raises:
         PolicyRunError: the file is missing or not YAML, or the runtime is not ``python``.
     """
-    import yaml
-
     path = pack_dir / "PulumiPolicy.yaml"
     if not path.is_file():
         raise PolicyRunError(f"{pack_dir} is not a policy pack: it has no PulumiPolicy.yaml")
     try:
-        project = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as err:
+        project = read_yaml_file(path) or {}
+    except ConfigLoadError as err:
         raise PolicyRunError(f"failed to load policy pack project {path}: {err}") from None
     if not isinstance(project, Mapping):
         raise PolicyRunError(f"failed to load policy pack project {path}: not a YAML mapping")

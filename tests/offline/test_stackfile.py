@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from batchplane.config.files import SECRET_PLACEHOLDER
 from batchplane.errors import ConfigLoadError
 from batchplane.offline.stackfile import (
-    SECRET_PLACEHOLDER,
     encode_config,
     encode_value,
     load_stack_file,

@@ -358,7 +358,25 @@ def test_what_cannot_be_checked_at_plan_time_is_a_pinned_warning(
 
 TEMPLATE_FILES = [
     pytest.param("", 'cannot read "{path}" (from {base})', id="missing"),
-    pytest.param("a: [", '"{path}" is not YAML: while parsing a flow node', id="not-yaml"),
+    pytest.param(
+        "a: [",
+        "\"{path}\" is not valid YAML (line 1, column 5): expected the node content, but found '<stream end>'",
+        id="not-yaml",
+    ),
+    pytest.param(
+        b"\x7fELF\x02\x01\x01\x00\xff", '"{path}" is not UTF-8 text (byte 8: invalid start byte)', id="binary"
+    ),
+    pytest.param(
+        "a: " + "[" * 65 + "]" * 65, '"{path}": nested deeper than 64 levels at line 1, column 67', id="deep"
+    ),
+    pytest.param(
+        "a: &a [x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{c}: &{c} [{', '.join(['*' + p] * 8)}]\n" for p, c in zip("abcdef", "bcdefg", strict=True)
+        ),
+        '"{path}": aliases expand to more than 200000 values (at line 6, column 4)',
+        id="alias-bomb",
+    ),
     pytest.param(
         "apiVersion: v1\nkind: ConfigMap\n",
         '"{path}" is not a machine.openshift.io/v1beta1 MachineSet',
@@ -374,11 +392,11 @@ TEMPLATE_FILES = [
 
 @pytest.mark.parametrize(("content", "want"), TEMPLATE_FILES)
 def test_unusable_machineset_file_is_reported_at_the_template_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str, want: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | bytes, want: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
     if content:
-        (tmp_path / "ms.yaml").write_text(content)
+        (tmp_path / "ms.yaml").write_bytes(content if isinstance(content, bytes) else content.encode())
     changes = {P + "aws": DELETE, **SHAPE, P + "template": {"path": "ms.yaml"}}
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(ocp_with(**changes))
