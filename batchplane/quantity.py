@@ -24,8 +24,22 @@ _QUANTITY_RE = re.compile(QUANTITY_PATTERN)
 _k8s_parse_quantity = cast(Callable[[str], Decimal], _untyped_parse_quantity)  # the client has no type hints
 
 
+#: Longest quantity text accepted (Kubernetes quantities in manifests are a handful of characters).
+MAX_QUANTITY_CHARS = 64
+#: Largest magnitude accepted, as a power of ten: a quantity must be below ``10**MAX_EXPONENT`` base units and,
+#: when not zero, at least ``10**-MAX_EXPONENT``. Far beyond any real amount (Kueue keeps quotas as int64
+#: milli-units, below 10**16 units), and small enough that parsing never builds a huge number.
+MAX_EXPONENT = 30
+
+_SUFFIX_EXPONENT = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_EXPONENT = {"Ki": 4, "Mi": 7, "Gi": 10, "Ti": 13, "Pi": 16, "Ei": 19}  # ceil(log10(2**(10n)))
+_PARTS_RE = re.compile(
+    r"^[+-]?(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9.]+)?$"
+)
+
+
 class QuantityError(ValueError):
-    """Raised when a value is not a Kubernetes quantity."""
+    """Raised when a value is not a Kubernetes quantity, or is one of absurd size or magnitude."""
 
 
 def quantity_text(value: object) -> str:
@@ -37,6 +51,10 @@ def quantity_text(value: object) -> str:
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"{_show(value)} is not a Kubernetes quantity")
     if isinstance(value, int):
+        if value.bit_length() > 4 * MAX_QUANTITY_CHARS:
+            raise QuantityError(
+                f"an integer of {value.bit_length()} bits is not a Kubernetes quantity: too many digits"
+            )
         text = str(value)
     elif isinstance(value, float):
         text = format(Decimal(repr(value)).normalize(), "f")
@@ -44,9 +62,45 @@ def quantity_text(value: object) -> str:
         text = value
     else:
         raise QuantityError(f"{_show(value)} is not a Kubernetes quantity")
+    if len(text) > MAX_QUANTITY_CHARS:
+        raise QuantityError(
+            f"{_show(text[:20])}... is not a Kubernetes quantity: longer than {MAX_QUANTITY_CHARS} characters"
+        )
     if not _QUANTITY_RE.match(text):
         raise QuantityError(f"{_show(value)} is not a Kubernetes quantity")
+    _check_magnitude(text, value)
     return text
+
+
+def _check_magnitude(text: str, value: object) -> None:
+    """Refuse a quantity outside ``[10**-MAX_EXPONENT, 10**MAX_EXPONENT)`` from its digits alone (no arithmetic)."""
+    parts = _PARTS_RE.match(text)
+    if parts is None:  # pragma: no cover - QUANTITY_PATTERN matched
+        raise QuantityError(f"{_show(value)} is not a Kubernetes quantity")
+    whole, frac, suffix = parts["int"].lstrip("0"), parts["frac"] or "", parts["suffix"] or ""
+    if len(suffix) > 1 and suffix[0] in "eE" and suffix not in _BINARY_EXPONENT:
+        exponent_text = suffix[1:]
+        if not re.fullmatch(r"[+-]?[0-9]+", exponent_text):
+            raise QuantityError(
+                f"{_show(value)} is not a Kubernetes quantity: the exponent must be an integer"
+            )
+        if len(exponent_text.lstrip("+-").lstrip("0")) > 6:
+            exponent_text = exponent_text[:1] + "9" * 7 if exponent_text[:1] == "-" else "9" * 7
+        scale = int(exponent_text)
+    else:
+        scale = _BINARY_EXPONENT.get(suffix, _SUFFIX_EXPONENT.get(suffix, 0))
+    if whole:
+        magnitude = len(whole) - 1 + scale  # the power of ten of the leading digit
+    else:
+        significant = frac.lstrip("0")
+        if not significant:
+            return  # zero
+        magnitude = -(len(frac) - len(significant) + 1) + scale
+    if magnitude >= MAX_EXPONENT or magnitude < -MAX_EXPONENT:
+        raise QuantityError(
+            f"{_show(value)} is out of range: quantities must be below 1e{MAX_EXPONENT} and, unless zero, "
+            f"at least 1e-{MAX_EXPONENT}"
+        )
 
 
 def parse_quantity(value: object) -> Decimal:
@@ -55,11 +109,14 @@ def parse_quantity(value: object) -> Decimal:
     ``"500m"`` → ``Decimal("0.5")`` (cores); ``"1Gi"`` → ``Decimal(1073741824)`` (bytes).
 
     Raises:
-        QuantityError: the value does not match :data:`QUANTITY_PATTERN`.
+        QuantityError: the value does not match :data:`QUANTITY_PATTERN`, is longer than
+            :data:`MAX_QUANTITY_CHARS`, has a fractional exponent, or its magnitude is outside
+            ``[1e-30, 1e30)`` (checked on the text, before any arithmetic).
     """
     text = quantity_text(value)
     try:
-        return Decimal(_k8s_parse_quantity(text))
+        amount = Decimal(_k8s_parse_quantity(text))
+        return amount if amount else Decimal(0)  # "0e999999" is zero, with no exponent to carry around
     except ValueError as exc:  # pragma: no cover - pattern already excludes these
         raise QuantityError(f"{_show(value)} is not a Kubernetes quantity") from exc
 

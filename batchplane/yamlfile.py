@@ -60,6 +60,9 @@ _JSON_TAGS = frozenset(
 _STR_TAG = "tag:yaml.org,2002:str"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_NUMBER_TAGS = frozenset({"tag:yaml.org,2002:int", _FLOAT_TAG})
+#: Longest number literal (JSON-safe and far beyond any quota; Python refuses ints over 4,300 digits).
+MAX_NUMBER_CHARS = 100
 
 
 def read_yaml_text(text: str | bytes, source: str) -> Any:
@@ -165,6 +168,10 @@ def _check_node(node: yaml.Node, source: str) -> None:
         raise ConfigLoadError(
             f"{source}: the tag {node.tag!r} at {_at(node.start_mark)} is not allowed; "
             "stack config values are JSON types (string, number, boolean, null, map, list)"
+        )
+    if isinstance(node, yaml.ScalarNode) and node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER_CHARS:
+        raise ConfigLoadError(
+            f"{source}: the number at {_at(node.start_mark)} has more than {MAX_NUMBER_CHARS} characters"
         )
     if (
         isinstance(node, yaml.ScalarNode)

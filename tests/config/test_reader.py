@@ -29,6 +29,7 @@ REJECTED = [
     pytest.param("a: !local x\n", "s: the tag '!local' at line 1, column 4 is not allowed; stack config values are JSON types (string, number, boolean, null, map, list)", id="local-tag"),
     pytest.param("a: .inf\n", "s: '.inf' at line 1, column 4 is not a JSON number", id="inf"),
     pytest.param("a: .NaN\n", "s: '.NaN' at line 1, column 4 is not a JSON number", id="nan"),
+    pytest.param("q: " + "9" * 5000 + "\n", "s: the number at line 1, column 4 has more than 100 characters", id="5000-digit-int"),
     pytest.param("a: &x [*x]\n", "s: an alias refers to its own anchor at line 1, column 4", id="recursive-alias"),
     pytest.param("a: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), "s: nested deeper than 64 levels at line 1, column 67", id="deep-text"),
     pytest.param(b"a: caf\xe9\n", "s is not UTF-8 text (byte 6: invalid continuation byte)", id="latin-1"),

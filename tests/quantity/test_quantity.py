@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity, quantity_text, round_up_milli
 
@@ -81,3 +83,43 @@ def test_yaml_floats_keep_their_decimal_text() -> None:
 def test_round_up_milli_rounds_up_to_whole_millicores() -> None:
     assert round_up_milli(Decimal("0.0001")) == Decimal("0.001")
     assert round_up_milli(Decimal("0.5")) == Decimal("0.5")
+
+
+MAGNITUDES = [
+    pytest.param("1e500000", '"1e500000" is out of range: quantities must be below 1e30 and, unless zero, at least 1e-30', id="huge-exponent"),
+    pytest.param("1e-31", '"1e-31" is out of range: quantities must be below 1e30 and, unless zero, at least 1e-30', id="tiny"),
+    pytest.param("1000000000000000000000000000000", '"1000000000000000000000000000000" is out of range: quantities must be below 1e30 and, unless zero, at least 1e-30', id="31-digits"),
+    pytest.param("1" * 65, '"11111111111111111111"... is not a Kubernetes quantity: longer than 64 characters', id="long-text"),
+    pytest.param(10**5000, "an integer of 16610 bits is not a Kubernetes quantity: too many digits", id="5000-digit-int"),
+    pytest.param("1e1.5", '"1e1.5" is not a Kubernetes quantity: the exponent must be an integer', id="fractional-exponent"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "message"), MAGNITUDES)
+def test_absurd_sizes_and_magnitudes_are_rejected_from_the_text(value: object, message: str) -> None:
+    with pytest.raises(QuantityError) as caught:
+        parse_quantity(value)
+    assert str(caught.value) == message
+
+
+def test_zero_with_any_exponent_is_plain_zero() -> None:
+    assert parse_quantity("0e99999999999999").as_tuple().exponent == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    sign=st.sampled_from(["", "+", "-"]),
+    whole=st.text("0123456789", max_size=40),
+    frac=st.none() | st.text("0123456789", max_size=40),
+    suffix=st.sampled_from(["", "m", "k", "M", "G", "E", "Ki", "Gi", "Ei", "n"])
+    | st.builds(lambda e, n: f"{e}{n}", st.sampled_from(["e", "E", "e+", "e-"]), st.integers(0, 10**12)),
+)
+def test_any_quantity_text_parses_inside_the_bounds_or_is_a_quantity_error(
+    sign: str, whole: str, frac: str | None, suffix: str
+) -> None:
+    text = sign + whole + ("" if frac is None else "." + frac) + suffix
+    try:
+        amount = parse_quantity(text)
+    except QuantityError:
+        return
+    assert amount == 0 or Decimal("1e-30") <= abs(amount) < Decimal("1e30")
