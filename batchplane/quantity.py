@@ -31,6 +31,7 @@ MAX_QUANTITY_CHARS = 64
 #: milli-units, below 10**16 units), and small enough that parsing never builds a huge number.
 MAX_EXPONENT = 30
 
+_LIMIT = Decimal(10) ** MAX_EXPONENT
 _SUFFIX_EXPONENT = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_EXPONENT = {"Ki": 4, "Mi": 7, "Gi": 10, "Ti": 13, "Pi": 16, "Ei": 19}  # ceil(log10(2**(10n)))
 _PARTS_RE = re.compile(
@@ -97,10 +98,14 @@ def _check_magnitude(text: str, value: object) -> None:
             return  # zero
         magnitude = -(len(frac) - len(significant) + 1) + scale
     if magnitude >= MAX_EXPONENT or magnitude < -MAX_EXPONENT:
-        raise QuantityError(
-            f"{_show(value)} is out of range: quantities must be below 1e{MAX_EXPONENT} and, unless zero, "
-            f"at least 1e-{MAX_EXPONENT}"
-        )
+        raise QuantityError(_range_message(value))
+
+
+def _range_message(value: object) -> str:
+    return (
+        f"{_show(value)} is out of range: quantities must be below 1e{MAX_EXPONENT} and, unless zero, "
+        f"at least 1e-{MAX_EXPONENT}"
+    )
 
 
 def parse_quantity(value: object) -> Decimal:
@@ -116,7 +121,11 @@ def parse_quantity(value: object) -> Decimal:
     text = quantity_text(value)
     try:
         amount = Decimal(_k8s_parse_quantity(text))
-        return amount if amount else Decimal(0)  # "0e999999" is zero, with no exponent to carry around
+        if not amount:
+            return Decimal(0)  # "0e999999" is zero, with no exponent to carry around
+        if abs(amount) >= _LIMIT:  # 28-digit rounding can carry 9.99…e29 up to 1e30
+            raise QuantityError(_range_message(value))
+        return amount
     except ValueError as exc:  # pragma: no cover - pattern already excludes these
         raise QuantityError(f"{_show(value)} is not a Kubernetes quantity") from exc
 

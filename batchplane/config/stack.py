@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from batchplane.config.base import ConfigModel
@@ -103,7 +104,13 @@ def _decode(value: Any) -> Any:
 
 
 def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
-    """Validate a stack's config map and expand it.
+    """Validate a stack's config map and expand it, reporting every error at once.
+
+    Each top-level key is parsed on its own: a key that fails pydantic parsing is reported, and every
+    cross-object rule whose inputs all parsed still runs (a rule that needs a failed key is skipped, so it
+    cannot report a consequence of the first error). Rule inputs: the Kueue rules need ``target``, ``kueue``
+    and ``teams``; the operator rules ``operators``, ``target`` and ``kueue``; the webhook's namespace rules
+    ``webhook``, ``kueue`` and ``teams``.
 
     Args:
         raw: config map, ``{"batchplane:target": {...}, "batchplane:kueue": {...}, "gcp:project": ...}``.
@@ -117,22 +124,101 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
             (warnings found alongside are included).
     """
     ours, other = split_config(raw)
-    try:
-        config = StackConfig.model_validate(ours)
-    except ValidationError as exc:
-        raise ConfigValidationError(_pydantic_issues(exc)) from None
-    kueue = expand(config)
-    issues = check_kueue(kueue)
-    issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
-    if config.operators is not None:
+    parse_issues, failed = _parse_sections(ours)
+    issues = namespace_warnings(other) + parse_issues
+    parsed = {key: value for key, value in ours.items() if key not in failed}
+    if "target" in failed:
+        parsed["target"] = {"kind": "kind"}  # a stand-in; the rules that need the target are skipped
+    config = StackConfig.model_validate(parsed)
+    expanded_ok = not failed & {"target", "kueue", "teams"}
+    kueue, expand_issues = _expand_reporting(config)
+    issues += expand_issues
+    if expanded_ok and not expand_issues:
+        issues += check_kueue(kueue)
+        issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
+        if isinstance(config.target, OpenShiftTarget):
+            issues += check_openshift(config.target, kueue)
+        if not kueue.cluster_queues and not kueue.local_queues:
+            issues.append(
+                ConfigIssue(
+                    f"{CONFIG_NAMESPACE}:kueue",
+                    "the stack declares no ClusterQueue and no LocalQueue: nothing will be admitted "
+                    "(declare kueue.clusterQueues/localQueues or teams)",
+                    severity="warning",
+                )
+            )
+    if config.operators is not None and not failed & {"operators", "target", "kueue"}:
         issues += check_operators(config.operators, config.target.kind, config.kueue.api_version)
-    if isinstance(config.target, OpenShiftTarget):
-        issues += check_openshift(config.target, kueue)
-    issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)])
+    if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
+        issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)])
     errors = [i for i in issues if i.severity == "error"]
     if errors:
         raise ConfigValidationError(issues)
     return Stack(name=stack_name, config=config, kueue=kueue, warnings=issues, other_config=other)
+
+
+def _parse_sections(ours: Mapping[str, Any]) -> tuple[list[ConfigIssue], set[str]]:
+    """Pydantic errors of every top-level key (unknown keys included), and the keys that failed."""
+    try:
+        StackConfig.model_validate(ours)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        return _pydantic_issues(exc), {str(err["loc"][0]) for err in errors if err["loc"]}
+    return [], set()
+
+
+def _expand_reporting(config: StackConfig) -> tuple[ExpandedKueue, list[ConfigIssue]]:
+    """:func:`expand`, with a shorthand that expands into an invalid object reported at its key."""
+    try:
+        return expand(config), []
+    except ExpansionError as exc:
+        return ExpandedKueue(config.kueue.api_version, config.kueue.named_default_queues), [exc.issue]
+
+
+class ExpansionError(ValueError):
+    """A shorthand (a ``teams`` member) expands into an object Kueue would refuse."""
+
+    def __init__(self, issue: ConfigIssue) -> None:
+        super().__init__(str(issue))
+        self.issue = issue
+
+
+_OUR_NAME = CONFIG_NAMESPACE
+
+
+def namespace_warnings(other: Mapping[str, Any]) -> list[ConfigIssue]:
+    """Warn on config keys whose namespace looks like ``batchplane`` but is not (``Batchplane:kueue``,
+    ``batchplane.kueue``, ``batchplan:teams``): Pulumi passes them on, and Batchplane would ignore them."""
+    issues = []
+    for key in other:
+        namespace, sep, _ = key.partition(":")
+        head = namespace if sep else key
+        squashed = head.lower().replace("-", "").replace("_", "")
+        candidate = squashed.split(".")[0] if "." in squashed else squashed
+        if candidate == _OUR_NAME or _edit_distance(candidate, _OUR_NAME) <= 2:
+            suggestion = f"{CONFIG_NAMESPACE}:{key.partition(':')[2] or key.split('.', 1)[-1]}"
+            issues.append(
+                ConfigIssue(
+                    key,
+                    f"this key is not in the {CONFIG_NAMESPACE}: namespace and is ignored; did you mean "
+                    f"{suggestion!r}?",
+                    severity="warning",
+                )
+            )
+    return issues
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (short strings only: namespaces)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
 
 
 def expand(config: StackConfig) -> ExpandedKueue:
@@ -161,8 +247,19 @@ def expand(config: StackConfig) -> ExpandedKueue:
         pools = getattr(config.target, "gpu_pools", [])
         flavor_order = [f.name for f in kc.resource_flavors] + [pool.name for pool in pools]
         for i, team in enumerate(config.teams.members):
-            cq, lq = expand_team(config.teams, team, flavor_order)
             path = f"{CONFIG_NAMESPACE}:teams.members[{i}]"
+            try:
+                cq, lq = expand_team(config.teams, team, flavor_order)
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(to_camel(str(part)) for part in e['loc'])}: {_message(e)}"
+                    for e in exc.errors()
+                )
+                raise ExpansionError(
+                    ConfigIssue(
+                        path, f"expands into a ClusterQueue/LocalQueue Kueue would refuse: {problems}"
+                    )
+                ) from None
             k.cluster_queues.append(Located(cq, KeyPath(path, f'generated ClusterQueue "{cq.name}"')))
             k.local_queues.append(
                 Located(lq, KeyPath(path, f'generated LocalQueue "{lq.namespace}/{lq.name}"'))
@@ -240,6 +337,10 @@ def _message(err: ErrorDetails) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "extra_forbidden":
+        key = str(err["loc"][-1]) if err["loc"] else ""
+        head, dot, rest = key.partition(".")
+        if len(err["loc"]) == 1 and dot and _edit_distance(head.lower(), CONFIG_NAMESPACE) <= 2:
+            return f"unknown key; did you mean '{CONFIG_NAMESPACE}:{rest}'?"
         return "unknown key"
     if kind == "union_tag_invalid":
         return f"unknown kind {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"

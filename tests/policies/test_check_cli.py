@@ -214,7 +214,11 @@ def test_invalid_stack_config_prints_its_issues_and_exits_1(tmp_path: Path) -> N
     stack.write_text("config:\n  batchplane:target: {kind: kind}\n  batchplane:colour: blue\n")
     result = run_check("--config", str(stack))
     assert result.exit_code == 1
-    assert result.stderr == "batchplane:colour: unknown key\n"
+    assert result.stderr.splitlines() == [
+        "batchplane:colour: unknown key",
+        "warning: batchplane:kueue: the stack declares no ClusterQueue and no LocalQueue: nothing will be "
+        "admitted (declare kueue.clusterQueues/localQueues or teams)",
+    ]
 
 
 @pytest.mark.parametrize(
