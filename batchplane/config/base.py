@@ -12,7 +12,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic.alias_generators import to_camel
 
 from batchplane.config import names
-from batchplane.quantity import quantity_text
+from batchplane.quantity import parse_quantity, quantity_text
 
 
 class ConfigModel(BaseModel):
@@ -55,6 +55,16 @@ Quantity = Annotated[str, BeforeValidator(quantity_text)]
 
 Stored as its text; checked against the exact CRD quantity pattern (not the lenient parser).
 """
+
+
+def _non_negative(text: str) -> str:
+    if parse_quantity(text) < 0:
+        raise ValueError(f'"{text}" must not be negative')
+    return text
+
+
+NonNegativeQuantity = Annotated[str, BeforeValidator(quantity_text), AfterValidator(_non_negative)]
+"""A :data:`Quantity` that is zero or more (limits and sizes, where a negative amount means nothing)."""
 
 Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
 """A 32-bit signed integer, as Kubernetes ``int32`` fields."""

@@ -25,9 +25,42 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, LabelValue, QualifiedName
-from batchplane.config.gke_machines import FIXED_GPU_MACHINES, FixedGpu, is_fixed_gpu_family
+from batchplane.config.gke_machines import (
+    FIXED_GPU_MACHINES,
+    FixedGpu,
+    accelerator_attach_problem,
+    is_fixed_gpu_family,
+)
 from batchplane.config.kueue import RetryStrategy, Taint
 from batchplane.errors import ConfigIssue
+
+_PROJECT_ID_RE = re.compile(r"^(?:[a-z][a-z0-9.-]*[a-z0-9]:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+
+
+def project_id_problem(value: str) -> str | None:
+    """Why ``value`` is not a Google Cloud project ID, or None.
+
+    Rule (Resource Manager "Creating and managing projects"): 6 to 30 characters, lowercase letters, digits
+    and hyphens, starting with a letter and not ending with a hyphen; legacy domain-scoped IDs
+    (``example.com:my-project``) keep their ``domain:`` prefix.
+    """
+    if _PROJECT_ID_RE.match(value):
+        return None
+    return (
+        f'"{value}" is not a Google Cloud project ID: 6 to 30 lowercase letters, digits or hyphens, starting '
+        "with a letter and not ending with a hyphen"
+    )
+
+
+def _check_project_id(value: str | None) -> str | None:
+    why = None if value is None else project_id_problem(value)
+    if why is not None:
+        raise ValueError(why)
+    return value
+
+
+ProjectId = Annotated[str, AfterValidator(_check_project_id)]
+"""A Google Cloud project ID (see :func:`project_id_problem`)."""
 
 GKE_NODE_POOL_NAME_MAX = 40
 """GKE node pool and cluster names are at most 40 characters (GKE API)."""
@@ -101,7 +134,7 @@ class Reservation(ConfigModel):
     name: Annotated[str, Field(min_length=1)] | None = None
     """The reservation's name; required with ``SPECIFIC_RESERVATION``. Emitted as the value of key
     ``compute.googleapis.com/reservation-name``."""
-    project: str | None = None
+    project: ProjectId | None = None
     """Project owning a shared reservation; emitted as ``projects/<project>/reservations/<name>``.
     Defaults to none (a reservation in the cluster's project)."""
 
@@ -257,8 +290,8 @@ class GkeTarget(ConfigModel):
 
     kind: Literal["gke"]
     """Required tag: ``gke``."""
-    project: Annotated[str, Field(min_length=1)] | None = None
-    """GCP project. Defaults to the ``gcp:project`` stack config (``pulumi config set gcp:project``)."""
+    project: ProjectId | None = None
+    """GCP project ID. Defaults to the ``gcp:project`` stack config (``pulumi config set gcp:project``)."""
     region: str | None = None
     """Region of a regional cluster, e.g. ``us-central1``. Give region or zone."""
     zone: str | None = None
@@ -556,6 +589,10 @@ def _check_accelerator(pool: GpuPool, p: str, error: _Error) -> None:
                 f"required for machine type {pool.machine_type}: "
                 "only a2/a3/a4/g2 machine types come with GPUs",
             )
+            return
+        why = accelerator_attach_problem(pool.machine_type, pool.accelerator.type, pool.accelerator.count)
+        if why is not None:
+            error(f"{p}.accelerator", f"cannot be attached to machine type {pool.machine_type}: {why}")
         return
     if pool.accelerator is None:
         return

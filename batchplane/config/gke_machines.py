@@ -126,3 +126,69 @@ MACHINE_SHAPES: dict[str, MachineShape] = {
 def is_fixed_gpu_family(machine_type: str) -> bool:
     """True when ``machine_type`` belongs to a family whose machine type fixes the GPUs (a2/a3/a4/g2)."""
     return machine_type.startswith(FIXED_GPU_FAMILIES)
+
+
+@dataclass(frozen=True)
+class AttachableGpu:
+    """A GPU attached to general-purpose N1 machines (``guest_accelerators`` on ``n1-*``).
+
+    Attributes:
+        max_vcpus: GPUs per VM → the most vCPUs an N1 machine type may have with that many GPUs; the counts
+            listed are the only ones allowed.
+    """
+
+    max_vcpus: dict[int, int]
+
+
+#: GPUs that attach to N1 machine types, with the allowed GPU counts and the vCPU ceiling per count.
+#: Source: Compute Engine "GPU machine types", section "N1 general-purpose machine family"
+#: (cloud.google.com/compute/docs/gpus#n1-gpus). P100's 4-GPU ceiling is 96 vCPUs in the zones that offer
+#: it (64 in others): the larger figure is used so that Batchplane is never stricter than Compute Engine.
+N1_ATTACHABLE_GPUS: dict[str, AttachableGpu] = {
+    "nvidia-tesla-t4": AttachableGpu({1: 48, 2: 48, 4: 96}),
+    "nvidia-tesla-p4": AttachableGpu({1: 24, 2: 48, 4: 96}),
+    "nvidia-tesla-v100": AttachableGpu({1: 12, 2: 24, 4: 48, 8: 96}),
+    "nvidia-tesla-p100": AttachableGpu({1: 16, 2: 32, 4: 96}),
+}
+
+
+def n1_vcpus(machine_type: str) -> int | None:
+    """vCPUs of a predefined N1 machine type (``n1-standard-8`` → 8), or None for other names."""
+    prefix, _, count = machine_type.rpartition("-")
+    if prefix in ("n1-standard", "n1-highmem", "n1-highcpu") and count.isdigit():
+        return int(count)
+    return None
+
+
+def accelerator_attach_problem(machine_type: str, accelerator_type: str, count: int) -> str | None:
+    """Why Compute Engine would refuse ``count`` × ``accelerator_type`` on ``machine_type``, or None.
+
+    Only facts in the tables above are checked: an accelerator that comes with a fixed-GPU family (L4 with
+    G2, A100 with A2, H100/H200/B200 with A3/A4) on any other machine type; an N1 GPU on a non-N1 machine
+    type, in a count N1 does not offer, or on more vCPUs than that count allows. Unknown accelerator types
+    pass (GKE reports them).
+    """
+    families = sorted(
+        {
+            name.split("-", 1)[0]
+            for name, gpu in FIXED_GPU_MACHINES.items()
+            if gpu.accelerator_type == accelerator_type
+        }
+    )
+    if families and not machine_type.startswith(tuple(f"{f}-" for f in families)):
+        return f"{accelerator_type} comes only with {'/'.join(f.upper() for f in families)} machine types"
+    attachable = N1_ATTACHABLE_GPUS.get(accelerator_type)
+    if attachable is None:
+        return None
+    if not machine_type.startswith("n1-"):
+        return f"{accelerator_type} attaches only to N1 machine types (n1-standard-*, n1-highmem-*, n1-highcpu-*)"
+    if count not in attachable.max_vcpus:
+        allowed = ", ".join(str(c) for c in attachable.max_vcpus)
+        return f"{accelerator_type} attaches to N1 machines in counts of {allowed}, not {count}"
+    vcpus = n1_vcpus(machine_type)
+    if vcpus is not None and vcpus > attachable.max_vcpus[count]:
+        return (
+            f"{count} × {accelerator_type} allows at most {attachable.max_vcpus[count]} vCPUs; "
+            f"{machine_type} has {vcpus}"
+        )
+    return None

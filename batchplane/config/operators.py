@@ -216,6 +216,22 @@ class OperatorsConfig(ConfigModel):
         """True when a Ray operator (Helm KubeRay or the GKE add-on) runs in the cluster."""
         return self.kuberay.enabled or self.kuberay.gke_ray_addon
 
+    def installed_namespaces(self) -> dict[str, str]:
+        """``{operator: namespace}`` of every operator this config installs (Helm releases and manifests
+        create these namespaces). AppWrapper's ``install.yaml`` uses ``appwrapper-system``."""
+        found: dict[str, str] = {}
+        if self.cert_manager.enabled:
+            found["certManager"] = self.cert_manager.namespace
+        if self.kuberay.enabled:
+            found["kuberay"] = self.kuberay.namespace
+        if self.kueue.enabled:
+            found["kueue"] = self.kueue.namespace
+        if self.training.kind != "none":
+            found["training"] = self.training.resolved_namespace()
+        if self.appwrapper.enabled:
+            found["appwrapper"] = "appwrapper-system"
+        return found
+
     def kueue_uses_cert_manager(self) -> bool:
         """Chart ``enableCertManager``: the explicit setting, else whether cert-manager is installed."""
         k = self.kueue.use_cert_manager

@@ -182,12 +182,13 @@ def _check_flavor(rf: Located[ResourceFlavor], k: ExpandedKueue, out: _Issues) -
     for i, tol in enumerate(f.tolerations):
         p = rf.path.key("tolerations").index(i)
         operator = tol.operator or "Equal"
-        if not tol.key and operator != "Exists":
+        # As the CRD's CEL rules: `has(x.key)`/`has(x.value)` are true for an empty string too.
+        if tol.key is None and operator != "Exists":
             out.error(
                 p.key("operator"),
                 "operator must be Exists when key is empty, which means 'match all values and all keys'",
             )
-        if operator == "Exists" and tol.value:
+        if operator == "Exists" and tol.value is not None:
             out.error(p.key("value"), "value must be empty when operator is Exists")
         if tol.toleration_seconds is not None and tol.effect != "NoExecute":
             out.error(p.key("tolerationSeconds"), "effect must be 'NoExecute' when tolerationSeconds is set")
@@ -472,6 +473,7 @@ def _check_local_queues(k: ExpandedKueue, out: _Issues) -> None:
     defaults: dict[str, list[Located[LocalQueue]]] = defaultdict(list)
     for lq in k.local_queues:
         q = lq.obj
+        _check_fair_sharing(q.fair_sharing, lq.path, out)
         why = label_value_problem(q.name)
         if why is not None:
             out.error(

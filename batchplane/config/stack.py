@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from batchplane.config.base import ConfigModel
+from batchplane.config.gke import project_id_problem
 from batchplane.config.kueue import KueueConfig, LocalQueue, NamespaceSpec
 from batchplane.config.openshift import OpenShiftTarget, check_openshift, label_managed_namespaces
 from batchplane.config.operators import OperatorsConfig, check_operators
@@ -126,6 +127,9 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
     ours, other = split_config(raw)
     parse_issues, failed = _parse_sections(ours)
     issues = namespace_warnings(other) + parse_issues
+    project = other.get("gcp:project")
+    if isinstance(project, str) and (why := project_id_problem(project)) is not None:
+        issues.append(ConfigIssue("gcp:project", why))
     parsed = {key: value for key, value in ours.items() if key not in failed}
     if "target" in failed:
         parsed["target"] = {"kind": "kind"}  # a stand-in; the rules that need the target are skipped
@@ -150,7 +154,8 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
     if config.operators is not None and not failed & {"operators", "target", "kueue"}:
         issues += check_operators(config.operators, config.target.kind, config.kueue.api_version)
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
-        issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)])
+        installed = config.operators.installed_namespaces() if config.operators is not None else {}
+        issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
     errors = [i for i in issues if i.severity == "error"]
     if errors:
         raise ConfigValidationError(issues)

@@ -10,11 +10,12 @@ See docs/webhook.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, QualifiedName, Quantity
+from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, NonNegativeQuantity, QualifiedName
 from batchplane.errors import ConfigIssue
 
 DEFAULT_IMAGE = "ghcr.io/batchplane/quota-webhook:0.1.0"
@@ -76,7 +77,7 @@ class WorkloadLimits(ConfigModel):
     max_gpus_per_workload: Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)] | None = None
     """Most GPUs one workload may request in total (sum of ``webhook.gpuResources`` over all pods).
     Defaults to none (no limit)."""
-    max_workload_requests: dict[QualifiedName, Quantity] = {}
+    max_workload_requests: dict[QualifiedName, NonNegativeQuantity] = {}
     """Most of each resource one workload may request in total, e.g. ``{cpu: 64, memory: 256Gi}``
     (CPU cores, memory bytes, device counts). Defaults to none (no limit)."""
     allowed_priority_classes: Annotated[list[DnsSubdomain], Field(max_length=64)] | None = None
@@ -131,18 +132,40 @@ class WebhookConfig(ConfigModel):
     Defaults to none."""
 
 
-def check_webhook(webhook: WebhookConfig, tenant_namespaces: list[str]) -> list[ConfigIssue]:
+def check_webhook(
+    webhook: WebhookConfig, tenant_namespaces: list[str], operator_namespaces: Mapping[str, str] | None = None
+) -> list[ConfigIssue]:
     """Cross-field rules of ``batchplane:webhook`` (all issues, none raised).
 
     Args:
         webhook: the validated section.
         tenant_namespaces: every namespace a LocalQueue of the stack lives in.
+        operator_namespaces: ``{operator: namespace}`` of the operators the stack installs
+            (:meth:`~batchplane.config.operators.OperatorsConfig.installed_namespaces`). Defaults to none.
 
     Returns:
         Errors for a listed namespace that is a system/operator namespace or listed twice, and
         for a webhook namespace that is also a tenant namespace.
     """
     issues: list[ConfigIssue] = []
+    if webhook.enabled is not False:
+        owner = {ns: op for op, ns in (operator_namespaces or {}).items()}.get(webhook.namespace)
+        if owner is not None:
+            issues.append(
+                ConfigIssue(
+                    "batchplane:webhook.namespace",
+                    f'"{webhook.namespace}" is where operators.{owner} is installed; its release already '
+                    "creates that Namespace: run the webhook in its own namespace",
+                )
+            )
+        elif is_system_namespace(webhook.namespace):
+            issues.append(
+                ConfigIssue(
+                    "batchplane:webhook.namespace",
+                    f'"{webhook.namespace}" is a system or operator namespace; run the webhook in its own '
+                    f"namespace (default {DEFAULT_NAMESPACE})",
+                )
+            )
     seen: set[str] = set()
     for i, ns in enumerate(webhook.namespaces):
         path = f"batchplane:webhook.namespaces[{i}].name"

@@ -75,7 +75,7 @@ def test_a_dotted_key_that_pulumi_files_under_the_project_namespace_is_an_unknow
     "key", ["gcp:project", "kubernetes:context", "batch:x", "pulumi:tags", "app:batchsize"]
 )
 def test_other_namespaces_are_not_warned_about(key: str) -> None:
-    assert [w for w in load_stack({**base_config(), key: "v"}).warnings if w.path == key] == []
+    assert [w for w in load_stack({**base_config(), key: "my-project-1"}).warnings if w.path == key] == []
 
 
 def test_a_stack_without_any_queue_is_valid_but_warned_about() -> None:
