@@ -66,6 +66,24 @@ def _non_negative(text: str) -> str:
 NonNegativeQuantity = Annotated[str, BeforeValidator(quantity_text), AfterValidator(_non_negative)]
 """A :data:`Quantity` that is zero or more (limits and sizes, where a negative amount means nothing)."""
 
+#: apimachinery ``TotalAnnotationSizeLimitB``: keys and values of one object's annotations, in bytes.
+ANNOTATIONS_MAX_BYTES = 256 * 1024
+
+
+def _annotations_size(value: dict[str, str]) -> dict[str, str]:
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in value.items())
+    if size > ANNOTATIONS_MAX_BYTES:
+        raise ValueError(
+            f"annotations total {size} bytes; Kubernetes allows at most {ANNOTATIONS_MAX_BYTES} (256 KiB) "
+            "of keys and values per object"
+        )
+    return value
+
+
+Annotations = Annotated[dict[QualifiedName, str], AfterValidator(_annotations_size)]
+"""Object annotations: qualified-name keys, string values, at most 256 KiB of keys and values in all
+(apimachinery ``ValidateAnnotations``)."""
+
 Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
 """A 32-bit signed integer, as Kubernetes ``int32`` fields."""
 

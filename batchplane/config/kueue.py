@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, model_validator
 
 from batchplane.config.base import (
+    Annotations,
     ConfigModel,
     DnsLabel,
     DnsSubdomain,
@@ -395,7 +396,7 @@ class NamespaceSpec(ConfigModel):
     (``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``) are never created."""
     labels: Annotated[dict[QualifiedName, LabelValue], Field(max_length=64)] = {}
     """Extra labels on the namespace (e.g. for ClusterQueue namespaceSelectors). Defaults to none."""
-    annotations: dict[QualifiedName, str] = {}
+    annotations: Annotations = {}
     """Extra annotations on the namespace. Defaults to none."""
 
 

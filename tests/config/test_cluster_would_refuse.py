@@ -79,3 +79,13 @@ def test_attach_rules_follow_the_compute_engine_tables(
 @pytest.mark.parametrize("project", ["my-project-1", "abcdef", "a" * 30, "example.com:my-project"])
 def test_valid_project_ids_pass(project: str) -> None:
     load_stack(gke_with(target__project=project))
+
+
+def test_namespace_annotations_over_256_kib_in_total_are_refused() -> None:
+    big = {f"a{i}": "x" * 100_000 for i in range(3)}
+    (error,) = errors(with_changes(kueue__namespaces=[{"name": "team-a", "annotations": big}]))
+    assert error == (
+        "batchplane:kueue.namespaces[0].annotations: annotations total 300006 bytes; Kubernetes allows at most "
+        "262144 (256 KiB) of keys and values per object"
+    )
+    load_stack(with_changes(kueue__namespaces=[{"name": "team-a", "annotations": {"a": "x" * 262_143}}]))
