@@ -76,8 +76,11 @@ def pack_environment(
     """The environment the CLI gives a policy pack: ours plus the stack's identity and config.
 
     ``PULUMI_CONFIG`` is the JSON of :func:`~batchplane.policyrun.resources.stack_config_strings`
-    (left out when the config is empty, as the CLI does); ``PULUMI_ORGANIZATION`` likewise when
-    ``organization`` is ``None``. Inherited values of these variables are dropped.
+    (left out when the config is empty, as the CLI does), bounded by :func:`bounded_config`: the whole
+    config also reaches the pack through the analyzer's ``ConfigureStack`` call, and an environment
+    variable larger than the kernel's per-string limit (``MAX_ARG_STRLEN``, 128 KiB on Linux) would make
+    the pack fail to start (``E2BIG``). ``PULUMI_ORGANIZATION`` is left out when ``organization`` is
+    ``None``. Inherited values of these variables are dropped.
     """
     import json
 
@@ -85,10 +88,36 @@ def pack_environment(
     env.update({"PULUMI_PROJECT": project, "PULUMI_STACK": stack, "PULUMI_DRY_RUN": "true"})
     strings = stack_config_strings(project, config)
     if strings:
-        env["PULUMI_CONFIG"] = json.dumps(strings, sort_keys=True)
+        env["PULUMI_CONFIG"] = json.dumps(bounded_config(strings), sort_keys=True)
     if organization:
         env["PULUMI_ORGANIZATION"] = organization
     return env
+
+
+#: Most bytes of ``PULUMI_CONFIG`` JSON handed to a policy pack in its environment (far below Linux's
+#: 128 KiB ``MAX_ARG_STRLEN`` per string and 2 MiB ``ARG_MAX`` for argv + environment together).
+PULUMI_CONFIG_ENV_MAX_BYTES = 32 * 1024
+
+
+def bounded_config(strings: Mapping[str, str], limit: int = PULUMI_CONFIG_ENV_MAX_BYTES) -> dict[str, str]:
+    """The config keys that fit in ``limit`` bytes of JSON: all when they fit, else the smallest first.
+
+    Policies read scalar keys (``batchplane:environment``) from the environment; large structured values
+    (thousands of LocalQueues) are left to ``ConfigureStack``, which has no such limit.
+    """
+    import json
+
+    if len(json.dumps(dict(strings), sort_keys=True).encode()) <= limit:
+        return dict(strings)
+    kept: dict[str, str] = {}
+    used = 2  # "{}"
+    for key, value in sorted(strings.items(), key=lambda item: (len(item[0]) + len(item[1]), item[0])):
+        size = len(json.dumps({key: value}).encode())  # includes the braces: an upper bound with ", "
+        if used + size > limit:
+            break
+        kept[key] = value
+        used += size
+    return kept
 
 
 class PolicyPackProcess:

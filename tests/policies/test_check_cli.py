@@ -240,3 +240,19 @@ def test_usage_errors_exit_2(args: list[str], message: str) -> None:
     result = run_check(*args)
     assert result.exit_code == 2
     assert result.stderr == message
+
+
+def test_two_thousand_local_queues_pass_through_the_policy_pack(tmp_path: Path) -> None:
+    from batchplane.yamlfile import read_yaml_file
+
+    doc = read_yaml_file(REPO_ROOT / "stacks" / "Pulumi.kind.yaml")
+    doc["config"]["batchplane:kueue"]["localQueues"] = [
+        {"name": "default", "namespace": f"team-{i:04d}", "clusterQueue": "cluster-queue"}
+        for i in range(2000)
+    ]
+    config = tmp_path / "Pulumi.big.yaml"
+    config.write_text(json.dumps(doc), encoding="utf-8")  # JSON is YAML
+    assert config.stat().st_size > 128 * 1024
+    result = run_check("--config", str(config))
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "stack big: 0 violation(s), 0 mandatory" in result.stdout
