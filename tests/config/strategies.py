@@ -172,5 +172,16 @@ def mutated(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]]) -> dict[st
     return config
 
 
-#: Configs for the property tests: plausible ones half the time, mutated ones otherwise.
-stack_configs = st.one_of(plausible_config(), mutated(plausible_config()))
+def _templates() -> list[dict[str, Any]]:
+    from batchplane.offline.stackfile import load_stack_file
+    from tests.conftest import STACKS_DIR
+
+    return [load_stack_file(path) for path in sorted(STACKS_DIR.glob("Pulumi.*.yaml"))]
+
+
+#: The shipped templates (GKE, OpenShift, kind) as config maps, to mutate: their targets, pools and operators
+#: reach the program paths the plausible generator (kind only) does not.
+template_configs = st.sampled_from(_templates()).map(copy.deepcopy)
+
+#: Configs for the property tests: plausible ones, mutated ones, and mutated shipped templates.
+stack_configs = st.one_of(plausible_config(), mutated(plausible_config()), mutated(template_configs))
