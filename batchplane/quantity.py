@@ -1,19 +1,17 @@
 """Kubernetes quantities: a strict syntax check plus exact parsing.
 
-``kubernetes.utils.parse_quantity`` parses correctly but is lenient (it accepts ``"1K"``,
-``"1 Gi"``, ``"1_000"``), so every value is first matched against the exact pattern the Kueue
-v0.19.2 CRDs use for quota fields (``x-kubernetes-int-or-string`` with this ``pattern``), then
-parsed to a :class:`~decimal.Decimal` in base units (CPU cores, memory bytes, device counts).
+Every value is first matched against the exact pattern the Kueue v0.19.2 CRDs use for quota fields
+(``x-kubernetes-int-or-string`` with this ``pattern``), checked against size and magnitude bounds on its
+text, then parsed exactly to a :class:`~decimal.Decimal` in base units (CPU cores, memory bytes, device
+counts). The parser is our own, not the kubernetes client's ``parse_quantity``: that one is lenient
+(``"1K"``, ``"1 Gi"``), rounds to 28 digits, and importing the client costs the webhook process tens of
+thousands of heap objects (issue #14).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from decimal import ROUND_CEILING, Decimal
-from typing import cast
-
-from kubernetes.utils import parse_quantity as _untyped_parse_quantity
+from decimal import ROUND_CEILING, Context, Decimal, localcontext
 
 #: The quantity pattern of the Kueue v0.19.2 CRDs (and of ``resource.Quantity`` in apimachinery).
 QUANTITY_PATTERN = (
@@ -21,7 +19,6 @@ QUANTITY_PATTERN = (
     r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 _QUANTITY_RE = re.compile(QUANTITY_PATTERN)
-_k8s_parse_quantity = cast(Callable[[str], Decimal], _untyped_parse_quantity)  # the client has no type hints
 
 
 #: Longest quantity text accepted (Kubernetes quantities in manifests are a handful of characters).
@@ -33,6 +30,7 @@ MAX_EXPONENT = 30
 
 _LIMIT = Decimal(10) ** MAX_EXPONENT
 _SUFFIX_EXPONENT = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIXES = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _BINARY_EXPONENT = {"Ki": 4, "Mi": 7, "Gi": 10, "Ti": 13, "Pi": 16, "Ei": 19}  # ceil(log10(2**(10n)))
 _PARTS_RE = re.compile(
     r"^[+-]?(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9.]+)?$"
@@ -120,7 +118,7 @@ def parse_quantity(value: object) -> Decimal:
     """
     text = quantity_text(value)
     try:
-        amount = Decimal(_k8s_parse_quantity(text))
+        amount = _exact(text)
         if not amount:
             return Decimal(0)  # "0e999999" is zero, with no exponent to carry around
         if abs(amount) >= _LIMIT:  # 28-digit rounding can carry 9.99…e29 up to 1e30
@@ -128,6 +126,32 @@ def parse_quantity(value: object) -> Decimal:
         return amount
     except ValueError as exc:  # pragma: no cover - pattern already excludes these
         raise QuantityError(f"{_show(value)} is not a Kubernetes quantity") from exc
+
+
+#: Enough digits for any quantity that passes the bounds (64 characters, magnitude within 1e±30) to be exact.
+_EXACT = Context(prec=128, Emax=999, Emin=-999)
+
+
+def _exact(text: str) -> Decimal:
+    """The value of a quantity text that matched :data:`QUANTITY_PATTERN` and the bounds, in base units.
+
+    Semantics of apimachinery ``resource.ParseQuantity``: binary suffixes are powers of 1024, decimal ones
+    (``n u m k M G T P E``) and ``e``/``E`` exponents powers of ten. Computed exactly (no rounding).
+    """
+    parts = _PARTS_RE.match(text)
+    if parts is None:  # pragma: no cover - callers matched QUANTITY_PATTERN
+        raise ValueError(text)
+    sign = "-" if text.startswith("-") else ""
+    frac = parts["frac"]
+    number = Decimal(f"{sign}{parts['int'] or '0'}" + (f".{frac}" if frac else ""))
+    suffix = parts["suffix"] or ""
+    if not number:
+        return Decimal(0)  # "0e2255": zero whatever the exponent (which may be beyond any context)
+    with localcontext(_EXACT):
+        if suffix in _BINARY_EXPONENT:
+            return number * (Decimal(1024) ** (_BINARY_SUFFIXES.index(suffix) + 1))
+        exponent = int(suffix[1:]) if len(suffix) > 1 and suffix[0] in "eE" else _SUFFIX_EXPONENT[suffix]
+        return number * (Decimal(10) ** exponent)
 
 
 def is_quantity(value: object) -> bool:

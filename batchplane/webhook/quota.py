@@ -509,36 +509,45 @@ def possible_flavors(demand: Demand, queue: QueueModel, flavors: Mapping[str, Fl
 def _fits_together(
     items: list[tuple[Demand, tuple[int, ...], list[str]]], group: Group, queue: QueueModel, budget: int
 ) -> bool | None:
-    """Depth-first search for a flavor per PodSet that fits every flavor's maximum; None = budget spent."""
+    """Depth-first search for a flavor per PodSet that fits every flavor's maximum; None = budget spent.
+
+    Iterative (an explicit stack of choice indexes), so a review leaves no reference cycle behind: a
+    recursive nested closure refers to itself and is only freed by the cycle collector.
+    """
     order = sorted(items, key=lambda it: (len(it[2]), -sum(it[1])))
     caps = {f: [queue.capacity[(f, r)].maximum for r in group.resources] for f in group.flavors}
     used = {f: [0] * len(group.resources) for f in group.flavors}
+    if not order:
+        return True
     steps = 0
-
-    def place(i: int) -> bool | None:
-        nonlocal steps
-        if i == len(order):
-            return True
+    chosen: list[int] = [-1]  # chosen[i]: index into order[i]'s eligible flavors; -1 = not tried yet
+    while chosen:
+        i = len(chosen) - 1
         _, vector, eligible = order[i]
-        undecided = False
-        for f in eligible:
+        previous = chosen[i]
+        if previous >= 0:  # back from a dead end below: take the previous choice back
+            flavor = eligible[previous]
+            for j, v in enumerate(vector):
+                used[flavor][j] -= v
+        placed = False
+        for k in range(previous + 1, len(eligible)):
             steps += 1
             if steps > budget:
                 return None
-            if all(u + v <= c for u, v, c in zip(used[f], vector, caps[f], strict=True)):
+            flavor = eligible[k]
+            if all(u + v <= c for u, v, c in zip(used[flavor], vector, caps[flavor], strict=True)):
                 for j, v in enumerate(vector):
-                    used[f][j] += v
-                result = place(i + 1)
-                for j, v in enumerate(vector):
-                    used[f][j] -= v
-                if result is True:
-                    return True
-                if result is None:
-                    undecided = True
-                    break
-        return None if undecided else False
-
-    return place(0)
+                    used[flavor][j] += v
+                chosen[i] = k
+                placed = True
+                break
+        if not placed:
+            chosen.pop()
+            continue
+        if len(chosen) == len(order):
+            return True
+        chosen.append(-1)
+    return False
 
 
 def total_of(workload: WorkloadRequests, resources: Sequence[str]) -> Decimal:
