@@ -17,13 +17,13 @@ Contract (docs/webhook.md):
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
 
+import orjson
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -97,17 +97,30 @@ class _Handlers:
         self.deny_on_error = deny_on_error
 
     async def read(self, request: Request, endpoint: str) -> AdmissionRequest | Response:
-        """The parsed review, or the 400/413 response for a body that is not one."""
+        """The parsed review, or the 400/413 response for a body that is not one.
+
+        The body is read chunk by chunk and refused with 413 as soon as it passes :data:`MAX_BODY_BYTES`,
+        whatever ``Content-Length`` says (a chunked 100 MB body is never held in memory). A client that
+        disconnects mid-body is counted (``batchplane_webhook_client_disconnects``) and gets no answer.
+        """
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
             self.metrics.bad_requests.labels(endpoint).inc()
             return _error(413, f"body larger than {MAX_BODY_BYTES} bytes")
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            self.metrics.bad_requests.labels(endpoint).inc()
-            return _error(413, f"body larger than {MAX_BODY_BYTES} bytes")
+        chunks: list[bytes] = []
+        size = 0
         try:
-            return parse_review(body)
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    self.metrics.bad_requests.labels(endpoint).inc()
+                    return _error(413, f"body larger than {MAX_BODY_BYTES} bytes")
+                chunks.append(chunk)
+        except ClientDisconnect:
+            self.metrics.disconnects.labels(endpoint).inc()
+            return Response(status_code=400)  # never sent: the client is gone
+        try:
+            return parse_review(b"".join(chunks))
         except MalformedReviewError as exc:
             self.metrics.bad_requests.labels(endpoint).inc()
             return _error(400, str(exc))
@@ -165,7 +178,7 @@ class _Handlers:
                 log.info(
                     "denied %s%s: %s", parsed.uid, " (dry run)" if parsed.dry_run else "", decision.message
                 )
-            response = Response(json.dumps(body, separators=(",", ":")).encode(), media_type=JSON)
+            response = Response(orjson.dumps(body), media_type=JSON)
             self.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
             return response
 
@@ -176,9 +189,7 @@ class _Handlers:
         parsed = await self.read(request, "noop")
         if isinstance(parsed, Response):
             return parsed
-        return Response(
-            json.dumps(build_response(parsed.uid, True), separators=(",", ":")).encode(), media_type=JSON
-        )
+        return Response(orjson.dumps(build_response(parsed.uid, True)), media_type=JSON)
 
     async def healthz(self, request: Request) -> Response:
         """``/healthz``: the process serves."""
@@ -196,4 +207,4 @@ class _Handlers:
 
 
 def _error(status: int, reason: str) -> Response:
-    return Response(json.dumps({"reason": reason}).encode(), status_code=status, media_type=JSON)
+    return Response(orjson.dumps({"reason": reason}), status_code=status, media_type=JSON)

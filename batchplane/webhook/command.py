@@ -8,7 +8,6 @@ Exit codes as for every subcommand: 0 ok, 1 findings (invalid stack config), 2 u
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -80,7 +79,7 @@ def serve_command(
 ) -> None:
     """Serve /validate, /mutate, /healthz, /readyz and /metrics over TLS; reload the certificate on change."""
     from batchplane.webhook.policy import load_policy
-    from batchplane.webhook.server import build_server, serve
+    from batchplane.webhook.server import build_server, run_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -97,4 +96,4 @@ def serve_command(
     except WebhookError as exc:
         print(f"batchplane: {exc}", file=sys.stderr)
         raise typer.Exit(EXIT_USAGE) from None
-    asyncio.run(serve(server, reloader))
+    run_server(server, reloader)

@@ -15,7 +15,7 @@ benchmarks) can live in one process. Exposed at ``/metrics`` in the text format:
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 #: Latency buckets (seconds): the API server's timeout is ≤ 5 s; reviews take well under 10 ms.
@@ -53,6 +53,18 @@ class WebhookMetrics:
             "batchplane_webhook_bad_requests",
             "Request bodies that were not AdmissionReview v1 (answered with HTTP 400).",
             ("endpoint",),
+            registry=self.registry,
+        )
+        self.disconnects = Counter(
+            "batchplane_webhook_client_disconnects",
+            "Requests whose client went away before the whole body arrived (nothing was answered).",
+            ("endpoint",),
+            registry=self.registry,
+        )
+        self.event_loop = Gauge(
+            "batchplane_webhook_event_loop_info",
+            "The asyncio event loop implementation serving requests (1 for the one in use).",
+            ("loop",),
             registry=self.registry,
         )
         self.certificate_reloads = Counter(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import logging
 import socket
@@ -138,6 +139,13 @@ def _not_after(cert_file: Path) -> datetime | None:
         return None
 
 
+#: Seconds an idle keep-alive connection stays open. Longer than client-go's idle connection timeout
+#: (``IdleConnTimeout: 90 * time.Second`` in k8s.io/apimachinery ``util/net.SetTransportDefaults``), so the
+#: API server, not this server, closes idle connections and never sends a review on a connection that this
+#: side is closing.
+KEEP_ALIVE_SECONDS = 100
+
+
 def build_server(
     policy: PolicyDocument,
     cert_file: Path,
@@ -184,7 +192,7 @@ def build_server(
         access_log=access_log,
         log_level="info",
         lifespan="off",
-        timeout_keep_alive=75,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
         server_header=False,
         proxy_headers=False,
     )
@@ -194,7 +202,13 @@ def build_server(
 async def serve(
     server: uvicorn.Server, reloader: CertificateReloader, sockets: Sequence[socket.socket] | None = None
 ) -> None:
-    """Run ``server`` (on ``sockets`` when given, e.g. a pre-bound random port) with the reloader."""
+    """Run ``server`` (on ``sockets`` when given, e.g. a pre-bound random port) with the reloader.
+
+    Records the running event loop's implementation in ``batchplane_webhook_event_loop_info``.
+    """
+    loop = asyncio.get_running_loop()
+    if reloader.metrics is not None:
+        reloader.metrics.event_loop.labels(f"{type(loop).__module__}.{type(loop).__qualname__}").set(1)
     task = asyncio.create_task(reloader.run())
     try:
         await server.serve(sockets=list(sockets) if sockets is not None else None)
@@ -202,3 +216,25 @@ async def serve(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
+    """uvloop's event loop where it is installed (Linux, macOS), else asyncio's default."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a dependency except on Windows
+        return asyncio.new_event_loop
+    return uvloop.new_event_loop
+
+
+def run_server(
+    server: uvicorn.Server, reloader: CertificateReloader, sockets: Sequence[socket.socket] | None = None
+) -> None:
+    """Run :func:`serve` to completion on uvloop (``asyncio.run`` would use asyncio's own loop: uvicorn
+    picks uvloop only in ``uvicorn.run``, which this server cannot use because it brings its own
+    ``SSLContext``). Freezes the heap first (``gc.freeze()``): the policy and imports are long-lived, so
+    the collector never scans them again and full collections stay short."""
+    gc.collect()
+    gc.freeze()
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(serve(server, reloader, sockets))

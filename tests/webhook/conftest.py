@@ -23,7 +23,7 @@ from cryptography.x509.oid import NameOID
 
 from batchplane.config import load_stack, load_stack_file
 from batchplane.webhook.policy import PolicyDocument, render_policy
-from batchplane.webhook.server import build_server, serve
+from batchplane.webhook.server import build_server, run_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / ".." / "shared" / "samples"
@@ -218,7 +218,7 @@ def running_server(
         reload_interval=reload_interval,
         enable_noop=enable_noop,
     )
-    thread = threading.Thread(target=lambda: asyncio.run(serve(server, reloader, [sock])), daemon=True)
+    thread = threading.Thread(target=lambda: run_server(server, reloader, [sock]), daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:

@@ -20,7 +20,7 @@ def client() -> AppClient:
 
 
 MALFORMED = [
-    (b"{", "body is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    (b"{", "body is not JSON: unexpected end of data: line 1 column 2 (char 1)"),
     (b"[]", "body is not a JSON object"),
     (b'{"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview"}',
      'expected apiVersion admission.k8s.io/v1 kind AdmissionReview, got "admission.k8s.io/v1beta1" "AdmissionReview"'),
@@ -32,7 +32,11 @@ MALFORMED = [
     (b'{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "u", "operation": "CREATE"}}',
      "request.kind must be an object with string group, version and kind"),
     (json.dumps({**review(None), "request": {**review(None)["request"], "object": [1]}}).encode(), "request.object is not an object"),
-    (b"\xff\xfe\x00", "body is not JSON: 'utf-16-le' codec can't decode byte 0x00 in position 2: truncated data"),
+    (b"\xff\xfe\x00", "body is not JSON: str is not valid UTF-8: surrogates not allowed: line 1 column 1 (char 0)"),
+    (b'{"n": ' + b"9" * 5000 + b"}", "body is not JSON: number is infinity when parsed as double: line 1 column 7 (char 6)"),
+    (b'{"n": 18446744073709551616}', "expected apiVersion admission.k8s.io/v1 kind AdmissionReview, got null null"),
+    (b'{"n": NaN}', "body is not JSON: unexpected character, expected a JSON value: line 1 column 7 (char 6)"),
+    (b"[" * 2000 + b"]" * 2000, "body is not JSON: depth limit exceeded: line 1 column 1026 (char 1025)"),
 ]  # fmt: skip
 
 
@@ -49,6 +53,10 @@ MALFORMED = [
         "no-kind",
         "object-not-map",
         "bad-bytes",
+        "5000-digit-integer",
+        "integer-over-64-bits",
+        "nan",
+        "nested-2000-deep",
     ],
 )
 @pytest.mark.parametrize("endpoint", ["/validate", "/mutate"])
@@ -143,3 +151,53 @@ def test_response_without_patch_or_warnings_is_minimal() -> None:
         "kind": "AdmissionReview",
         "response": {"uid": "u", "allowed": True},
     }
+
+
+async def _call(app: Any, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Drive the ASGI app with these receive messages; return what it sent and how many it received."""
+    sent: list[dict[str, Any]] = []
+    received = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        received += 1
+        return messages[min(received - 1, len(messages) - 1)]
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "https",
+        "path": "/validate", "raw_path": b"/validate", "query_string": b"", "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")],
+        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8443),
+    }  # fmt: skip
+    await app(scope, receive, send)
+    return sent, received
+
+
+def test_a_chunked_100_mb_body_is_refused_after_6_mib_without_reading_the_rest() -> None:
+    import asyncio
+
+    from batchplane.webhook.app import MAX_BODY_BYTES
+
+    chunk = b"x" * (1024 * 1024)
+    messages = [{"type": "http.request", "body": chunk, "more_body": True}] * 100
+    app = create_app(one_queue({"cpu": 4}))
+    sent, received = asyncio.run(_call(app, messages))
+    assert sent[0]["status"] == 413
+    assert received == MAX_BODY_BYTES // len(chunk) + 1  # stopped at the first chunk past the limit
+    assert json.loads(sent[1]["body"]) == {"reason": f"body larger than {MAX_BODY_BYTES} bytes"}
+
+
+def test_a_client_that_disconnects_mid_body_is_counted_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+
+    messages = [
+        {"type": "http.request", "body": b'{"apiVersion": ', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    app = create_app(one_queue({"cpu": 4}))
+    asyncio.run(_call(app, messages))
+    assert app.state.metrics.disconnects.labels("validate")._value.get() == 1
+    assert [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")] == []

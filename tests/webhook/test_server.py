@@ -93,3 +93,18 @@ def test_a_mismatched_pair_keeps_the_old_certificate(tmp_path: Path) -> None:
 def test_missing_certificate_fails_at_start(tmp_path: Path) -> None:
     with pytest.raises(CertificateError, match="cannot load certificate"):
         make_ssl_context(tmp_path / "tls.crt", tmp_path / "tls.key")
+
+
+def test_the_server_runs_on_uvloop_with_a_keep_alive_longer_than_the_api_servers(tmp_path: Path) -> None:
+    from batchplane.webhook.server import KEEP_ALIVE_SECONDS
+
+    cert, key = write_cert(tmp_path / "a", "webhook-a")
+    with (
+        running_server(one_queue({"cpu": 4}), cert, key) as port,
+        httpx.Client(
+            base_url=f"https://127.0.0.1:{port}", verify=ssl.create_default_context(cafile=str(cert))
+        ) as c,
+    ):
+        metrics = c.get("/metrics").text
+    assert 'batchplane_webhook_event_loop_info{loop="uvloop.Loop"} 1.0' in metrics
+    assert KEEP_ALIVE_SECONDS > 90  # client-go closes idle connections after 90 s
