@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_CEILING, Context, Decimal, localcontext
+from functools import lru_cache
 
 #: The quantity pattern of the Kueue v0.19.2 CRDs (and of ``resource.Quantity`` in apimachinery).
 QUANTITY_PATTERN = (
@@ -116,16 +117,26 @@ def parse_quantity(value: object) -> Decimal:
             :data:`MAX_QUANTITY_CHARS`, has a fractional exponent, or its magnitude is outside
             ``[1e-30, 1e30)`` (checked on the text, before any arithmetic).
     """
+    if type(value) is str:
+        return _parse_text(value)
+    return _parse(value)
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Decimal:
+    """:func:`_parse` of a string, cached: reviews and configs repeat the same few quantities (``"1"``,
+    ``"8Gi"``); Decimals are immutable, so sharing them is safe. Bounded: 4,096 entries of ≤ 64 characters."""
+    return _parse(text)
+
+
+def _parse(value: object) -> Decimal:
     text = quantity_text(value)
-    try:
-        amount = _exact(text)
-        if not amount:
-            return Decimal(0)  # "0e999999" is zero, with no exponent to carry around
-        if abs(amount) >= _LIMIT:  # 28-digit rounding can carry 9.99…e29 up to 1e30
-            raise QuantityError(_range_message(value))
-        return amount
-    except ValueError as exc:  # pragma: no cover - pattern already excludes these
-        raise QuantityError(f"{_show(value)} is not a Kubernetes quantity") from exc
+    amount = _exact(text)
+    if not amount:
+        return Decimal(0)  # "0e999999" is zero, with no exponent to carry around
+    if abs(amount) >= _LIMIT:  # pragma: no cover - the text bounds already exclude it
+        raise QuantityError(_range_message(value))
+    return amount
 
 
 #: Enough digits for any quantity that passes the bounds (64 characters, magnitude within 1e±30) to be exact.

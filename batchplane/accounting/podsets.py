@@ -712,14 +712,38 @@ def _list(obj: Mapping[str, Any], key: str, path: str) -> Sequence[Any]:
 
 
 def _template(obj: Mapping[str, Any], key: str, path: str) -> dict[str, Any]:
-    """A deep copy of the pod template at ``obj[key]``; it must be a mapping with a ``spec`` mapping."""
+    """A copy of the pod template at ``obj[key]`` that the accounting may change without touching ``obj``.
+
+    Copies only what Kueue's accounting changes (issue #14): the template, its ``metadata`` and ``spec``,
+    the ``containers``/``initContainers`` lists, each container and its ``resources`` (containers are
+    appended for the Ray autoscaler and submitter, the head's requests are raised). Everything else is
+    shared with ``obj`` and only read. The template must be a mapping with a ``spec`` mapping.
+    """
     template = _mapping(obj, key, path)
     spec = template.get("spec")
     if spec is None:
         raise FieldError(f"{path}.spec", "is required")
     if not isinstance(spec, Mapping):
         raise FieldError(f"{path}.spec", "must be a mapping")
-    return copy.deepcopy(dict(template))
+    copied = dict(template)
+    if isinstance(copied.get("metadata"), Mapping):
+        copied["metadata"] = dict(copied["metadata"])
+    spec_copy = dict(spec)
+    for list_key in ("containers", "initContainers"):
+        items = spec_copy.get(list_key)
+        if isinstance(items, list):
+            spec_copy[list_key] = [_container_copy(item) for item in items]
+    copied["spec"] = spec_copy
+    return copied
+
+
+def _container_copy(container: Any) -> Any:
+    if not isinstance(container, Mapping):
+        return container
+    copied = dict(container)
+    if isinstance(copied.get("resources"), Mapping):
+        copied["resources"] = dict(copied["resources"])
+    return copied
 
 
 def _str(value: Any, path: str) -> str:

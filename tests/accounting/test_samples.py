@@ -6,6 +6,8 @@ running the code under test.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 from decimal import Decimal
 from typing import Any
@@ -37,6 +39,23 @@ def test_every_sample_document_is_accounted_or_recognised_as_non_workload(docume
         json.dumps(report)  # JSON-ready
     else:
         assert is_known_non_workload(document), f"{document.get('kind')} is neither a workload nor known"
+
+
+@pytest.mark.parametrize(
+    "document", [d for _, _, d in ALL_DOCUMENTS], ids=[f"{name}#{index}" for name, index, _ in ALL_DOCUMENTS]
+)
+def test_accounting_never_changes_the_object_it_reads(document: dict[str, Any]) -> None:
+    """Templates are copied only where Kueue's accounting changes them; the reviewed object stays as sent."""
+    if not is_workload(document):
+        return
+    for ft in (None, "true"):  # the GCS fault-tolerance path raises the head's requests in its copy
+        obj = copy.deepcopy(document)
+        if ft:
+            obj.setdefault("metadata", {}).setdefault("annotations", {})["ray.io/ft-enabled"] = ft
+        before = copy.deepcopy(obj)
+        with contextlib.suppress(ValueError):
+            workload_requests(obj)
+        assert obj == before
 
 
 def test_samples_skip_exactly_the_bundled_configmaps_and_secret() -> None:

@@ -1,0 +1,120 @@
+"""Decision cost of the quota webhook per review kind, in µs, for this tree and (optionally) a baseline commit.
+
+The same body runs for both: ``Decider(policy).validate(object, namespace, "CREATE")`` called in a loop on one
+core, with the gke-dws template's policy and the sample objects of docs/performance.md (a GPU RayJob with 3
+PodSets, a PyTorchJob, a batch Job, and a RayJob asking for more GPUs than any flavor offers: the denial
+path). Each tree is measured in its own subprocess (its own imports), alternating, in one run; the figure is
+the minimum over repeats of the mean per call, and the median is printed beside it.
+
+    .venv/bin/python benchmarks/webhook_decision_bench.py                    # this tree only
+    .venv/bin/python benchmarks/webhook_decision_bench.py --baseline 7581f8a # also a commit, same run
+
+``--baseline`` checks the commit out into a temporary ``git worktree`` (removed afterwards).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Runs inside the measured tree (PYTHONPATH = that tree): prints {label: [µs per call per repeat]}.
+_MEASURE = r"""
+import copy, json, sys, time
+from pathlib import Path
+import yaml
+from batchplane.config import load_stack_file
+from batchplane.webhook.decisions import Decider
+from batchplane.webhook.policy import render_policy
+samples = Path(sys.argv[1])
+policy = render_policy(load_stack_file(Path("stacks/Pulumi.gke-dws.yaml")))
+decider = Decider(policy)
+def load(rel):
+    return next(d for d in yaml.safe_load_all((samples / rel).read_text()) if d)
+def labeled(obj):
+    obj = copy.deepcopy(obj)
+    obj.setdefault("metadata", {})["namespace"] = "default"
+    obj["metadata"].setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = "user-queue"
+    return obj
+rayjob = labeled(load("kuberay/ray-job.pytorch-image-classifier.yaml"))
+greedy = copy.deepcopy(rayjob)
+for group in greedy["spec"]["rayClusterSpec"].get("workerGroupSpecs", []):
+    for c in group["template"]["spec"]["containers"]:
+        c.setdefault("resources", {}).setdefault("requests", {})["nvidia.com/gpu"] = "64"
+        c["resources"].setdefault("limits", {})["nvidia.com/gpu"] = "64"
+cases = {
+    "gpu-rayjob": rayjob,
+    "pytorchjob": labeled(load("training-operator/pytorch_job_mnist_nccl.yaml")),
+    "job": labeled(load("kueue/sample-job.yaml")),
+    "denied-rayjob": greedy,
+}
+n, repeats = int(sys.argv[2]), int(sys.argv[3])
+out = {}
+for label, obj in cases.items():
+    decision = decider.validate(obj, "default", "CREATE")
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(n):
+            decider.validate(obj, "default", "CREATE")
+        runs.append((time.perf_counter() - start) / n * 1e6)
+    out[label] = {"us": runs, "allowed": decision.allowed, "reason": decision.reason}
+print(json.dumps(out))
+"""
+
+
+def measure(tree: Path, n: int, repeats: int) -> dict[str, dict[str, object]]:
+    samples = (REPO / ".." / "shared" / "samples").resolve()
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(samples), str(n), str(repeats)],
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, dict[str, object]] = json.loads(done.stdout)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--baseline", help="a commit to measure in the same run (git worktree)")
+    parser.add_argument("-n", type=int, default=2000, help="calls per repeat (default 2000)")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats per tree (default 5)")
+    args = parser.parse_args()
+    trees = {"this tree": REPO}
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.baseline:
+            base = Path(tmp) / "baseline"
+            subprocess.run(
+                ["git", "worktree", "add", "-q", "--detach", str(base), args.baseline], cwd=REPO, check=True
+            )
+            trees = {f"baseline {args.baseline}": base, "this tree": REPO}
+        try:
+            results = {name: measure(tree, args.n, args.repeats) for name, tree in trees.items()}
+        finally:
+            if args.baseline:
+                subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=REPO, check=False)
+    labels = list(next(iter(results.values())))
+    print(f"{'review':16} " + " ".join(f"{name:>34}" for name in results))
+    for label in labels:
+        cells = []
+        for result in results.values():
+            runs = result[label]["us"]
+            assert isinstance(runs, list)
+            outcome = "allowed" if result[label]["allowed"] else f"denied:{result[label]['reason']}"
+            cells.append(f"{min(runs):7.1f} µs (median {statistics.median(runs):6.1f}) {outcome:>8}")
+        print(f"{label:16} " + " ".join(f"{c:>34}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
