@@ -5,7 +5,13 @@ shared samples of every accounted kind, labelled for the benchmark queue) mutate
 replacing values with arbitrary JSON, and changing types. Every body is posted to ``/validate`` or
 ``/mutate``; the run fails on any 5xx, a well-formed review answered with anything but 200 and its
 own uid, a 200 that is not an AdmissionReview, or a dead server; it reports how many reviews hit
-the internal-error path (a decision that raised), which must be zero. Usage::
+the internal-error path (a decision that raised), which must be zero.
+
+Then the attack classes of issue #11 (item 9), each against the same server: integer literals of 5,000
+digits, quantities ``1e500000``/``1e900000`` in a RayJob, a 100 MB chunked body (must be refused with 413
+while streaming; the server's peak RSS, ``VmHWM``, is reported), clients that disconnect mid-body, and a
+concurrency probe: ``/healthz`` is polled every 10 ms while 4 threads post absurd reviews, and its worst
+latency is reported. Usage::
 
     .venv/bin/python benchmarks/webhook_fuzz.py [--examples 10000] [--seed 0]
 """
@@ -86,6 +92,96 @@ def mutated_review(draw: st.DrawFn, objects: list[dict[str, Any]]) -> bytes:
     return json.dumps(body).encode()
 
 
+def vm_hwm_kib(pid: int) -> int:
+    """Peak resident set size of a process (KiB), from /proc/<pid>/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmHWM")
+
+
+def absurd_rayjob(objects: list[dict[str, Any]], quantity: str) -> bytes:
+    """A RayJob review whose every container asks for ``quantity`` CPUs."""
+    rayjob = copy.deepcopy(next(o for o in objects if o["kind"] == "RayJob"))
+    for spec in paths(rayjob):
+        if spec and spec[-1] == "containers":
+            node: Any = rayjob
+            for key in spec:
+                node = node[key]
+            for container in node:
+                container.setdefault("resources", {})["requests"] = {"cpu": quantity}
+    return json.dumps(review(rayjob)).encode()
+
+
+def attack_classes(server: Server, client: httpx.Client, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """The issue #11 item 9 classes; returns status counts, worst /healthz latency and peak RSS."""
+    import socket
+    import threading
+    import time
+
+    statuses: Counter[str] = Counter()
+    job = json.dumps(review(next(o for o in objects if o["kind"] == "Job"))).encode()
+    huge_int = job.replace(b'"apiVersion": "batch/v1"', b'"apiVersion": "batch/v1", "n": ' + b"9" * 5000, 1)
+    attacks = [
+        huge_int,
+        absurd_rayjob(objects, "1e500000"),
+        absurd_rayjob(objects, "1e900000"),
+        absurd_rayjob(objects, "9" * 70),
+    ]
+    for body in attacks:
+        statuses[str(client.post("/validate", content=body).status_code)] += 1
+
+    def chunks() -> Any:
+        piece = b"x" * (1024 * 1024)
+        for _ in range(100):
+            yield piece
+
+    try:
+        statuses[str(client.post("/validate", content=chunks()).status_code)] += 1
+    except httpx.HTTPError:  # the server may close the connection after the 413, before the client reads it
+        statuses["413-closed"] += 1
+    context = ssl.create_default_context(cafile=str(server.cert))
+    for _ in range(50):  # clients that go away mid-body
+        with (
+            socket.create_connection(("127.0.0.1", server.port)) as raw,
+            context.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+        ):
+            tls.sendall(b'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n{"apiVersion":')
+        statuses["disconnected"] += 1
+    worst = 0.0
+    stop = threading.Event()
+
+    def hammer() -> None:
+        with httpx.Client(base_url=server.url, verify=context, timeout=30) as c:
+            while not stop.is_set():
+                for body in attacks:
+                    c.post("/validate", content=body)
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    probe = httpx.Client(base_url=server.url, verify=context, timeout=30)
+    deadline = time.monotonic() + 10
+    polls = 0
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        assert probe.get("/healthz").status_code == 200
+        worst = max(worst, time.perf_counter() - started)
+        polls += 1
+        time.sleep(0.01)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    probe.close()
+    assert server.proc.poll() is None, "server died"
+    return {
+        "statuses": dict(statuses),
+        "healthz_polls": polls,
+        "healthz_worst_ms": round(worst * 1000, 1),
+        "server_peak_rss_mib": round(vm_hwm_kib(server.proc.pid) / 1024, 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=10_000)
@@ -137,12 +233,15 @@ def main() -> None:
                 if line.startswith("batchplane_webhook_reviews_total{") and 'reason="internal-error"' in line
             )
             stats["internal-error"] = int(internal)
+            attacks = attack_classes(server, client, objects)
         finally:
             client.close()
             server.stop()
     total = sum(v for k, v in stats.items() if k.isdigit())
     print(f"{total} reviews posted: " + ", ".join(f"{k}: {v}" for k, v in sorted(stats.items())))
     ok = all(not k.startswith("5") for k in stats) and stats["internal-error"] == 0
+    ok = ok and all(not k.startswith("5") for k in attacks["statuses"])
+    print(f"attack classes: {json.dumps(attacks)}")
     print("5xx: 0, crashes: 0, internal errors: 0" if ok else "FAILED")
 
 
