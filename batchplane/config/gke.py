@@ -218,7 +218,8 @@ class GpuPool(ConfigModel):
     """Node auto-repair (``management.auto_repair``). Defaults to false for queued and flex-start
     pools (required) and true otherwise."""
     auto_upgrade: bool = True
-    """Node auto-upgrade (``management.auto_upgrade``). Defaults to true."""
+    """Node auto-upgrade (``management.auto_upgrade``). Defaults to true, and must stay true: the cluster is
+    always on a release channel, and GKE refuses to turn node auto-upgrade off on a channel."""
     gpu_driver: Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"] | None = None
     """GKE's NVIDIA driver installation (``gpu_driver_installation_config.gpu_driver_version``).
     Defaults to ``DEFAULT``, or ``INSTALLATION_DISABLED`` when ``target.gpuOperator`` is true."""
@@ -395,6 +396,13 @@ def check_gke_target(
         _check_pool_mode(pool, p, error)
         _check_pool_size(pool, p, error)
         _check_accelerator(pool, p, error)
+        if not pool.auto_upgrade:
+            error(
+                f"{p}.autoUpgrade",
+                f"must be true: the cluster is on the {target.release_channel} release channel and GKE does not "
+                "allow node auto-upgrade to be turned off on a channel (use a maintenance exclusion to hold "
+                "upgrades)",
+            )
         _check_zones(pool.node_locations, f"{p}.nodeLocations", region, error)
         _check_driver(pool, p, target.gpu_operator, error)
     return out

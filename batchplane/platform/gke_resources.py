@@ -62,6 +62,9 @@ def cluster_args(target: GkeTarget, environment: str, *, ray_addon: bool = False
         "initial_node_count": 1,
         "release_channel": {"channel": target.release_channel},
         "deletion_protection": target.resolved_deletion_protection(environment),
+        # GKE Dataplane V2 (Cilium): enforces NetworkPolicy, which the quota webhook's policy relies on; the
+        # legacy dataplane ignores NetworkPolicy unless Calico is enabled (issue #12, item 5).
+        "datapath_provider": "ADVANCED_DATAPATH",
     }
     if ray_addon:
         args["addons_config"] = {"ray_operator_configs": [{"enabled": True}]}
@@ -100,12 +103,15 @@ def _base_node_config(target: GkeTarget, machine_type: str, disk_size_gb: int | 
 
 def system_pool_args(target: GkeTarget) -> Kwargs:
     """Keyword arguments of the system CPU ``NodePool`` (without ``cluster``): autoscaled with total
-    limits, auto-repair and auto-upgrade on, no taints."""
+    limits, one node per zone at creation, auto-repair and auto-upgrade on, no taints."""
     pool: SystemPool = target.system_pool
     args: Kwargs = {
         "name": pool.name,
         "location": target.location(),
         "autoscaling": {"total_min_node_count": pool.min_nodes, "total_max_node_count": pool.max_nodes},
+        # One node per zone at creation, so the first Helm releases schedule without waiting for the
+        # autoscaler (the default pool is removed, so nothing else runs them; issue #12, item 7).
+        "initial_node_count": 1,
         "management": {"auto_repair": True, "auto_upgrade": True},
         "node_config": _base_node_config(target, pool.machine_type, pool.disk_size_gb),
     }

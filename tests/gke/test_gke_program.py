@@ -253,6 +253,7 @@ def test_node_pool_gets_the_exact_pulumi_gcp_inputs_of_its_mode(
 def test_system_pool_is_a_small_autoscaled_cpu_pool_without_taints(modes_run: ProgramRun) -> None:
     assert modes_run.get(NODE_POOL, "gke-system").inputs == {
         "autoscaling": {"totalMaxNodeCount": 3, "totalMinNodeCount": 1},
+        "initialNodeCount": 1,  # nodes at creation: the first Helm releases must not wait for the autoscaler
         "cluster": "batchplane",
         "location": "us-central1",
         "management": {"autoRepair": True, "autoUpgrade": True},
@@ -264,6 +265,7 @@ def test_system_pool_is_a_small_autoscaled_cpu_pool_without_taints(modes_run: Pr
 
 def test_dev_cluster_removes_the_default_pool_without_deletion_protection(modes_run: ProgramRun) -> None:
     assert modes_run.get(CLUSTER, "gke-cluster").inputs == {
+        "datapathProvider": "ADVANCED_DATAPATH",  # Dataplane V2 enforces the webhook's NetworkPolicy
         "deletionProtection": False,
         "initialNodeCount": 1,
         "location": "us-central1",

@@ -24,6 +24,14 @@ PATH = "batchplane:target.gpuPools[0]"
 GPU_QUOTA = "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__2__nominalQuota"
 
 GKE_RULES = [
+    pytest.param(
+        {P + "autoUpgrade": False},
+        [
+            f"{PATH}.autoUpgrade: must be true: the cluster is on the REGULAR release channel and GKE does not "
+            "allow node auto-upgrade to be turned off on a channel (use a maintenance exclusion to hold upgrades)"
+        ],
+        id="auto-upgrade-off-on-a-channel",
+    ),
     # --- queued provisioning ---------------------------------------------------------------
     pytest.param(
         {P + "reservation": {"affinity": "ANY_RESERVATION"}},
