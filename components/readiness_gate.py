@@ -10,9 +10,8 @@ reaches ``Succeeded``, or fails after a timeout with the last check's result. De
 It talks to the cluster with the ``kubernetes`` package using the same kubeconfig and context as the
 Kubernetes provider (passed as inputs; the kubeconfig as a secret). During ``pulumi preview`` nothing
 is polled; under the offline engine the resource is recorded as ``pulumi-python:dynamic:Resource``
-with its inputs. The provider is pickled by reference, so the Pulumi dynamic-provider host must be
-able to import ``components.readiness_gate`` and ``batchplane`` (it runs in the project directory with
-the project's virtualenv).
+with its inputs. The provider (:mod:`batchplane.operators.readiness_provider`) is pickled by reference
+to the installed ``batchplane`` package, so the dynamic-provider host loads it from any working directory.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ from typing import Any, NotRequired, TypedDict
 import pulumi
 import pulumi.dynamic
 
-#: Inputs that do not trigger an update when they change (credentials, not what is awaited).
-_NOT_COMPARED = frozenset({"kubeconfig", "__provider"})
+from batchplane.operators.readiness_provider import ReadinessGateProvider
 
 
 class ReadinessGateArgs(TypedDict):
@@ -50,46 +48,6 @@ class ReadinessGateArgs(TypedDict):
     """olm-csv: the Subscription whose installed CSV must reach ``Succeeded``."""
     version: NotRequired[str]
     """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
-
-
-class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
-    """Dynamic provider: create/update poll until ready (or raise with the timeout message)."""
-
-    def _run(self, props: dict[str, Any]) -> dict[str, Any]:
-        from batchplane.operators.readiness import KubernetesClusterClient, run_gate
-
-        client = KubernetesClusterClient(props.get("kubeconfig") or None, props.get("context") or None)
-        outcome = run_gate(props, client)
-        outs = {k: v for k, v in props.items() if k not in _NOT_COMPARED}
-        outs.update(
-            {
-                "attempts": outcome.attempts,
-                "waitedSeconds": round(outcome.waited_seconds, 1),
-                "detail": outcome.detail,
-            }
-        )
-        return outs
-
-    def create(self, props: dict[str, Any]) -> pulumi.dynamic.CreateResult:
-        """Poll until ready; the id names what was awaited."""
-        outs = self._run(props)
-        ident = (
-            f"{props['gate']}/{props['namespace']}/{props.get('service') or props.get('subscription') or ''}"
-        )
-        return pulumi.dynamic.CreateResult(id_=ident, outs=outs)
-
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> pulumi.dynamic.DiffResult:
-        """Changed when any awaited property (not the credentials) differs; never replaces."""
-        keys = (set(olds) | set(news)) - _NOT_COMPARED - {"attempts", "waitedSeconds", "detail"}
-        changed = sorted(k for k in keys if k in news and olds.get(k) != news.get(k))
-        return pulumi.dynamic.DiffResult(changes=bool(changed), replaces=[], delete_before_replace=False)
-
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> pulumi.dynamic.UpdateResult:
-        """Poll again (e.g. after a version upgrade of the awaited install)."""
-        return pulumi.dynamic.UpdateResult(outs=self._run(news))
-
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
-        """Nothing to delete."""
 
 
 class ReadinessGate(pulumi.dynamic.Resource):

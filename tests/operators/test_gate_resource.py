@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from batchplane.operators import readiness
 from batchplane.operators.readiness import ClusterApiError, KubernetesClusterClient, is_transient
-from components.readiness_gate import ReadinessGateProvider
+from batchplane.operators.readiness_provider import ReadinessGateProvider
 from tests.operators.conftest import FakeCluster
 
 UNREACHABLE_KUBECONFIG = """apiVersion: v1
@@ -76,3 +77,31 @@ def test_gate_reruns_only_when_what_it_awaits_changes(news: dict[str, Any], exp_
     result = ReadinessGateProvider().diff("id", olds, {"gate": "kueue-webhook", **news})
     assert result.changes is exp_changes
     assert result.replaces == []
+
+
+def test_the_pickled_provider_loads_from_any_working_directory(tmp_path: Path) -> None:
+    """Pulumi pickles the provider with dill by reference; the dynamic-provider host must load it outside
+    the repository root (another cwd, the Automation API) — only the installed package is importable there."""
+    import base64
+    import os
+    import subprocess
+    import sys
+
+    from pulumi.dynamic.dynamic import serialize_provider
+
+    payload = serialize_provider(ReadinessGateProvider())
+    assert b"components" not in base64.b64decode(payload)
+    code = (
+        "import base64, sys, dill; p = dill.loads(base64.b64decode(sys.argv[1])); "
+        "print(type(p).__module__, type(p).__name__)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, payload],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.split() == ["batchplane.operators.readiness_provider", "ReadinessGateProvider"]
