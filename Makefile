@@ -17,7 +17,7 @@ $(BIN)/.installed: pyproject.toml
 # it is installed quietly; otherwise this stops with the package to install.
 GRAPHVIZ_PACKAGE := graphviz
 
-.PHONY: help install graphviz preview test lint typecheck check bench graphs e2e-kind
+.PHONY: help install graphviz preview test lint typecheck imports check bench graphs e2e-kind
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -48,7 +48,10 @@ lint: $(BIN)/.installed ## ruff lint + format check
 typecheck: $(BIN)/.installed ## mypy --strict on batchplane/ and components/
 	$(BIN)/mypy
 
-check: lint typecheck test ## everything CI runs
+imports: $(BIN)/.installed ## the layering contracts (import-linter, [tool.importlinter] in pyproject.toml)
+	$(BIN)/lint-imports
+
+check: lint typecheck imports test ## everything CI runs
 
 graphs: graphviz $(BIN)/.installed ## regenerate docs/graphs/<stack>.dot and .svg for every stacks/Pulumi.<stack>.yaml
 	@mkdir -p docs/graphs
