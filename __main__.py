@@ -14,6 +14,7 @@ from batchplane.config.pulumi_source import pulumi_config_map
 from batchplane.config.stack import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.operators import install_plan, openshift_plan
+from batchplane.platform.gke_network import private_network_args, stack_webhook_ports
 from batchplane.platform.gke_resources import cluster_args, node_pool_args, system_pool_args
 from batchplane.platform.openshift import gpu_capacity_plan
 from batchplane.webhook.manifests import webhook_deployment, webhook_enabled
@@ -46,6 +47,7 @@ if isinstance(target, GkeTarget):
             system_pool=system_pool_args(target),
             gpu_pools=[node_pool_args(target, pool) for pool in target.gpu_pools],
             workload_identity=target.workload_identity,
+            network=private_network_args(target, stack_webhook_ports(stack)),
         ),
     )
     kubeconfig: pulumi.Input[str] | None = gke.kubeconfig

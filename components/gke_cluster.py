@@ -45,6 +45,10 @@ class GkeClusterArgs(TypedDict):
     project: NotRequired[pulumi.Input[str] | None]
     """The GCP project, for the Workload Identity pool. Defaults to the GCP provider's project
     (``gcp.organizations.get_client_config``)."""
+    network: NotRequired[dict[str, dict[str, Any]] | None]
+    """Private nodes' Cloud Router, Cloud NAT and control-plane → webhook firewall rule keyword arguments
+    (:func:`~batchplane.platform.gke_network.private_network_args`); every node pool waits for them, so no
+    image pull or webhook call happens before the way out and the way in exist. Defaults to none."""
 
 
 class GkeCluster(pulumi.ComponentResource):
@@ -54,6 +58,7 @@ class GkeCluster(pulumi.ComponentResource):
         cluster: the ``gcp.container.Cluster``.
         system_pool: the system CPU ``gcp.container.NodePool``.
         gpu_pools: GPU ``gcp.container.NodePool`` resources by pool name.
+        network: the private nodes' router, NAT and firewall rule (empty for public nodes).
         kubeconfig: kubeconfig YAML (secret) using ``gke-gcloud-auth-plugin``; context = cluster name.
     """
 
@@ -76,10 +81,21 @@ class GkeCluster(pulumi.ComponentResource):
                 "workload_pool": pulumi.Output.from_input(project).apply(workload_pool)
             }
         self.cluster = gcp.container.Cluster(f"{name}-cluster", **cluster_kwargs, opts=child)
+        self.network: list[pulumi.Resource] = []
+        network = args.get("network")
+        if network is not None:
+            router = gcp.compute.Router(f"{name}-router", **network["router"], opts=child)
+            nat = gcp.compute.RouterNat(f"{name}-nat", router=router.name, **network["nat"], opts=child)
+            self.network = [router, nat]
+            if network.get("firewall") is not None:
+                self.network.append(
+                    gcp.compute.Firewall(f"{name}-webhooks", **network["firewall"], opts=child)
+                )
+        pool_opts = pulumi.ResourceOptions(parent=self, depends_on=self.network)
 
         def pool(kwargs: dict[str, Any]) -> gcp.container.NodePool:
             return gcp.container.NodePool(
-                f"{name}-{kwargs['name']}", cluster=self.cluster.name, **kwargs, opts=child
+                f"{name}-{kwargs['name']}", cluster=self.cluster.name, **kwargs, opts=pool_opts
             )
 
         self.system_pool = pool(args["system_pool"])

@@ -30,6 +30,7 @@ from typing import Any
 
 from batchplane.config.gke import GkeTarget, GpuPool, SystemPool
 from batchplane.platform.gke import GPU_TAINT
+from batchplane.platform.gke_network import node_tag
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """OAuth scope of node VMs; access is then governed by IAM (GKE's recommendation)."""
@@ -94,6 +95,9 @@ def workload_pool(project: str) -> str:
 
 def _base_node_config(target: GkeTarget, machine_type: str, disk_size_gb: int | None) -> Kwargs:
     config: Kwargs = {"machine_type": machine_type, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
+    if target.private_nodes is not None and target.private_nodes.enabled:
+        # The control-plane → webhook firewall rule targets this tag (batchplane.platform.gke_network).
+        config["tags"] = [node_tag(target)]
     if target.workload_identity:
         config["workload_metadata_config"] = {"mode": "GKE_METADATA"}
     if disk_size_gb is not None:

@@ -342,10 +342,35 @@ def test_prod_dws_h100_pool_is_queued_with_total_min_0_any_no_reservation_and_no
             diskSizeGb=500,
             diskType="pd-ssd",
             reservationAffinity=NO_RESERVATION,
+            tags=["batchplane-prod-node"],  # private nodes: the webhook firewall rule targets this tag
         ),
         "nodeLocations": ["us-central1-a", "us-central1-c"],
         "queuedProvisioning": {"enabled": True},
     }
+
+
+def test_private_nodes_get_a_nat_gateway_and_a_webhook_firewall_rule_before_any_pool(
+    prod_run: ProgramRun,
+) -> None:
+    router = prod_run.get("gcp:compute/router:Router", "gke-router")
+    nat = prod_run.get("gcp:compute/routerNat:RouterNat", "gke-nat")
+    firewall = prod_run.get("gcp:compute/firewall:Firewall", "gke-webhooks")
+    assert router.inputs == {"name": "batchplane-prod-router", "network": "default", "region": "us-central1"}
+    assert nat.inputs["natIpAllocateOption"] == "AUTO_ONLY"
+    assert nat.inputs["sourceSubnetworkIpRangesToNat"] == "ALL_SUBNETWORKS_ALL_IP_RANGES"
+    assert firewall.inputs["sourceRanges"] == ["172.16.0.0/28"]
+    assert firewall.inputs["targetTags"] == ["batchplane-prod-node"]
+    # Kueue's webhook and visibility server, the quota webhook (GKE opens 443 and 10250 itself).
+    assert firewall.inputs["allows"] == [{"ports": ["8082", "8443", "9443"], "protocol": "tcp"}]
+    for pool in prod_run.of_type(NODE_POOL):
+        assert {nat.urn, firewall.urn} <= set(pool.dependencies), pool.urn
+        assert pool.inputs["nodeConfig"]["tags"] == ["batchplane-prod-node"]
+
+
+def test_public_nodes_get_no_nat_no_firewall_and_no_tags(modes_run: ProgramRun) -> None:
+    assert modes_run.of_type("gcp:compute/routerNat:RouterNat") == []
+    assert modes_run.of_type("gcp:compute/firewall:Firewall") == []
+    assert all("tags" not in pool.inputs["nodeConfig"] for pool in modes_run.of_type(NODE_POOL))
 
 
 def test_prod_dws_cluster_is_private_and_deletion_protected(prod_run: ProgramRun) -> None:
