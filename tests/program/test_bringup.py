@@ -1,0 +1,191 @@
+"""Bring-up model: every template's resources, walked in dependency order, find what each step needs already
+declared before it — the check the mock engine cannot make (it accepts any topology).
+
+A resource *waits for* another when Pulumi cannot create it before the other exists: through
+``dependencies`` (``depends_on`` and Outputs used as inputs), through its Kubernetes provider (the GKE
+provider waits for the system node pool), or through its parent component's dependencies, transitively.
+The rules (issue #12):
+
+* in-cluster resources wait for a node pool (GKE: Helm releases schedule pods, nothing runs without nodes);
+* private GKE nodes: every node pool waits for Cloud NAT (image pulls) and, when webhooks are installed, for
+  the control-plane → node firewall rule (webhook calls);
+* Kueue objects wait for the Kueue readiness gate, which waits for the Kueue install (CRDs and webhook);
+* cert-manager objects (the quota webhook's Issuer/Certificate) wait for cert-manager;
+* the quota webhook's configurations wait for its Deployment and Service (no webhook without endpoints).
+
+Each rule is checked to fail when its prerequisite is removed from the recorded graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+
+import pytest
+
+from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline.model import RecordedResource
+from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
+
+Pred = Callable[[RecordedResource], bool]
+
+
+def of_type(*prefixes: str) -> Pred:
+    return lambda r: r.type.startswith(prefixes)
+
+
+def in_cluster(r: RecordedResource) -> bool:
+    return bool(r.custom and r.type.startswith("kubernetes:") and not r.type.startswith("pulumi:"))
+
+
+NODE_POOL = of_type("gcp:container/nodePool:NodePool")
+NAT = of_type("gcp:compute/routerNat:RouterNat")
+FIREWALL = of_type("gcp:compute/firewall:Firewall")
+KUEUE_OBJECT = of_type("kubernetes:kueue.x-k8s.io/")
+
+
+def kueue_gate(r: RecordedResource) -> bool:
+    return bool(r.type == "pulumi-python:dynamic:Resource" and r.inputs.get("gate") == "kueue-webhook")
+
+
+CERT_MANAGER_OBJECT = of_type("kubernetes:cert-manager.io/")
+WEBHOOK_CONFIG = of_type("kubernetes:admissionregistration.k8s.io/v1:")
+
+
+def named(fragment: str, pred: Pred) -> Pred:
+    return lambda r: pred(r) and fragment in r.name
+
+
+def kueue_install(r: RecordedResource) -> bool:
+    return (r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name) or (
+        r.type.endswith(":Subscription") and "kueue" in r.name
+    )
+
+
+def cert_manager_install(r: RecordedResource) -> bool:
+    return (r.type == "kubernetes:helm.sh/v3:Release" and "cert-manager" in r.name) or (
+        r.type.endswith(":Subscription") and "cert-manager" in r.name
+    )
+
+
+def quota_serving(r: RecordedResource) -> bool:
+    return r.type in ("kubernetes:apps/v1:Deployment", "kubernetes:core/v1:Service") and "quota" in r.urn
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``waiter`` resources must wait for at least one ``prerequisite``; applies when ``applies`` holds."""
+
+    name: str
+    waiter: Pred
+    prerequisite: Pred
+    applies: Callable[[list[RecordedResource]], bool] = lambda resources: True
+
+
+def gke(resources: list[RecordedResource]) -> bool:
+    return any(NODE_POOL(r) for r in resources)
+
+
+def private_gke(resources: list[RecordedResource]) -> bool:
+    return any(
+        r.type == "gcp:container/cluster:Cluster"
+        and (r.inputs.get("privateClusterConfig") or {}).get("enablePrivateNodes")
+        for r in resources
+    )
+
+
+def private_gke_with_webhooks(resources: list[RecordedResource]) -> bool:
+    return private_gke(resources) and any(WEBHOOK_CONFIG(r) or kueue_install(r) for r in resources)
+
+
+RULES = [
+    Rule("in-cluster resources wait for a node pool", in_cluster, NODE_POOL, gke),
+    Rule("node pools of private nodes wait for Cloud NAT", NODE_POOL, NAT, private_gke),
+    Rule("node pools of private nodes wait for the webhook firewall rule", NODE_POOL, FIREWALL, private_gke_with_webhooks),
+    Rule("Kueue objects wait for the Kueue readiness gate", KUEUE_OBJECT, kueue_gate),
+    Rule("the Kueue readiness gate waits for the Kueue install", kueue_gate, kueue_install),
+    Rule("cert-manager objects wait for cert-manager", CERT_MANAGER_OBJECT, cert_manager_install),
+    Rule("webhook configurations wait for the webhook's Deployment and Service", WEBHOOK_CONFIG, quota_serving),
+]  # fmt: skip
+
+
+def bringup_problems(resources: list[RecordedResource]) -> list[str]:
+    """Every (rule, waiter) where the waiter does not wait for any prerequisite that exists."""
+    by_urn = {r.urn: r for r in resources}
+    children: dict[str, list[str]] = {}
+    for r in resources:
+        if r.parent:
+            children.setdefault(r.parent, []).append(r.urn)
+
+    @cache
+    def waits_for(urn: str) -> frozenset[str]:
+        found: set[str] = set()
+        stack = list(_direct(by_urn[urn], by_urn, children))
+        while stack:
+            other = stack.pop()
+            if other in found or other not in by_urn:
+                continue
+            found.add(other)
+            stack.extend(_direct(by_urn[other], by_urn, children))
+        return frozenset(found)
+
+    problems = []
+    for rule in RULES:
+        if not rule.applies(resources):
+            continue
+        prerequisites = {r.urn for r in resources if rule.prerequisite(r)}
+        for r in resources:
+            if rule.waiter(r) and not rule.prerequisite(r) and not prerequisites & waits_for(r.urn):
+                problems.append(f"{rule.name}: {r.type} {r.name}")
+    return problems
+
+
+def _direct(
+    r: RecordedResource, by_urn: dict[str, RecordedResource], children: dict[str, list[str]]
+) -> Iterable[str]:
+    yield from r.dependencies
+    for urns in r.property_dependencies.values():
+        yield from urns
+    if r.provider_urn:
+        yield r.provider_urn
+    if r.parent and r.parent in by_urn and not by_urn[r.parent].custom:
+        yield from by_urn[r.parent].dependencies  # a component's depends_on holds its children back
+    if not r.custom:  # depending on a component means waiting for its children
+        yield from children.get(r.urn, [])
+
+
+@cache
+def template_run(name: str) -> ProgramRun:
+    return run_program(REPO_ROOT, name, load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=False)
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_every_template_comes_up_in_an_order_where_each_step_has_what_it_needs(template: str) -> None:
+    assert bringup_problems(template_run(template).resources) == []
+
+
+REMOVALS = [
+    ("gke-prod-dws", NAT, "node pools of private nodes wait for Cloud NAT"),
+    ("gke-prod-dws", FIREWALL, "node pools of private nodes wait for the webhook firewall rule"),
+    ("gke-prod-dws", named("system", NODE_POOL), "in-cluster resources wait for a node pool"),
+    ("kind", kueue_gate, "Kueue objects wait for the Kueue readiness gate"),
+    ("kind", kueue_install, "the Kueue readiness gate waits for the Kueue install"),
+    ("kind", cert_manager_install, "cert-manager objects wait for cert-manager"),
+    ("kind", quota_serving, "webhook configurations wait for the webhook's Deployment and Service"),
+    ("openshift-ai", kueue_gate, "Kueue objects wait for the Kueue readiness gate"),
+]
+
+
+@pytest.mark.parametrize(
+    ("template", "removed", "rule"),
+    REMOVALS,
+    ids=[f"{t}-without-{rule.split(' wait')[0].split()[-1]}-{i}" for i, (t, _, rule) in enumerate(REMOVALS)],
+)
+def test_deleting_a_prerequisite_breaks_the_bring_up(template: str, removed: Pred, rule: str) -> None:
+    resources = template_run(template).resources
+    gone = {r.urn for r in resources if removed(r)}
+    assert gone, "the template declares the prerequisite"
+    kept = [r for r in resources if r.urn not in gone]
+    problems = bringup_problems(kept)
+    assert any(p.startswith(rule + ":") for p in problems), problems
