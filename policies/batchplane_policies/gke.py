@@ -19,6 +19,8 @@ from pulumi_policy import (
     PolicyConfigSchema,
     ResourceValidationArgs,
     ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
 )
 
 from batchplane_policies._support import (
@@ -257,11 +259,108 @@ gke_workload_identity = ResourceValidationPolicy(
     ),
 )
 
+# --- deployability of private nodes (issue #12) ----------------------------------------------------------
+
+ROUTER_NAT = "gcp:compute/routerNat:RouterNat"
+FIREWALL = "gcp:compute/firewall:Firewall"
+#: Ports GKE itself opens from the control plane to private nodes.
+GKE_OPEN_PORTS = frozenset({"443", "10250"})
+#: Admission webhook ports of what the stack may install: Kueue (webhook, visibility), the quota webhook.
+KUEUE_PORTS = ("9443", "8082")
+WEBHOOK_CONFIGS = (
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
+    "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
+)
+
+
+def _private_clusters(resources: list[Any]) -> list[Any]:
+    return [
+        r
+        for r in resources
+        if r.resource_type == CLUSTER
+        and flag(get(r.props, "privateClusterConfig", "enablePrivateNodes")) is True
+    ]
+
+
+def _nat(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    resources = list(args.resources)
+    if any(r.resource_type == ROUTER_NAT for r in resources):
+        return
+    for cluster in _private_clusters(resources):
+        report_violation(
+            "private nodes have no Cloud NAT in this stack: they cannot pull operator images "
+            "(quay.io, registry.k8s.io, ghcr.io)",
+            cluster.urn,
+        )
+
+
+gke_private_nodes_have_nat = StackValidationPolicy(
+    name="gke-private-nodes-have-nat",
+    description="A GKE cluster with private nodes needs a Cloud Router + Cloud NAT to pull images.",
+    validate=_nat,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    remediation_steps=(
+        "Batchplane declares <name>-router and <name>-nat with privateNodes; if the network has NAT already "
+        "(a shared VPC), keep this advisory or disable it in the policy config."
+    ),
+)
+
+
+def _needed_ports(resources: list[Any]) -> set[str]:
+    ports: set[str] = set()
+    for r in resources:
+        chart = text(get(r.props, "chart")) or ""
+        if r.resource_type.startswith("kubernetes:helm.sh/") and chart.endswith("kueue"):
+            ports.update(KUEUE_PORTS)
+        if r.resource_type == "kubernetes:apps/v1:Deployment" and "quota-webhook" in (
+            text(get(r.props, "metadata", "name")) or ""
+        ):
+            for container in items(get(r.props, "spec", "template", "spec", "containers")):
+                for port in items(get(container, "ports")):
+                    number = integer(get(port, "containerPort"))
+                    if number is not None:
+                        ports.add(str(number))
+    return ports - GKE_OPEN_PORTS
+
+
+def _webhook_ports(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    resources = list(args.resources)
+    clusters = _private_clusters(resources)
+    needed = _needed_ports(resources)
+    if not clusters or not needed:
+        return
+    open_ports: set[str] = set()
+    for rule in (r for r in resources if r.resource_type == FIREWALL):
+        if text(get(rule.props, "direction")) in (None, "INGRESS"):
+            for allow in items(get(rule.props, "allows")):
+                open_ports.update(str(p) for p in items(get(allow, "ports")))
+    missing = sorted(needed - open_ports, key=int)
+    if missing:
+        report_violation(
+            f"the control plane cannot reach webhook port(s) {', '.join(missing)} on private nodes: GKE opens "
+            "only 443 and 10250; admission calls will time out",
+            clusters[0].urn,
+        )
+
+
+gke_webhook_ports_reachable = StackValidationPolicy(
+    name="gke-webhook-ports-reachable",
+    description="On private GKE nodes, a firewall rule must open the webhook ports the stack installs.",
+    validate=_webhook_ports,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    remediation_steps=(
+        "Batchplane declares <name>-webhooks (ingress from masterIpv4CidrBlock to the nodes' tag) with "
+        "privateNodes; a hand-made rule must allow TCP on Kueue's 9443 and 8082 and the quota webhook's port."
+    ),
+)
+
 POLICIES = [
     gke_dws_pool_rules,
     gke_gpu_pool_scales_from_zero,
     gke_deletion_protection,
     gke_private_nodes,
     gke_workload_identity,
+    gke_private_nodes_have_nat,
+    gke_webhook_ports_reachable,
 ]
 """The GKE policies, in the order the pack lists them."""

@@ -10,7 +10,7 @@ import pytest
 from batchplane_policies import gke
 from pulumi_policy.proxy import UnknownValueError
 
-from tests.policies.factories import DEV, PRODUCTION, UNKNOWN, check_resource
+from tests.policies.factories import DEV, PRODUCTION, UNKNOWN, Stack, check_resource
 
 POOL = gke.NODE_POOL
 CLUSTER = gke.CLUSTER
@@ -266,3 +266,60 @@ def test_workload_identity_cannot_judge_an_unknown_pool() -> None:
         check_resource(
             gke.gke_workload_identity, CLUSTER, {"workloadIdentityConfig": {"workloadPool": UNKNOWN}}
         )
+
+
+# --- deployability of private nodes ----------------------------------------------------------------------
+
+PRIVATE = {"privateClusterConfig": {"enablePrivateNodes": True, "masterIpv4CidrBlock": "172.16.0.0/28"}}
+KUEUE_RELEASE = {"chart": "oci://registry.k8s.io/kueue/charts/kueue", "version": "0.19.2"}
+QUOTA_DEPLOYMENT = {
+    "metadata": {"name": "batchplane-quota-webhook"},
+    "spec": {"template": {"spec": {"containers": [{"name": "webhook", "ports": [{"containerPort": 8443}]}]}}},
+}
+
+
+def private_stack(*, nat: bool, open_ports: list[str] | None) -> Stack:
+    s = Stack()
+    s.add(CLUSTER, "gke-cluster", PRIVATE)
+    if nat:
+        s.add(gke.ROUTER_NAT, "gke-nat", {"natIpAllocateOption": "AUTO_ONLY"})
+    if open_ports is not None:
+        s.add(
+            gke.FIREWALL,
+            "gke-webhooks",
+            {"direction": "INGRESS", "allows": [{"protocol": "tcp", "ports": open_ports}]},
+        )
+    s.add("kubernetes:helm.sh/v3:Release", "kueue", KUEUE_RELEASE)
+    s.add("kubernetes:apps/v1:Deployment", "quota-webhook", QUOTA_DEPLOYMENT)
+    return s
+
+
+@pytest.mark.parametrize(
+    ("nat", "open_ports", "want_nat", "want_ports"),
+    [
+        (True, ["8082", "8443", "9443"], [], []),
+        (False, ["8082", "8443", "9443"], [(
+            "private nodes have no Cloud NAT in this stack: they cannot pull operator images (quay.io, "
+            "registry.k8s.io, ghcr.io)", "gke-cluster")], []),
+        (True, ["9443"], [], [(
+            "the control plane cannot reach webhook port(s) 8082, 8443 on private nodes: GKE opens only 443 and "
+            "10250; admission calls will time out", "gke-cluster")]),
+        (True, None, [], [(
+            "the control plane cannot reach webhook port(s) 8082, 8443, 9443 on private nodes: GKE opens only 443 "
+            "and 10250; admission calls will time out", "gke-cluster")]),
+    ],
+    ids=["all-declared", "no-nat", "ports-missing", "no-firewall"],
+)  # fmt: skip
+def test_private_nodes_need_nat_and_reachable_webhook_ports(
+    nat: bool, open_ports: list[str] | None, want_nat: list[Any], want_ports: list[Any]
+) -> None:
+    s = private_stack(nat=nat, open_ports=open_ports)
+    assert s.check(gke.gke_private_nodes_have_nat) == want_nat
+    assert s.check(gke.gke_webhook_ports_reachable) == want_ports
+
+
+def test_public_nodes_need_neither_nat_nor_firewall() -> None:
+    s = Stack()
+    s.add(CLUSTER, "gke-cluster", {})
+    s.add("kubernetes:helm.sh/v3:Release", "kueue", KUEUE_RELEASE)
+    assert s.check(gke.gke_private_nodes_have_nat) == [] and s.check(gke.gke_webhook_ports_reachable) == []
