@@ -53,3 +53,26 @@ def test_preview_job_runs_only_with_credentials() -> None:
     preview = load()["jobs"]["preview"]
     assert preview["if"] == "needs.credentials.outputs.present == 'true'"
     assert "--policy-pack policies" in preview["steps"][-1]["run"]
+
+
+RELEASE = REPO_ROOT / ".github" / "workflows" / "release-webhook.yml"
+
+
+def test_the_release_workflow_publishes_the_default_webhook_image_multi_arch_with_an_sbom() -> None:
+    from batchplane.config.webhook import DEFAULT_IMAGE
+
+    document: dict[Any, Any] = yaml.safe_load(RELEASE.read_text(encoding="utf-8"))
+    assert document[True] == {"push": {"tags": ["webhook-v*"]}}
+    assert document["permissions"] == {}
+    (job,) = document["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "packages": "write"}
+    script = "\n".join(step.get("run", "") for step in job["steps"])
+    assert "--platform linux/amd64,linux/arm64" in script and "--sbom=true" in script and "--push" in script
+    assert "--file webhook/Dockerfile" in script
+    uses = [step["uses"] for step in job["steps"] if "uses" in step]
+    assert [u for u in uses if not re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u)] == []
+    # The default image (ghcr.io/batchplane/quota-webhook:<version>) is what a `webhook-v<version>` tag pushes
+    # from the batchplane organisation.
+    repository, _, version = DEFAULT_IMAGE.rpartition(":")
+    assert repository == "ghcr.io/batchplane/quota-webhook" and re.fullmatch(r"\d+\.\d+\.\d+", version)
+    assert "quota-webhook" in script and "GITHUB_REPOSITORY_OWNER" in script
