@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from batchplane.config import load_stack
+from batchplane.config.gke import GkeTarget
 from batchplane.platform.gke_network import private_network_args, webhook_ports
 from tests.gke.conftest import gke_with
 
@@ -28,7 +29,8 @@ def test_only_webhook_ports_gke_does_not_open_are_allowed(
 
 def test_public_nodes_need_no_router() -> None:
     target = load_stack(gke_with()).config.target
-    assert private_network_args(target, [9443]) is None  # type: ignore[arg-type]
+    assert isinstance(target, GkeTarget)
+    assert private_network_args(target, [9443]) is None
 
 
 def test_private_zonal_cluster_routes_in_the_zones_region_on_its_network() -> None:
@@ -39,7 +41,8 @@ def test_private_zonal_cluster_routes_in_the_zones_region_on_its_network() -> No
     )
     del config["batchplane:target"]["region"]
     target = load_stack(config).config.target
-    args = private_network_args(target, [])  # type: ignore[arg-type]
+    assert isinstance(target, GkeTarget)
+    args = private_network_args(target, [])
     assert args is not None
     assert args["router"]["region"] == "us-central1" and args["router"]["network"] == "ml-vpc"
     assert "firewall" not in args  # no webhook port to open
