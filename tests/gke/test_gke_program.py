@@ -324,7 +324,7 @@ def test_kubernetes_provider_waits_for_the_system_pool(modes_run: ProgramRun) ->
 # --- templates ---------------------------------------------------------------------------------
 
 
-def test_prod_dws_h100_pool_is_queued_with_total_min_0_any_no_reservation_and_no_auto_repair(
+def test_prod_dws_h100_pool_is_flex_start_queued_with_total_min_0_any_no_reservation_and_no_auto_repair(
     prod_run: ProgramRun,
 ) -> None:
     assert prod_run.get(NODE_POOL, "gke-h100").inputs == {
@@ -341,6 +341,7 @@ def test_prod_dws_h100_pool_is_queued_with_total_min_0_any_no_reservation_and_no
             "LATEST",
             diskSizeGb=500,
             diskType="pd-ssd",
+            flexStart=True,  # GKE's current DWS pools: --flex-start --enable-queued-provisioning
             reservationAffinity=NO_RESERVATION,
             tags=["batchplane-prod-node"],  # private nodes: the webhook firewall rule targets this tag
         ),
