@@ -4,6 +4,8 @@ Thin by design: validation and object building live in the ``batchplane`` packag
 ``components/``. Run with ``pulumi up -s <stack>``, or offline with ``batchplane preview``.
 """
 
+from pathlib import Path
+
 import pulumi
 import pulumi_kubernetes as k8s
 
@@ -14,6 +16,7 @@ from batchplane.config.pulumi_source import pulumi_config_map
 from batchplane.config.stack import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.operators import install_plan, openshift_plan
+from batchplane.platform.gke_image import image_build
 from batchplane.platform.gke_network import private_network_args, stack_webhook_ports
 from batchplane.platform.gke_resources import cluster_args, node_pool_args, system_pool_args
 from batchplane.platform.openshift import gpu_capacity_plan
@@ -24,6 +27,7 @@ from components.openshift_gpu_capacity import OpenShiftGpuCapacity
 from components.openshift_operators import OpenShiftOperators
 from components.operators import Operators
 from components.quota_webhook import QuotaWebhook, QuotaWebhookArgs
+from components.webhook_image import WebhookImage, WebhookImageArgs
 
 # Validate everything before declaring anything: a bad config registers no resource.
 stack = load_stack(pulumi_config_map(), pulumi.get_stack())
@@ -116,9 +120,19 @@ queues = KueueQueues(
 
 # --- Stage 4: quota admission webhook (needs cert-manager, which precedes the stage-2 gate) -------
 if webhook_enabled(stack):
+    # GKE with `webhook.build`: the stack builds the image and pushes it to its own Artifact Registry.
+    build = image_build(target, stack.config.webhook) if isinstance(target, GkeTarget) else None
+    built = None
+    if build is not None:
+        built = WebhookImage(
+            "webhook-image",
+            WebhookImageArgs(
+                build=build, context=str(Path(__file__).resolve().parent), project=target.project
+            ),
+        ).ref
     quota_webhook = QuotaWebhook(
         "quota-webhook",
-        QuotaWebhookArgs(deployment=webhook_deployment(stack), depends_on=kueue_ready),
+        QuotaWebhookArgs(deployment=webhook_deployment(stack), depends_on=kueue_ready, image=built),
         opts=k8s_opts,
     )
     pulumi.export("quotaWebhook", quota_webhook.service_name)

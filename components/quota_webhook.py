@@ -31,6 +31,10 @@ class QuotaWebhookArgs(TypedDict):
     depends_on: NotRequired[list[pulumi.Resource]]
     """What cert-manager objects must wait for: the cert-manager install or the operators stage's
     readiness gate. Defaults to none (cert-manager is already installed)."""
+    image: NotRequired[pulumi.Input[str] | None]
+    """The container image to run instead of ``deployment.image``: an image the stack built and pushed
+    (:attr:`components.webhook_image.WebhookImage.ref`, pinned by digest); the Deployment then waits for
+    the push. Defaults to none (``deployment.image``)."""
 
 
 _ROLES = {
@@ -65,8 +69,11 @@ class QuotaWebhook(pulumi.ComponentResource):
         self.resources = {}
         self.service_name = f"{d.name}.{d.namespace}.svc"
         ready = list(args.get("depends_on", []))
+        image = args.get("image")
         for obj in webhook_objects(d):
             kind = obj["kind"]
+            if kind == "Deployment" and image is not None:
+                obj["spec"]["template"]["spec"]["containers"][0]["image"] = image
             deps = self._dependencies(kind, ready)
             self.resources[kind] = self._register(
                 f"{name}-{_ROLES[kind]}", obj, pulumi.ResourceOptions(parent=self, depends_on=deps)

@@ -153,6 +153,19 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
             )
     if config.operators is not None and not failed & {"operators", "target", "kueue"}:
         issues += check_operators(config.operators, config.target.kind, config.kueue.api_version)
+    if (
+        config.webhook.build is not None
+        and not failed & {"webhook", "target"}
+        and config.target.kind != "gke"
+    ):
+        issues.append(
+            ConfigIssue(
+                f"{CONFIG_NAMESPACE}:webhook.build",
+                f"registry artifact-registry needs a gke target, not {config.target.kind}: on kind load the image "
+                "into the nodes (`kind load docker-image`), on OpenShift push it to the internal registry, then set "
+                "webhook.image (docs/webhook.md)",
+            )
+        )
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
         installed = config.operators.installed_namespaces() if config.operators is not None else {}
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)

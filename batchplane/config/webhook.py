@@ -94,6 +94,25 @@ class WebhookNamespace(ConfigModel):
     """Workload limits in this namespace. Defaults to none (for a team namespace: the team's limits)."""
 
 
+class WebhookImageBuild(ConfigModel):
+    """Build the webhook image in the stack and push it to a registry the stack owns (GKE: Artifact Registry).
+
+    The Deployment then runs the pushed image pinned by digest (``<registry>/<repo>/quota-webhook@sha256:...``),
+    so no image has to be published beforehand (issue #12, item 3). Needs Docker (BuildKit) where
+    ``pulumi up`` runs.
+    """
+
+    registry: Literal["artifact-registry"]
+    """Required. ``artifact-registry``: a Docker repository in the cluster's region and project, created by the
+    stack (``gcp.artifactregistry.Repository``); GKE targets only."""
+    repository: DnsLabel = "batchplane"
+    """Repository id. Defaults to ``batchplane``."""
+    platforms: Annotated[list[Literal["linux/amd64", "linux/arm64"]], Field(min_length=1, max_length=2)] = [
+        "linux/amd64"
+    ]
+    """Image platforms. Defaults to ``linux/amd64`` (GKE's x86 node pools); add ``linux/arm64`` for Arm pools."""
+
+
 class WebhookConfig(ConfigModel):
     """``batchplane:webhook``: the quota admission webhook (docs/webhook.md)."""
 
@@ -130,6 +149,10 @@ class WebhookConfig(ConfigModel):
     namespaces: list[WebhookNamespace] = []
     """Extra namespaces (beyond every LocalQueue namespace) the webhook acts on, with limits.
     Defaults to none."""
+    build: WebhookImageBuild | None = None
+    """Build and push the image in the stack (:class:`WebhookImageBuild`); ``image``'s tag names the pushed
+    version. Defaults to none: ``image`` must already be published (the release workflow publishes
+    ``ghcr.io/batchplane/quota-webhook:<version>`` on a ``webhook-v<version>`` tag)."""
 
 
 def check_webhook(
