@@ -99,6 +99,17 @@ def private_gke_with_webhooks(resources: list[RecordedResource]) -> bool:
     return private_gke(resources) and any(WEBHOOK_CONFIG(r) or kueue_install(r) for r in resources)
 
 
+IMAGE = of_type("docker-build:index:Image")
+
+
+def quota_deployment(r: RecordedResource) -> bool:
+    return r.type == "kubernetes:apps/v1:Deployment" and "quota" in r.urn
+
+
+def builds_image(resources: list[RecordedResource]) -> bool:
+    return any(IMAGE(r) for r in resources)
+
+
 RULES = [
     Rule("in-cluster resources wait for a node pool", in_cluster, NODE_POOL, gke),
     Rule("node pools of private nodes wait for Cloud NAT", NODE_POOL, NAT, private_gke),
@@ -107,6 +118,7 @@ RULES = [
     Rule("the Kueue readiness gate waits for the Kueue install", kueue_gate, kueue_install),
     Rule("cert-manager objects wait for cert-manager", CERT_MANAGER_OBJECT, cert_manager_install),
     Rule("webhook configurations wait for the webhook's Deployment and Service", WEBHOOK_CONFIG, quota_serving),
+    Rule("the webhook Deployment waits for the image the stack builds", quota_deployment, IMAGE, builds_image),
 ]  # fmt: skip
 
 
@@ -189,3 +201,23 @@ def test_deleting_a_prerequisite_breaks_the_bring_up(template: str, removed: Pre
     kept = [r for r in resources if r.urn not in gone]
     problems = bringup_problems(kept)
     assert any(p.startswith(rule + ":") for p in problems), problems
+
+
+def test_a_stack_that_builds_the_webhook_image_deploys_it_only_after_the_push() -> None:
+    from tests.gke.test_webhook_image import prod_with_build
+
+    resources = run_program(REPO_ROOT, "gke-prod-dws", prod_with_build(), preview=False).resources
+    assert bringup_problems(resources) == []
+    image = {r.urn for r in resources if IMAGE(r)}
+    assert image
+    # Take the push away but keep a built image around: the Deployment would start before its image exists.
+    cut = [
+        RecordedResource(**{**r.__dict__, "dependencies": [d for d in r.dependencies if d not in image],
+                            "property_dependencies": {k: [u for u in v if u not in image]
+                                                      for k, v in r.property_dependencies.items()}})
+        for r in resources
+    ]  # fmt: skip
+    assert (
+        "the webhook Deployment waits for the image the stack builds: kubernetes:apps/v1:Deployment "
+        in " ".join(bringup_problems(cut))
+    )
