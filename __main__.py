@@ -15,6 +15,7 @@ from batchplane.config.openshift import OpenShiftTarget
 from batchplane.config.pulumi_source import pulumi_config_map
 from batchplane.config.stack import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
+from batchplane.multikueue import with_multikueue
 from batchplane.operators import install_plan, openshift_plan
 from batchplane.platform.gke_image import image_build
 from batchplane.platform.gke_network import private_network_args, stack_webhook_ports
@@ -113,7 +114,11 @@ elif stack.config.operators is not None:
 queues = KueueQueues(
     "kueue",
     KueueQueuesArgs(
-        objects=kueue_objects(stack.kueue), namespaces=namespaces(stack.kueue), kueue_ready=kueue_ready
+        objects=with_multikueue(
+            kueue_objects(stack.kueue), stack.config.multi_kueue, stack.kueue.api_version
+        ),
+        namespaces=namespaces(stack.kueue),
+        kueue_ready=kueue_ready,
     ),
     opts=k8s_opts,
 )

@@ -96,7 +96,11 @@ class KueueQueues(pulumi.ComponentResource):
         if kind == "ResourceFlavor":
             add("Topology", spec.get("topologyName"))
         elif kind == "AdmissionCheck":
-            add("ProvisioningRequestConfig", (spec.get("parameters") or {}).get("name"))
+            params = spec.get("parameters") or {}
+            add(params.get("kind", "ProvisioningRequestConfig"), params.get("name"))
+        elif kind == "MultiKueueConfig":
+            for cluster in spec.get("clusters", []):
+                add("MultiKueueCluster", cluster)
         elif kind in ("ClusterQueue", "Cohort"):
             add("Cohort", spec.get("cohortName") or spec.get("cohort") or spec.get("parentName"))
             for group in spec.get("resourceGroups", []):

@@ -27,6 +27,8 @@ from batchplane.config.target import TARGET_KINDS, Target
 from batchplane.config.teams import TeamsConfig, expand_team
 from batchplane.config.webhook import WebhookConfig, check_webhook
 from batchplane.errors import ConfigIssue, ConfigValidationError
+from batchplane.multikueue.config import MultiKueueSection
+from batchplane.multikueue.objects import expand_multikueue
 from batchplane.platform import check_pools, expand_pools
 from batchplane.wellknown import BUILTIN_NAMESPACES
 
@@ -55,6 +57,9 @@ class StackConfig(ConfigModel):
     webhook: WebhookConfig = WebhookConfig()
     """The quota admission webhook and per-namespace workload limits (docs/webhook.md). Defaults to
     enabled with the default image, 2 replicas, ``failurePolicy: Fail``."""
+    multi_kueue: MultiKueueSection | None = None
+    """MultiKueue: this stack's cluster is the manager and dispatches workloads to existing worker clusters
+    (docs/multikueue.md). Defaults to none."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,8 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
     expanded_ok = not failed & {"target", "kueue", "teams"}
     kueue, expand_issues = _expand_reporting(config)
     issues += expand_issues
+    if config.multi_kueue is not None and expanded_ok and not expand_issues and "multiKueue" not in failed:
+        issues += expand_multikueue(config.multi_kueue, kueue)
     if expanded_ok and not expand_issues:
         issues += check_kueue(kueue)
         issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity

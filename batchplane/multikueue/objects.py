@@ -1,0 +1,79 @@
+"""MultiKueue objects of the manager and the admission check wired into its ClusterQueues."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from batchplane.config.kueue import AdmissionCheck, AdmissionCheckParameters, AdmissionCheckRef
+from batchplane.config.rules import ExpandedKueue, KeyPath, Located
+from batchplane.errors import ConfigIssue
+from batchplane.multikueue.config import MultiKueueSection
+
+#: ``controllerName`` of MultiKueue's admission check (Kueue ``kueue.x-k8s.io/multikueue``).
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
+_PATH = "batchplane:multiKueue"
+
+
+def expand_multikueue(section: MultiKueueSection, k: ExpandedKueue) -> list[ConfigIssue]:
+    """Add the MultiKueue AdmissionCheck to ``k`` and to the dispatching ClusterQueues (in place).
+
+    Returns:
+        Errors for ``clusterQueues`` entries that name no ClusterQueue of the stack.
+    """
+    names = {q.obj.name for q in k.cluster_queues}
+    issues = [
+        ConfigIssue(f"{_PATH}.clusterQueues[{i}]", f'no ClusterQueue "{name}" in this stack')
+        for i, name in enumerate(section.cluster_queues or [])
+        if name not in names
+    ]
+    chosen = set(section.cluster_queues) if section.cluster_queues is not None else names
+    check = AdmissionCheck(
+        name=section.name,
+        controller_name=MULTIKUEUE_CONTROLLER,
+        parameters=AdmissionCheckParameters(
+            api_group="kueue.x-k8s.io", kind="MultiKueueConfig", name=section.name
+        ),
+    )
+    k.admission_checks.append(Located(check, KeyPath(_PATH, f'generated AdmissionCheck "{section.name}"')))
+    for index, loc in enumerate(k.cluster_queues):
+        queue = loc.obj
+        if queue.name in chosen and all(ref.name != section.name for ref in queue.admission_checks):
+            refs = [*queue.admission_checks, AdmissionCheckRef(name=section.name)]
+            k.cluster_queues[index] = Located(queue.model_copy(update={"admission_checks": refs}), loc.path)
+    return issues
+
+
+def multikueue_objects(section: MultiKueueSection, api_version: str) -> list[dict[str, Any]]:
+    """The manager's MultiKueueClusters (one per worker) and its MultiKueueConfig, in creation order."""
+    clusters = [
+        {
+            "apiVersion": api_version,
+            "kind": "MultiKueueCluster",
+            "metadata": {"name": worker.name},
+            "spec": {
+                "clusterSource": {
+                    "kubeConfig": {"locationType": "Secret", "location": worker.kubeconfig_secret}
+                }
+            },
+        }
+        for worker in section.workers
+    ]
+    config = {
+        "apiVersion": api_version,
+        "kind": "MultiKueueConfig",
+        "metadata": {"name": section.name},
+        "spec": {"clusters": [worker.name for worker in section.workers]},
+    }
+    return [*clusters, config]
+
+
+def with_multikueue(
+    objects: list[dict[str, Any]], section: MultiKueueSection | None, api_version: str
+) -> list[dict[str, Any]]:
+    """``objects`` (Kueue objects in creation order) with the MultiKueue objects placed before the first
+    AdmissionCheck, which refers to them; unchanged without a ``multiKueue`` section."""
+    if section is None:
+        return objects
+    extra = multikueue_objects(section, api_version)
+    at = next((i for i, o in enumerate(objects) if o["kind"] == "AdmissionCheck"), len(objects))
+    return [*objects[:at], *extra, *objects[at:]]
