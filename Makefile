@@ -45,7 +45,7 @@ lint: $(BIN)/.installed ## ruff lint + format check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(BIN)/.installed ## mypy --strict on batchplane/ and components/
+typecheck: $(BIN)/.installed ## mypy --strict on batchplane/
 	$(BIN)/mypy
 
 imports: $(BIN)/.installed ## the layering contracts (import-linter, [tool.importlinter] in pyproject.toml)

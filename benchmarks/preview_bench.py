@@ -17,8 +17,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from batchplane.config import load_stack  # noqa: E402
 from batchplane.offline import load_stack_file, run_program  # noqa: E402
+from batchplane.stack import load_stack  # noqa: E402
 
 
 def generated(local_queues: int) -> dict[str, Any]:

@@ -136,10 +136,10 @@ def check(
     ] = False,
 ) -> None:
     """Run the policy pack over a stack offline: exit 1 on a mandatory violation or an invalid config."""
-    from batchplane.config import load_stack_file
     from batchplane.offline.stackfile import encode_config, read_project
     from batchplane.offline.stackfile import load_stack_file as read_config
     from batchplane.policyrun import PolicyConfigError, PolicyRunError, load_policy_config_file
+    from batchplane.stack import load_stack_file
 
     started = time.monotonic()
     root = (project_dir or project_root()).resolve()

@@ -29,8 +29,8 @@ from batchplane.cli.common import (
     fail_usage,
     resolve_stack_file,
 )
-from batchplane.config import load_stack_file
 from batchplane.graph import GraphRenderError, render, stack_graph, to_dot, to_mermaid
+from batchplane.stack import load_stack_file
 
 
 class GraphFormat(StrEnum):

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from batchplane.cli import app
-from batchplane.config.reference import config_reference
+from batchplane.stack.reference import config_reference
 
 
 @app.command("config-reference")

@@ -14,7 +14,7 @@ from batchplane.cli.common import (
     config_errors_exit,
     resolve_stack_file,
 )
-from batchplane.config import load_stack_file
+from batchplane.stack import load_stack_file
 
 
 @app.command()

@@ -1,18 +1,8 @@
-"""Typed stack config: pydantic models of every ``batchplane:`` key, their validation and loading.
+"""Typed config primitives: the pydantic models and rules every stack shares (no platform, no loading).
 
-Use :func:`load_stack` (a config map → a validated :class:`Stack`) or :func:`load_stack_file`
-(a ``Pulumi.<stack>.yaml`` file → :class:`Stack`).
+Modules: :mod:`~batchplane.config.base` (the model base class and the Kubernetes name/quantity types),
+:mod:`~batchplane.config.kueue` (``batchplane:kueue``), :mod:`~batchplane.config.teams`,
+:mod:`~batchplane.config.operators`, :mod:`~batchplane.config.kueue_configuration`,
+:mod:`~batchplane.config.webhook`, :mod:`~batchplane.config.rules` (the cross-object Kueue rules).
+A platform's own models live in :mod:`batchplane.targets`; loading a whole stack in :mod:`batchplane.stack`.
 """
-
-from batchplane.config.files import load_stack_file, read_stack_file
-from batchplane.config.stack import CONFIG_NAMESPACE, Stack, StackConfig, load_stack, split_config
-
-__all__ = [
-    "CONFIG_NAMESPACE",
-    "Stack",
-    "StackConfig",
-    "load_stack",
-    "load_stack_file",
-    "read_stack_file",
-    "split_config",
-]

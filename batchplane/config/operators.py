@@ -5,7 +5,7 @@ a Kubeflow training operator (Trainer v2 or the deprecated v1 Training Operator)
 AppWrapper controller. Every install is pinned to a version from an allow-list (the error lists the
 allowed ones; shared/docs/kueue-api.md §1), has typed options, and takes raw Helm ``values`` as an
 escape hatch (deep-merged last). OpenShift stacks install operators through OLM instead
-(:mod:`batchplane.config.openshift`) and must not set this section.
+(:mod:`batchplane.targets.openshift.config`) and must not set this section.
 
 Per-field syntax is checked by pydantic; rules that span fields or need the target and the Kueue
 objects (mutually exclusive Ray installs, feature gates, frameworks) are in :func:`check_operators`.

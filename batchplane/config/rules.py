@@ -555,3 +555,17 @@ def _check_namespaces(k: ExpandedKueue, out: _Issues) -> None:
 def _names(names: Iterable[str]) -> str:
     listed = sorted(set(names))
     return ", ".join(listed) if listed else "none"
+
+
+def tenant_namespaces(k: ExpandedKueue) -> list[NamespaceSpec]:
+    """Every namespace the stack's LocalQueues use, merged with ``kueue.namespaces`` settings,
+    in first-use order. Includes namespaces the stack does not create (``create: false``, built-ins)."""
+    declared = {ns.obj.name: ns.obj for ns in k.namespaces}
+    order: list[str] = [ns.obj.name for ns in k.namespaces]
+    for lq in k.local_queues:
+        if lq.obj.namespace not in order:
+            order.append(lq.obj.namespace)
+    return [
+        declared.get(name) or NamespaceSpec(name=name, create=name not in BUILTIN_NAMESPACES)
+        for name in order
+    ]

@@ -1,6 +1,6 @@
 """The ``batchplane:webhook`` section: the bundled quota admission webhook and per-namespace limits.
 
-The webhook (``batchplane/webhook``, deployed by ``components/quota_webhook.py``) reads a policy
+The webhook (``batchplane/webhook``, deployed by ``batchplane/components/quota_webhook.py``) reads a policy
 document rendered from the whole stack config; this section holds what only the webhook needs:
 its image and deployment knobs, how it fails, and workload limits per tenant namespace. Team
 limits (``batchplane:teams.members[].limits``) use the same :class:`WorkloadLimits` model.

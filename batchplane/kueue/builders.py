@@ -25,8 +25,7 @@ from batchplane.config.kueue import (
     Topology,
     WorkloadPriorityClass,
 )
-from batchplane.config.rules import ExpandedKueue
-from batchplane.config.stack import tenant_namespaces
+from batchplane.config.rules import ExpandedKueue, tenant_namespaces
 from batchplane.wellknown import DEFAULT_QUEUE_ANNOTATION
 
 Object = dict[str, Any]

@@ -145,6 +145,20 @@ class RecordingEngine:
             self.logs.append(LogMessage(_SEVERITY.get(request.severity, "info"), request.message))
 
 
+def engine_urn(parent_urn: str, chain: str, type_: str, name: str) -> tuple[str, str]:
+    """The URN the Pulumi engine gives ``type_``/``name`` under a parent whose qualified type is ``chain``
+    (``""`` for the root stack), and this resource's own qualified type: ``urn:pulumi:<stack>::<project>::
+    <parent types $-joined, the stack omitted>$<type>::<name>`` (``pulumi/sdk/go/common/resource/urn.go``
+    ``NewURN``). ``parent_urn`` supplies the stack and project."""
+    stack, project = parent_urn.split("::", 2)[:2]
+    qualified = f"{chain}${type_}" if chain else type_
+    return f"{stack}::{project}::{qualified}::{name}", qualified
+
+
+def _qualified_type(urn: str) -> str:
+    return urn.split("::", 3)[2]
+
+
 class RecordingMonitor(MockMonitor):
     """A ``MockMonitor`` that records every ``RegisterResource`` request with its own inputs.
 
@@ -159,6 +173,32 @@ class RecordingMonitor(MockMonitor):
         self.stack_urn = ""
         self.outputs: dict[str, Any] = {}
         self.output_secret_paths: list[Path] = []
+        # mock URN → (engine URN, qualified type, engine alias URNs); the root stack's chain is "".
+        self._engine: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+
+    def _engine_identity(self, request: Any, urn: str) -> tuple[str, tuple[str, ...]]:
+        """The engine URN of a registration and its alias URNs, in the engine's form (``alias.proto``): each
+        ``Alias.urn``; each ``Alias.spec`` with its name/type (default: the resource's) under its parent
+        (``noParent``: the stack; ``parentUrn``; default: the current parent); and the resource under each
+        alias of its parent, which Pulumi carries down to children. Called under the lock."""
+        parent = request.parent or self.stack_urn
+        _, chain, parent_aliases = self._engine.get(parent, ("", "", ()))
+        own, qualified = engine_urn(parent, chain, request.type, request.name)
+        found: set[str] = set()
+        for alias in request.aliases:
+            if alias.urn:
+                found.add(alias.urn)
+                continue
+            spec = alias.spec
+            under = self.stack_urn if spec.noParent else (spec.parentUrn or parent)
+            under_chain = self._engine.get(under, ("", "", ()))[1]
+            found.add(engine_urn(under, under_chain, spec.type or request.type, spec.name or request.name)[0])
+        for parent_alias in parent_aliases:
+            found.add(engine_urn(parent_alias, _qualified_type(parent_alias), request.type, request.name)[0])
+        found.discard(own)
+        aliases = tuple(sorted(found))
+        self._engine[urn] = (own, qualified, aliases)
+        return own, aliases
 
     def RegisterResource(self, request: Any) -> Any:
         """Register through the mock monitor, then record the request.
@@ -175,10 +215,13 @@ class RecordingMonitor(MockMonitor):
             return response
         secrets: list[Path] = []
         inputs = decode(request.object, secrets)
+        with self._lock:
+            engine, aliases = self._engine_identity(request, response.urn)
         record = RecordedResource(
             type=request.type,
             name=request.name,
             urn=response.urn,
+            engine_urn=engine,
             parent=request.parent or None,
             dependencies=sorted(set(request.dependencies)),
             property_dependencies={
@@ -188,6 +231,7 @@ class RecordingMonitor(MockMonitor):
             custom=bool(request.custom),
             inputs=inputs,
             secret_paths=tuple(secrets),
+            aliases=aliases,
         )
         with self._lock:
             self.records.append(record)

@@ -76,8 +76,9 @@ class RecordedResource:
         type: the type token, e.g. ``kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue``,
             ``pulumi:providers:kubernetes`` or a component's own token.
         name: the logical (Pulumi) name.
-        urn: the mock engine's URN. Top-level resources carry the ``pulumi:pulumi:Stack$`` type
-            prefix, which the real engine omits: never compare with URNs of real deployments.
+        urn: the mock engine's URN, which names every resource in this record (parents, dependencies,
+            providers). It keeps only the parent's type (top-level ones: ``pulumi:pulumi:Stack$``): never
+            compare it with URNs of real deployments; :attr:`engine_urn` is that one.
         parent: the parent's URN (the stack's URN for top-level resources).
         dependencies: URNs this resource waits for, sorted. ``depends_on=[component]`` shows up as
             the URNs of the component's children (not the component); Outputs passed as inputs show
@@ -90,6 +91,12 @@ class RecordedResource:
         inputs: the inputs as the provider sees them: camelCase keys, integral floats back to
             ints, secrets in plain text (see ``secret_paths``), unknowns as :data:`UNKNOWN`.
         secret_paths: where secret values sit inside ``inputs``; ``()`` means all of them.
+        engine_urn: the URN the Pulumi engine gives this resource — what a deployed stack's state holds
+            (the full chain of parent types, the stack omitted; the mock's :attr:`urn` keeps only the
+            parent's type).
+        aliases: the other engine URNs the engine also matches this resource by, sorted: its own
+            ``opts.aliases`` and, as Pulumi does, each of its parent's aliases with this resource under
+            it. A stack deployed under one of them is updated in place, not replaced.
     """
 
     type: str
@@ -102,6 +109,8 @@ class RecordedResource:
     custom: bool
     inputs: dict[str, Any]
     secret_paths: tuple[Path, ...] = field(default=())
+    engine_urn: str = ""
+    aliases: tuple[str, ...] = field(default=())
 
     @property
     def provider_urn(self) -> str | None:
@@ -122,13 +131,15 @@ class RecordedResource:
         """The documented ``batchplane preview --json`` shape of one resource.
 
         Returns:
-            ``{"type", "name", "urn", "parent", "dependencies", "propertyDependencies", "provider",
-            "inputs"}``; secrets in ``inputs`` become :data:`SECRET_MASK` unless ``show_secrets``.
+            ``{"type", "name", "urn", "engineUrn", "aliases", "parent", "dependencies", "propertyDependencies",
+            "provider", "inputs"}``; secrets in ``inputs`` become :data:`SECRET_MASK` unless ``show_secrets``.
         """
         return {
             "type": self.type,
             "name": self.name,
             "urn": self.urn,
+            "engineUrn": self.engine_urn,
+            "aliases": list(self.aliases),
             "parent": self.parent,
             "dependencies": list(self.dependencies),
             "propertyDependencies": {k: list(v) for k, v in self.property_dependencies.items()},

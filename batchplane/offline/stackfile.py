@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from batchplane.config.files import read_stack_file, replace_secure
 from batchplane.errors import ConfigLoadError
+from batchplane.stack.files import read_stack_file, replace_secure
 from batchplane.yamlfile import read_yaml_file as _read_yaml
 
 #: Read a stack file's ``config:`` map (the same reader ``batchplane validate`` uses).

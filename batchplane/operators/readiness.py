@@ -1,6 +1,6 @@
 """Readiness-gate logic: poll the cluster until an install really serves, with a timeout and a clear error.
 
-Used by the Pulumi dynamic resource in ``components/readiness_gate.py`` during ``pulumi up`` (never
+Used by the Pulumi dynamic resource in ``batchplane/operators/readiness_gate.py`` during ``pulumi up`` (never
 during a preview). Two gates:
 
 * ``kueue-webhook`` — Kueue's webhook Service has ready endpoints **and** a server-side dry-run

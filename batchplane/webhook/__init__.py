@@ -1,6 +1,6 @@
 """The quota admission webhook: policy document, decisions, AdmissionReview, Starlette app, TLS server.
 
-No Pulumi here (``components/quota_webhook.py`` deploys it). Modules, one concern each:
+No Pulumi here (``batchplane/components/quota_webhook.py`` deploys it). Modules, one concern each:
 :mod:`~batchplane.webhook.policy` (the decision data, rendered from a stack),
 :mod:`~batchplane.webhook.quota` (Kueue's quota model: can a workload ever fit),
 :mod:`~batchplane.webhook.decisions` (pure validate/mutate decisions),

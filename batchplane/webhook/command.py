@@ -41,7 +41,7 @@ def policy_command(
 ) -> None:
     """Print the webhook's policy document (JSON) rendered from a stack config."""
     from batchplane.cli.common import config_errors_exit, resolve_stack_file
-    from batchplane.config import load_stack_file
+    from batchplane.stack import load_stack_file
     from batchplane.webhook.policy import policy_json, render_policy
 
     name, path = resolve_stack_file(stack, config)

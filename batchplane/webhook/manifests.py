@@ -1,4 +1,4 @@
-"""Pure builders of the webhook's Kubernetes objects (dicts), deployed by ``components/quota_webhook.py``.
+"""Pure builders of the webhook's Kubernetes objects (dicts), deployed by ``batchplane/components/quota_webhook.py``.
 
 Namespace, ServiceAccount (no API token: the webhook calls no API), policy ConfigMap, cert-manager
 self-signed Issuer + Certificate (the Kueue chart's pattern, shared/docs/kueue-api.md §5),
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from batchplane.config.stack import Stack
 from batchplane.config.webhook import SYSTEM_NAMESPACES
+from batchplane.stack.load import Stack
 from batchplane.webhook.policy import policy_checksum, policy_json, render_policy
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
 

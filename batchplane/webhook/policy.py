@@ -24,8 +24,9 @@ from pydantic import ValidationError
 
 from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import ResourceGroup, Taint, Toleration
-from batchplane.config.stack import Stack, tenant_namespaces
+from batchplane.config.rules import tenant_namespaces
 from batchplane.config.webhook import WorkloadLimits, is_system_namespace
+from batchplane.stack.load import Stack
 from batchplane.webhook.errors import PolicyError
 
 POLICY_API_VERSION: Literal["batchplane.dev/v1"] = "batchplane.dev/v1"

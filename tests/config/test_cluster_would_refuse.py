@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
-from batchplane.config.gke_machines import accelerator_attach_problem
 from batchplane.errors import ConfigValidationError
+from batchplane.stack import load_stack
+from batchplane.targets.gke.machines import accelerator_attach_problem
 from tests.config.factories import with_changes
 from tests.gke.conftest import gke_with
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
+from batchplane.stack import load_stack
 from tests.config.factories import base_config
 
 

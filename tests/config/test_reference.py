@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from batchplane.config.reference import config_reference
+from batchplane.stack.reference import config_reference
 from tests.conftest import REPO_ROOT
 
 

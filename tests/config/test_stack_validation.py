@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
+from batchplane.stack import load_stack
 from tests.config.factories import DELETE, base_config, with_changes
 
 CQ = "kueue__clusterQueues__0__"

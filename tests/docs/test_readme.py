@@ -8,7 +8,7 @@ import yaml
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from batchplane.config import load_stack
+from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, TEMPLATE_NAMES
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")

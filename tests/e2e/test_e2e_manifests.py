@@ -15,9 +15,9 @@ import yaml
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from batchplane.config import load_stack_file
 from batchplane.crdcheck import CrdCatalog
 from batchplane.quantity import parse_quantity
+from batchplane.stack import load_stack_file
 from batchplane.webhook.decisions import Decider
 from batchplane.webhook.policy import render_policy
 from tests.conftest import SHARED, STACKS_DIR

@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 import yaml
 
-from batchplane.config import Stack, load_stack_file
+from batchplane.stack import Stack, load_stack_file
 from batchplane.webhook.decisions import Decider
 from batchplane.webhook.policy import render_policy
 from tests.conftest import REPO_ROOT
@@ -78,15 +78,12 @@ def run(
 
 
 def copy_project(into: Path, cluster_name: str) -> Path:
-    """A copy of the Pulumi project (program, components, the kind stack file, a link to .venv) whose
-    kind stack targets ``cluster_name``."""
+    """A copy of the Pulumi project (the program, the kind stack file, a link to .venv, whose installed
+    ``batchplane`` package holds the components) whose kind stack targets ``cluster_name``."""
     project = into / "project"
     (project / "stacks").mkdir(parents=True)
     for name in ("Pulumi.yaml", "__main__.py"):
         shutil.copy2(REPO_ROOT / name, project / name)
-    shutil.copytree(
-        REPO_ROOT / "components", project / "components", ignore=shutil.ignore_patterns("__pycache__")
-    )
     (project / ".venv").symlink_to(REPO_ROOT / ".venv", target_is_directory=True)
     doc = yaml.safe_load((REPO_ROOT / "stacks" / f"Pulumi.{STACK}.yaml").read_text(encoding="utf-8"))
     doc["config"]["batchplane:target"]["clusterName"] = cluster_name

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from batchplane.config import load_stack
-from batchplane.config.gke import GkeTarget
-from batchplane.platform.gke_network import private_network_args, webhook_ports
+from batchplane.stack import load_stack
+from batchplane.targets.gke.config import GkeTarget
+from batchplane.targets.gke.network import private_network_args, webhook_ports
 from tests.gke.conftest import gke_with
 
 

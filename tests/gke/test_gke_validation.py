@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
+from batchplane.stack import load_stack
 from tests.config.factories import DELETE
 from tests.gke.conftest import gke_config, gke_with
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
 from batchplane.kueue import kueue_objects
+from batchplane.stack import load_stack
 from tests.config.factories import DELETE
 from tests.gke.conftest import gke_with
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, STACKS_DIR
 
 BUILD = {

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from batchplane.config import Stack, load_stack, load_stack_file
+from batchplane.stack import Stack, load_stack, load_stack_file
 from tests.conftest import STACKS_DIR
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.config.kueue import LabelSelector
 from batchplane.graph import stack_graph
 from batchplane.graph.model import (
@@ -18,6 +17,7 @@ from batchplane.graph.model import (
     QuotaTable,
     selector_text,
 )
+from batchplane.stack import load_stack
 from tests.graph.conftest import many_teams, shipped
 
 #: A hand-written stack: nested declared cohorts with their own quota, an implicit cohort, lending

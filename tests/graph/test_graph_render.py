@@ -8,11 +8,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.graph import GraphRenderError, dot_digest, render, stack_graph, to_dot, to_mermaid
 from batchplane.graph.dot import SVG_DIGEST_PREFIX
 from batchplane.graph.mermaid import mermaid_ids
 from batchplane.graph.model import Node, QueueGraph
+from batchplane.stack import load_stack
 from tests.graph.conftest import many_teams, shipped, svg_node_titles, svg_titles
 from tests.graph.test_graph_model import HAND_WRITTEN
 

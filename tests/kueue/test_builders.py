@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack, load_stack_file
 from batchplane.kueue import kueue_objects, namespaces
+from batchplane.stack import load_stack, load_stack_file
 from tests.config.factories import base_config, with_changes
 from tests.conftest import STACKS_DIR
 

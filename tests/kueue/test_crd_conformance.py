@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack, load_stack_file
 from batchplane.crdcheck import CrdCatalog
 from batchplane.kueue import kueue_objects
+from batchplane.stack import load_stack, load_stack_file
 from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.crdcheck import CrdCatalog
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, load_stack_file, run_program
 from batchplane.offline.render import render_resources
+from batchplane.stack import load_stack
 from tests.config.factories import base_config
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
 

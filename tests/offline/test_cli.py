@@ -66,7 +66,18 @@ def test_preview_json_prints_resources_and_outputs_with_secrets_masked(runner: C
     assert sorted(document) == ["outputs", "resources"]
     assert document["outputs"] == {"gpus": 8, "namespace": "team", "token": "[secret]"}
     assert {tuple(r) for r in document["resources"]} == {
-        ("type", "name", "urn", "parent", "dependencies", "propertyDependencies", "provider", "inputs")
+        (
+            "type",
+            "name",
+            "urn",
+            "engineUrn",
+            "aliases",
+            "parent",
+            "dependencies",
+            "propertyDependencies",
+            "provider",
+            "inputs",
+        )
     }
     secret = next(r for r in document["resources"] if r["name"] == "token")
     assert secret["inputs"]["stringData"] == "[secret]"

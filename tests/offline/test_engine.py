@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from batchplane.config.files import SECRET_PLACEHOLDER
 from batchplane.errors import BatchplaneError, ConfigLoadError, ConfigValidationError
 from batchplane.offline import UNKNOWN, load_stack_file, run_program
 from batchplane.offline._runtime import plain
 from batchplane.offline.mocks import CLUSTER_CA, CLUSTER_ENDPOINT, GKE_VERSION
 from batchplane.offline.model import LogMessage
+from batchplane.stack.files import SECRET_PLACEHOLDER
 from tests.offline.conftest import FIXTURES, RunFixture, run_fixture, stack_urn, top_urn
 
 P = "platform-fixture"

@@ -15,7 +15,8 @@ from tests.offline.conftest import recorded
 def test_to_json_has_exactly_the_documented_keys() -> None:
     resource = recorded("kubernetes:core/v1:Namespace", "ns", {"kind": "Namespace"})
     assert list(resource.to_json()) == [
-        "type", "name", "urn", "parent", "dependencies", "propertyDependencies", "provider", "inputs",
+        "type", "name", "urn", "engineUrn", "aliases", "parent", "dependencies", "propertyDependencies", "provider",
+        "inputs",
     ]  # fmt: skip
 
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from batchplane.config.files import SECRET_PLACEHOLDER
 from batchplane.errors import ConfigLoadError
 from batchplane.offline.stackfile import (
     encode_config,
@@ -16,6 +15,7 @@ from batchplane.offline.stackfile import (
     normalise_key,
     read_project,
 )
+from batchplane.stack.files import SECRET_PLACEHOLDER
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

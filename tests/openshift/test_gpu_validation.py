@@ -1,7 +1,7 @@
 """Every OpenShift GPU-capacity rule rejects a violating stack with a pinned message naming the key.
 
-One case per rule of :func:`batchplane.platform.openshift.check_gpu_capacity` and
-:func:`~batchplane.platform.openshift.check_gang_sizes`, plus the shared pool rules (flavor vs pool,
+One case per rule of :func:`batchplane.targets.openshift.machines.check_gpu_capacity` and
+:func:`~batchplane.targets.openshift.machines.check_gang_sizes`, plus the shared pool rules (flavor vs pool,
 provisioning class, capacity) as they read for a MachineSet, and the warnings for what cannot be
 checked at plan time (OpenShift version, feature set, GPU Operator, ClusterAutoscaler owned elsewhere).
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
+from batchplane.stack import load_stack
 from tests.config.factories import DELETE
 from tests.openshift.conftest import ocp_config, ocp_with
 

@@ -1,5 +1,5 @@
 """One provisioning abstraction for every target: the admission check each platform's pool gets, through
-the same :mod:`batchplane.platform.pools` code path, and the pure pieces behind it (pool shapes, the
+the same :mod:`batchplane.pools` code path, and the pure pieces behind it (pool shapes, the
 EC2 instance table, the GPU Operator plan)."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
-from batchplane.config.aws_instances import GPU_INSTANCE_PREFIXES, INSTANCE_SHAPES
-from batchplane.config.openshift import OpenShiftTarget
 from batchplane.kueue import kueue_objects
-from batchplane.operators.olm import openshift_plan
-from batchplane.platform.openshift import pool_shape
+from batchplane.stack import load_stack
+from batchplane.targets.openshift.aws_instances import GPU_INSTANCE_PREFIXES, INSTANCE_SHAPES
+from batchplane.targets.openshift.config import OpenShiftTarget
+from batchplane.targets.openshift.machines import pool_shape
+from batchplane.targets.openshift.olm import openshift_plan
 from tests.gke.conftest import gke_config
 from tests.openshift.conftest import ocp_config, ocp_with
 

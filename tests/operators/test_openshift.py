@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
-from batchplane.config.openshift import OpenShiftTarget, rhbok_frameworks
 from batchplane.errors import ConfigValidationError
 from batchplane.kueue import namespaces
-from batchplane.operators.olm import openshift_plan
+from batchplane.stack import load_stack
+from batchplane.targets.openshift.config import OpenShiftTarget, rhbok_frameworks
+from batchplane.targets.openshift.olm import openshift_plan
 from tests.operators.conftest import openshift_target, with_operators
 
 MANAGED = {"app.kubernetes.io/managed-by": "batchplane"}

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack
 from batchplane.config.kueue_configuration import KUEUE_FEATURE_GATES, feature_gate_problem
 from batchplane.errors import ConfigValidationError
+from batchplane.stack import load_stack
 from tests.operators.conftest import openshift_target, with_operators
 
 

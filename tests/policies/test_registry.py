@@ -77,7 +77,7 @@ def test_pack_allow_lists_match_batchplane_config() -> None:
 
 
 def test_gpu_machine_families_cover_batchplane_fixed_gpu_machines() -> None:
-    from batchplane.config.gke_machines import FIXED_GPU_MACHINES
+    from batchplane.targets.gke.machines import FIXED_GPU_MACHINES
 
     assert [m for m in FIXED_GPU_MACHINES if not m.startswith(gke.GPU_MACHINE_PREFIXES)] == []
 

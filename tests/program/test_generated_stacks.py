@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 
-from batchplane.config import load_stack
-from batchplane.config.files import replace_secure
 from batchplane.crdcheck import CrdCatalog
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import run_program
 from batchplane.offline.render import render_resources
+from batchplane.stack import load_stack
+from batchplane.stack.files import replace_secure
 from tests.config.strategies import plausible_config, stack_configs
 from tests.conftest import REPO_ROOT, SHARED
 
@@ -96,7 +96,7 @@ def test_the_property_catches_the_workload_priority_class_crash_when_it_is_reint
     import pulumi
     import pulumi_kubernetes as k8s
 
-    import components.kueue_queues as kueue_queues
+    import batchplane.components.kueue_queues as kueue_queues
 
     def old_declaration(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> Any:
         extra = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "spec")}

@@ -10,8 +10,8 @@ from typing import Any
 import pulumi_gcp.config as gcp_config
 import pytest
 
-from batchplane.config import StackConfig, load_stack
-from batchplane.config.files import read_yaml_file
+from batchplane.stack import StackConfig, load_stack
+from batchplane.stack.files import read_yaml_file
 from tests.conftest import REPO_ROOT
 
 TEMPLATE_KEYS = {"description", "quickstart", "important", "config"}

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from batchplane.config import load_stack, load_stack_file
+from batchplane.stack import load_stack, load_stack_file
 from batchplane.webhook.policy import PolicyDocument, render_policy
 from batchplane.webhook.server import build_server, run_server
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from batchplane.config import load_stack_file
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun, RecordedResource
 from batchplane.offline.stackfile import load_stack_file as load_config
+from batchplane.stack import load_stack_file
 from batchplane.webhook.manifests import POLICY_CHECKSUM_ANNOTATION, webhook_deployment
 from batchplane.webhook.policy import policy_checksum, render_policy
 from tests.webhook.conftest import REPO_ROOT, STACKS
@@ -132,7 +132,7 @@ def test_a_different_policy_changes_the_checksum() -> None:
     stack = load_stack_file(STACKS / "Pulumi.kind.yaml", "kind")
     raw: dict[str, Any] = load_config(STACKS / "Pulumi.kind.yaml")
     raw["batchplane:webhook"] = {"namespaces": [{"name": "team-b", "limits": {"maxGpusPerWorkload": 1}}]}
-    from batchplane.config import load_stack
+    from batchplane.stack import load_stack
 
     other = load_stack(raw, "kind")
     assert webhook_deployment(stack).policy_checksum != webhook_deployment(other).policy_checksum

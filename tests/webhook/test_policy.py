@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from batchplane.config import load_stack
 from batchplane.errors import ConfigValidationError
+from batchplane.stack import load_stack
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.manifests import webhook_deployment
 from batchplane.webhook.policy import load_policy, parse_policy, policy_json, render_policy

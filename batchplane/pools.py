@@ -1,0 +1,546 @@
+"""Node pools that back Kueue ResourceFlavors: derived flavors, consistency, DWS wiring, capacity.
+
+A :class:`BackedPool` is the platform-neutral picture of "a group of identical GPU nodes that a
+ResourceFlavor stands for": the node label that selects exactly those nodes, every label and taint
+the nodes carry, how many nodes there can be and what each node has, and — for pools whose nodes
+are only obtainable through ProvisioningRequests — how Kueue must ask for them. GKE node pools
+(:mod:`batchplane.targets.gke.pools`) and OpenShift GPU MachineSets (:mod:`batchplane.targets.openshift.machines`)
+map onto it, so both targets share every function below.
+
+Everything here is pure and works on the expanded Kueue model (:class:`ExpandedKueue`), so derived
+objects flow through the same rules (:func:`batchplane.config.rules.check_kueue`) and builders as
+hand-written ones:
+
+* :func:`attach_pool_flavors` adds a ResourceFlavor for every pool that has no hand-written one;
+* :func:`wire_provisioning` gives every ClusterQueue flavor backed by a queued pool a
+  ProvisioningRequest AdmissionCheck (Kueue's ``kueue.x-k8s.io/provisioning-request`` controller,
+  shared/docs/kueue-api.md §3.4–3.5), unless the queue already has one covering that flavor;
+* :func:`check_pool_flavors`, :func:`check_provisioning` and :func:`check_capacity` report flavors
+  that disagree with their pool, provisioning checks that cannot work, and quota that nodes can never
+  back (or that leaves most of a pool unused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from batchplane.config.kueue import (
+    AdmissionCheck,
+    AdmissionCheckRef,
+    ClusterQueue,
+    ProvisioningRequestConfig,
+    ResourceFlavor,
+    ResourceGroup,
+    RetryStrategy,
+    Taint,
+    Toleration,
+)
+from batchplane.config.rules import ExpandedKueue, KeyPath, Located
+from batchplane.errors import ConfigIssue
+from batchplane.quantity import QuantityError, format_quantity, parse_quantity
+from batchplane.wellknown import PROVISIONING_CONTROLLER
+
+GPU_RESOURCE = "nvidia.com/gpu"
+"""The NVIDIA device plugin's extended resource name."""
+
+LOW_USE_THRESHOLD = Decimal("0.5")
+"""Capacity check: warn when a pool's flavors carry less than this share of its capacity in quota
+(the pool's autoscaling maximum is then mostly out of reach of Kueue-admitted workloads)."""
+
+KUEUE_RETRY_DEFAULTS = RetryStrategy(backoff_limit_count=3, backoff_base_seconds=60, backoff_max_seconds=1800)
+"""Kueue's ProvisioningRequestConfig retryStrategy defaults (``provisioningrequestconfig_types.go``)."""
+
+
+@dataclass(frozen=True)
+class NodeTaint:
+    """A taint every node of a pool carries (Kubernetes effect names).
+
+    Attributes:
+        key: taint key, e.g. ``nvidia.com/gpu``.
+        value: taint value, or None for an empty value.
+        effect: ``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``.
+    """
+
+    key: str
+    value: str | None
+    effect: str
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value or ''}:{self.effect}"
+
+
+@dataclass(frozen=True)
+class ProvisioningSpec:
+    """How Kueue obtains a pool's nodes through ProvisioningRequests (the generated
+    ProvisioningRequestConfig, ``kueue.x-k8s.io`` ``ProvisioningRequestConfigSpec``).
+
+    Attributes:
+        class_name: ``provisioningClassName``, e.g. ``queued-provisioning.gke.io``.
+        managed_resources: only PodSets requesting one of these go into the request.
+        parameters: ProvisioningRequest parameters (``maxRunDurationSeconds`` ...), string values.
+        retry_strategy: emitted retryStrategy.
+        pod_set_merge_policy: ``podSetMergePolicy`` or None.
+        check_suffix: the generated AdmissionCheck and ProvisioningRequestConfig are named
+            ``<pool>-<check_suffix>``. Defaults to ``dws`` (GKE Dynamic Workload Scheduler).
+        accepted_classes: provisioning classes a hand-written check on the pool's flavor may use;
+            empty means only ``class_name``. Defaults to empty.
+        one_pod_set: the provisioner accepts one PodSet per ProvisioningRequest (GKE queued
+            provisioning), so checks without ``managedResources`` are warned about. Defaults to true.
+    """
+
+    class_name: str
+    managed_resources: tuple[str, ...]
+    parameters: dict[str, str]
+    retry_strategy: RetryStrategy
+    pod_set_merge_policy: str | None
+    check_suffix: str = "dws"
+    accepted_classes: tuple[str, ...] = ()
+    one_pod_set: bool = True
+
+    def accepts(self, class_name: str) -> bool:
+        """Whether a ProvisioningRequestConfig with this class can obtain the pool's nodes."""
+        return class_name in (self.accepted_classes or (self.class_name,))
+
+
+@dataclass(frozen=True)
+class BackedPool:
+    """A pool of identical nodes a ResourceFlavor stands for.
+
+    Attributes:
+        name: the pool's name (GKE node pool, OpenShift MachineSet ...).
+        kind: human name of the pool kind for messages, e.g. ``GKE node pool``.
+        path: config key path of the pool (``batchplane:target.gpuPools[0]``).
+        flavor_name: name of the flavor derived when no hand-written flavor stands for the pool.
+        selector: ``(label key, value)`` that selects exactly this pool's nodes.
+        labels: every label the nodes are known to carry (selector included).
+        taints: every taint the nodes carry; the derived flavor tolerates all of them.
+        max_nodes: the most nodes the pool can have (all zones), or None when unknown.
+        max_nodes_note: how ``max_nodes`` was computed, for messages (``"4 nodes"``).
+        max_nodes_path: key path capacity errors point at (the pool's ``maxNodes``).
+        per_node: resources of one node: ``nvidia.com/gpu`` (count), ``cpu`` (cores), ``memory``
+            (bytes), each only when known.
+        provisioning: set when nodes are only obtainable through ProvisioningRequests.
+        size_key: the config key that sizes the pool, named in capacity messages. Defaults to
+            ``maxNodes`` (GKE); OpenShift MachineSets use ``maxReplicas``.
+    """
+
+    name: str
+    kind: str
+    path: KeyPath
+    flavor_name: str
+    selector: tuple[str, str]
+    labels: dict[str, str]
+    taints: tuple[NodeTaint, ...]
+    max_nodes: int | None
+    max_nodes_note: str
+    max_nodes_path: KeyPath
+    per_node: dict[str, Decimal] = field(default_factory=dict)
+    provisioning: ProvisioningSpec | None = None
+    size_key: str = "maxNodes"
+
+    def describe(self) -> str:
+        """``GKE node pool "gpu" (batchplane:target.gpuPools[0])``."""
+        return f'{self.kind} "{self.name}" ({self.path})'
+
+    def selects(self, flavor: ResourceFlavor) -> bool:
+        """True when the flavor's nodeLabels select exactly this pool (its selector label)."""
+        key, value = self.selector
+        return flavor.node_labels.get(key) == value
+
+    def references(self, flavor: ResourceFlavor) -> bool:
+        """True when the flavor stands for this pool: it selects the pool, or carries its flavor name."""
+        return self.selects(flavor) or flavor.name == self.flavor_name
+
+
+# --- derived flavors ---------------------------------------------------------------------------
+
+
+def toleration_for(taint: NodeTaint) -> Toleration:
+    """The toleration for one pool taint: ``Exists`` for ``nvidia.com/gpu`` (GKE and the GPU
+    operator use different values), ``Equal`` on the value otherwise (``Exists`` without a value)."""
+    if taint.key == GPU_RESOURCE or taint.value is None:
+        return Toleration(key=taint.key, operator="Exists", effect=taint.effect)
+    return Toleration(key=taint.key, operator="Equal", value=taint.value, effect=taint.effect)
+
+
+def derived_flavor(pool: BackedPool) -> ResourceFlavor:
+    """The ResourceFlavor for a pool: nodeLabels = the pool's selector, one toleration per taint.
+
+    Kueue injects nodeLabels as a nodeSelector and the tolerations into admitted pods
+    (shared/docs/kueue-api.md §3.3), so admitted pods land on the pool's nodes and only there.
+    """
+    key, value = pool.selector
+    return ResourceFlavor(
+        name=pool.flavor_name,
+        node_labels={key: value},
+        tolerations=[toleration_for(t) for t in pool.taints],
+    )
+
+
+def tolerates(tolerations: Iterable[Toleration], taint: NodeTaint) -> bool:
+    """Whether any toleration tolerates the taint (``corev1.Toleration.ToleratesTaint`` semantics:
+    empty key with Exists matches every key; empty effect matches every effect)."""
+    for tol in tolerations:
+        if tol.effect is not None and tol.effect != taint.effect:
+            continue
+        operator = tol.operator or "Equal"
+        if not tol.key:
+            if operator == "Exists":
+                return True
+            continue
+        if tol.key != taint.key:
+            continue
+        if operator == "Exists" or (tol.value or "") == (taint.value or ""):
+            return True
+    return False
+
+
+def flavor_pools(k: ExpandedKueue, pools: list[BackedPool]) -> dict[str, BackedPool]:
+    """Flavor name → the pool whose nodes it selects, for every flavor that selects a pool."""
+    out: dict[str, BackedPool] = {}
+    for loc in k.resource_flavors:
+        for pool in pools:
+            if pool.selects(loc.obj) and loc.obj.name not in out:
+                out[loc.obj.name] = pool
+    return out
+
+
+def attach_pool_flavors(k: ExpandedKueue, pools: list[BackedPool]) -> None:
+    """Append a derived ResourceFlavor for every pool no flavor references (in pool order).
+
+    A hand-written flavor references a pool when it selects the pool's nodes or has the pool's
+    flavor name; it is then the pool's flavor (and :func:`check_pool_flavors` checks it agrees).
+    """
+    for pool in pools:
+        if any(pool.references(loc.obj) for loc in k.resource_flavors):
+            continue
+        flavor = derived_flavor(pool)
+        k.resource_flavors.append(
+            Located(flavor, KeyPath(pool.path.base, f'generated ResourceFlavor "{flavor.name}"'))
+        )
+
+
+def check_pool_flavors(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
+    """Hand-written flavors that reference a pool but disagree with its labels or taints.
+
+    Errors: the flavor does not select the pool's nodes (its selector label is missing or names
+    another pool); it requires a node label the pool's nodes do not carry (no node would match); it
+    does not tolerate one of the pool's taints (admitted pods would never schedule); it declares a
+    nodeTaint the pool's nodes do not carry.
+    """
+    out: list[ConfigIssue] = []
+    for loc in k.resource_flavors:
+        flavor = loc.obj
+        for pool in pools:
+            if pool.references(flavor):
+                out += _flavor_vs_pool(loc, pool)
+    return out
+
+
+def _flavor_vs_pool(loc: Located[ResourceFlavor], pool: BackedPool) -> list[ConfigIssue]:
+    flavor, path = loc.obj, loc.path
+    key, value = pool.selector
+    out: list[ConfigIssue] = []
+    have = flavor.node_labels.get(key)
+    if have is None:
+        out.append(
+            ConfigIssue(
+                str(path.key("nodeLabels")),
+                f'missing "{key}: {value}": flavor "{flavor.name}" is the flavor of '
+                f"{pool.describe()} and must select its nodes",
+            )
+        )
+        return out
+    if have != value:
+        out.append(
+            ConfigIssue(
+                str(path.key("nodeLabels")),
+                f'"{key}: {have}" selects another pool, but flavor "{flavor.name}" is the flavor of '
+                f'{pool.describe()}; use "{key}: {value}" or rename the flavor',
+            )
+        )
+        return out
+    for label, label_value in flavor.node_labels.items():
+        if pool.labels.get(label) != label_value:
+            carried = f'"{pool.labels[label]}"' if label in pool.labels else "no such label"
+            out.append(
+                ConfigIssue(
+                    str(path.key("nodeLabels")),
+                    f'"{label}: {label_value}" is not carried by the nodes of {pool.describe()} '
+                    f"(they have {carried}): no node would match this flavor",
+                )
+            )
+    missing = [
+        t for t in pool.taints if t.effect != "PreferNoSchedule" and not tolerates(flavor.tolerations, t)
+    ]
+    if missing:
+        out.append(
+            ConfigIssue(
+                str(path.key("tolerations")),
+                f"does not tolerate {', '.join(str(t) for t in missing)} of {pool.describe()}: "
+                "admitted pods would not schedule on its nodes",
+            )
+        )
+    for i, taint in enumerate(flavor.node_taints):
+        if not any(
+            t.key == taint.key and t.effect == taint.effect and (t.value or "") == (taint.value or "")
+            for t in pool.taints
+        ):
+            out.append(
+                ConfigIssue(
+                    str(path.key("nodeTaints").index(i)),
+                    f"{_taint_text(taint)} is not a taint of {pool.describe()}",
+                )
+            )
+    return out
+
+
+def _taint_text(taint: Taint) -> str:
+    return str(NodeTaint(taint.key, taint.value, taint.effect))
+
+
+# --- ProvisioningRequest wiring ------------------------------------------------------------------
+
+
+def provisioning_check_name(pool: BackedPool) -> str:
+    """Name of the generated AdmissionCheck and ProvisioningRequestConfig of a queued pool:
+    ``<pool>-<suffix>`` (``<pool>-dws`` on GKE, :attr:`ProvisioningSpec.check_suffix`)."""
+    suffix = pool.provisioning.check_suffix if pool.provisioning is not None else "dws"
+    return f"{pool.name}-{suffix}"
+
+
+def provisioning_request_config(pool: BackedPool, spec: ProvisioningSpec) -> ProvisioningRequestConfig:
+    """The generated ProvisioningRequestConfig of a queued pool."""
+    return ProvisioningRequestConfig(
+        name=provisioning_check_name(pool),
+        provisioning_class_name=spec.class_name,
+        parameters=dict(spec.parameters),
+        managed_resources=list(spec.managed_resources),
+        retry_strategy=spec.retry_strategy,
+        pod_set_merge_policy=spec.pod_set_merge_policy,
+    )
+
+
+def _provisioning_checks(k: ExpandedKueue) -> set[str]:
+    return {
+        a.obj.name for a in k.admission_checks if a.obj.resolved_controller_name() == PROVISIONING_CONTROLLER
+    }
+
+
+def _covering_refs(queue: ClusterQueue, flavor: str, provisioning: set[str]) -> list[AdmissionCheckRef]:
+    return [
+        r
+        for r in queue.admission_checks
+        if r.name in provisioning and (not r.on_flavors or flavor in r.on_flavors)
+    ]
+
+
+def wire_provisioning(k: ExpandedKueue, pools: list[BackedPool]) -> None:
+    """Give every ClusterQueue flavor backed by a queued pool a ProvisioningRequest admission check.
+
+    For each such flavor that no provisioning check of the queue covers yet (a check covers a flavor
+    when its ``onFlavors`` is empty or lists it), the pool's generated AdmissionCheck
+    ``<pool>-dws`` → ProvisioningRequestConfig ``<pool>-dws`` is added to the queue, scoped with
+    ``onFlavors: [<flavor>]`` when the queue has other flavors too. The AdmissionCheck and
+    ProvisioningRequestConfig are generated once per pool, and only when some queue uses them.
+    """
+    by_flavor = {name: pool for name, pool in flavor_pools(k, pools).items() if pool.provisioning is not None}
+    provisioning = _provisioning_checks(k)
+    generated: set[str] = set()
+    for qi, loc in enumerate(k.cluster_queues):
+        queue = loc.obj
+        refs = list(queue.admission_checks)
+        for flavor in queue.flavor_names():
+            pool = by_flavor.get(flavor)
+            if pool is None or pool.provisioning is None or _covering_refs(queue, flavor, provisioning):
+                continue
+            name = provisioning_check_name(pool)
+            if name not in generated:
+                _generate_check(k, pool, pool.provisioning)
+                generated.add(name)
+            others = [f for f in queue.flavor_names() if f != flavor]
+            refs.append(AdmissionCheckRef(name=name, on_flavors=[flavor] if others else []))
+        if len(refs) != len(queue.admission_checks):
+            k.cluster_queues[qi] = Located(queue.model_copy(update={"admission_checks": refs}), loc.path)
+
+
+def _generate_check(k: ExpandedKueue, pool: BackedPool, spec: ProvisioningSpec) -> None:
+    name = provisioning_check_name(pool)
+    prc = provisioning_request_config(pool, spec)
+    k.provisioning_request_configs.append(
+        Located(prc, KeyPath(pool.path.base, f'generated ProvisioningRequestConfig "{name}"'))
+    )
+    check = AdmissionCheck(name=name, provisioning_request_config=name)
+    k.admission_checks.append(Located(check, KeyPath(pool.path.base, f'generated AdmissionCheck "{name}"')))
+
+
+def check_provisioning(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
+    """Hand-written provisioning checks on queued-pool flavors that cannot work as written.
+
+    Errors: a check on a queued pool's flavor whose ProvisioningRequestConfig uses another
+    provisioning class (the pool's nodes are obtainable only through the pool's class). Warnings:
+    its ``managedResources`` is empty (every PodSet, CPU-only heads included, goes into the request;
+    GKE accepts one PodSet per request, so e.g. a RayJob with head + workers is rejected — ray
+    #57839); it has no ``podSetMergePolicy`` (several identical GPU PodSets are not merged).
+    """
+    out: list[ConfigIssue] = []
+    by_flavor = {name: pool for name, pool in flavor_pools(k, pools).items() if pool.provisioning is not None}
+    checks = {a.obj.name: a for a in k.admission_checks}
+    prcs = {p.obj.name: p for p in k.provisioning_request_configs}
+    provisioning = _provisioning_checks(k)
+    reported: set[tuple[str, str]] = set()
+    for loc in k.cluster_queues:
+        for flavor in loc.obj.flavor_names():
+            pool = by_flavor.get(flavor)
+            if pool is None or pool.provisioning is None:
+                continue
+            for ref in _covering_refs(loc.obj, flavor, provisioning):
+                params = checks[ref.name].obj.resolved_parameters()
+                prc = prcs.get(params.name) if params is not None else None
+                if prc is None or (prc.obj.name, pool.name) in reported:
+                    continue
+                reported.add((prc.obj.name, pool.name))
+                out += _prc_vs_pool(prc, pool, flavor)
+    return out
+
+
+def _prc_vs_pool(prc: Located[ProvisioningRequestConfig], pool: BackedPool, flavor: str) -> list[ConfigIssue]:
+    assert pool.provisioning is not None
+    p, spec = prc.obj, pool.provisioning
+    out: list[ConfigIssue] = []
+    if not spec.accepts(p.provisioning_class_name):
+        allowed = " or ".join(spec.accepted_classes or (spec.class_name,))
+        out.append(
+            ConfigIssue(
+                str(prc.path.key("provisioningClassName")),
+                f'"{p.provisioning_class_name}" cannot obtain nodes of {pool.describe()} '
+                f'(flavor "{flavor}"): they are provisioned only through {allowed}',
+            )
+        )
+    if not p.managed_resources and spec.one_pod_set:
+        out.append(
+            ConfigIssue(
+                str(prc.path.key("managedResources")),
+                f"empty: every PodSet (CPU-only ones too) goes into the ProvisioningRequest for "
+                f"{pool.describe()}; GKE accepts one PodSet per request, so a RayJob with head and "
+                f"workers is rejected. Use [{', '.join(spec.managed_resources)}]",
+                "warning",
+            )
+        )
+    if p.pod_set_merge_policy is None and spec.pod_set_merge_policy is not None:
+        out.append(
+            ConfigIssue(
+                str(prc.path.key("podSetMergePolicy")),
+                f"not set: several GPU PodSets (e.g. RayJob worker groups) stay separate PodSets "
+                f"and GKE rejects the request; {spec.pod_set_merge_policy} merges identical ones",
+                "warning",
+            )
+        )
+    return out
+
+
+# --- capacity ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Demand:
+    total: Decimal = Decimal(0)
+    parts: list[str] = field(default_factory=list)
+
+
+def _add_groups(
+    demand: dict[str, _Demand], owner: str, groups: list[ResourceGroup], flavors: set[str]
+) -> None:
+    for group in groups:
+        for fq in group.flavors:
+            if fq.name not in flavors:
+                continue
+            for rq in fq.resources:
+                try:
+                    amount = parse_quantity(rq.nominal_quota)
+                except QuantityError:  # reported by the Kueue rules
+                    continue
+                d = demand.setdefault(rq.name, _Demand())
+                d.total += amount
+                part = f"{owner} {format_quantity(amount, rq.name)}"
+                if rq.borrowing_limit is not None:
+                    part += f" + borrowing up to {rq.borrowing_limit}"
+                d.parts.append(part)
+
+
+def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
+    """Quota on a pool's flavors vs the most the pool's nodes can provide, per resource.
+
+    For each pool and each resource whose per-node amount is known (``nvidia.com/gpu``; ``cpu`` and
+    ``memory`` when the machine type is known), the sum of ``nominalQuota`` over every ClusterQueue
+    and Cohort on the flavors that select the pool is compared with ``max_nodes × per node``.
+    Borrowing only moves unused nominal quota between members of a cohort and never adds quota, so
+    this sum is the most Kueue can ever admit on the pool at once; borrowing limits are listed in
+    the message for context.
+
+    Returns:
+        An error (at the pool's ``maxNodes``) when the sum exceeds capacity: that much quota can
+        never be backed by nodes. A warning when it is below :data:`LOW_USE_THRESHOLD` of capacity
+        (or zero): the rest of the pool is never used by Kueue-admitted workloads.
+    """
+    out: list[ConfigIssue] = []
+    mapping = flavor_pools(k, pools)
+    for pool in pools:
+        flavors = {name for name, p in mapping.items() if p is pool}
+        demand: dict[str, _Demand] = {}
+        for loc in k.cluster_queues:
+            _add_groups(demand, f'ClusterQueue "{loc.obj.name}"', loc.obj.resource_groups, flavors)
+        for co in k.cohorts:
+            _add_groups(demand, f'Cohort "{co.obj.name}"', co.obj.resource_groups, flavors)
+        if pool.max_nodes is None:
+            continue
+        names = ", ".join(f'"{f}"' for f in sorted(flavors)) or "none"
+        if not any(d.total > 0 for d in demand.values()):
+            out.append(
+                ConfigIssue(
+                    str(pool.max_nodes_path),
+                    f"no ClusterQueue or Cohort has quota on the flavor of {pool.describe()} "
+                    f"(flavors: {names}): Kueue never admits workloads onto its nodes",
+                    "warning",
+                )
+            )
+            continue
+        for resource, per_node in pool.per_node.items():
+            out += _capacity_issue(pool, resource, per_node, demand.get(resource, _Demand()), names)
+    return out
+
+
+def _capacity_issue(
+    pool: BackedPool, resource: str, per_node: Decimal, d: _Demand, names: str
+) -> list[ConfigIssue]:
+    assert pool.max_nodes is not None
+    capacity = per_node * pool.max_nodes
+    fmt = format_quantity
+    basis = f"{pool.max_nodes_note} × {fmt(per_node, resource)} {resource} per node"
+    quota = f"{resource} quota on flavor {names} is {fmt(d.total, resource)}"
+    if d.parts:
+        quota += f" ({'; '.join(d.parts)})"
+    if d.total > capacity:
+        excess = fmt(d.total - capacity, resource)
+        return [
+            ConfigIssue(
+                str(pool.max_nodes_path),
+                f"{quota} but {pool.describe()} has at most {fmt(capacity, resource)} ({basis}): "
+                f"{excess} {resource} of nominal quota can never be backed by nodes; "
+                f"raise {pool.size_key} or lower the quotas",
+            )
+        ]
+    if capacity > 0 and d.total < capacity * LOW_USE_THRESHOLD:
+        share = int(d.total * 100 / capacity)
+        return [
+            ConfigIssue(
+                str(pool.max_nodes_path),
+                f"{quota}, {share}% of the {fmt(capacity, resource)} {pool.describe()} can provide "
+                f"({basis}): Kueue never admits workloads onto the rest; lower {pool.size_key} or raise "
+                f"the quotas (warned below {int(LOW_USE_THRESHOLD * 100)}%)",
+                "warning",
+            )
+        ]
+    return []

@@ -1,0 +1,376 @@
+"""The whole stack config (``batchplane:*`` keys) and its loader.
+
+:func:`load_stack` is the one entry point: it takes the config map of a stack (as in
+``stacks/Pulumi.<stack>.yaml`` or as the Pulumi engine passes it), validates every key with
+pydantic, expands shorthands, runs every cross-object rule, and either returns a :class:`Stack`
+or raises :class:`~batchplane.errors.ConfigValidationError` listing every error at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails
+
+from batchplane.config.base import ConfigModel
+from batchplane.config.kueue import KueueConfig, LocalQueue
+from batchplane.config.operators import OperatorsConfig, check_operators
+from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue, tenant_namespaces
+from batchplane.config.teams import TeamsConfig, expand_team
+from batchplane.config.webhook import WebhookConfig, check_webhook
+from batchplane.errors import ConfigIssue, ConfigValidationError
+from batchplane.multikueue.config import MultiKueueSection
+from batchplane.multikueue.objects import expand_multikueue
+from batchplane.stack.pools import check_pools, expand_pools
+from batchplane.stack.target import TARGET_KINDS, Target
+from batchplane.targets.gke.config import project_id_problem
+from batchplane.targets.openshift.config import OpenShiftTarget, check_openshift, label_managed_namespaces
+
+CONFIG_NAMESPACE = "batchplane"
+"""Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
+
+Environment = Literal["dev", "staging", "production"]
+
+
+class StackConfig(ConfigModel):
+    """Every ``batchplane:`` key of a stack. Unknown keys are errors."""
+
+    environment: Environment = "dev"
+    """``dev``, ``staging`` or ``production``. Policies are stricter on ``production`` (deletion
+    protection, private nodes, finite quotas, webhook replicas). Defaults to ``dev``."""
+    target: Target
+    """Required. The cluster: ``{kind: kind}``, ``{kind: existing, context: ...}``."""
+    kueue: KueueConfig = KueueConfig()
+    """Kueue objects. Defaults to none."""
+    teams: TeamsConfig | None = None
+    """Team shorthand, expanded into ClusterQueues/LocalQueues/namespaces. Defaults to none."""
+    operators: OperatorsConfig | None = None
+    """In-cluster operators installed with Helm (cert-manager, KubeRay, Kueue, Kubeflow training,
+    AppWrapper) and the Kueue Configuration (docs/operators.md). Defaults to none: nothing installed,
+    Kueue is expected to be there already. Not allowed on OpenShift (OLM installs come from the target)."""
+    webhook: WebhookConfig = WebhookConfig()
+    """The quota admission webhook and per-namespace workload limits (docs/webhook.md). Defaults to
+    enabled with the default image, 2 replicas, ``failurePolicy: Fail``."""
+    multi_kueue: MultiKueueSection | None = None
+    """MultiKueue: this stack's cluster is the manager and dispatches workloads to existing worker clusters
+    (docs/multikueue.md). Defaults to none."""
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A validated stack: the typed config, its expanded Kueue objects and any warnings.
+
+    Attributes:
+        name: the stack name (``kind`` for ``stacks/Pulumi.kind.yaml``).
+        config: the typed ``batchplane:`` config as written.
+        kueue: every Kueue object after shorthand expansion, with its config key path.
+        warnings: issues that do not block the stack.
+        other_config: config keys of other namespaces (``kubernetes:context``, ``gcp:project`` ...).
+    """
+
+    name: str
+    config: StackConfig
+    kueue: ExpandedKueue
+    warnings: list[ConfigIssue] = field(default_factory=list)
+    other_config: dict[str, Any] = field(default_factory=dict)
+
+
+def split_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split a Pulumi config map into ``batchplane:`` keys (prefix removed) and all other keys.
+
+    Keys without a namespace belong to the project (``batchplane``), as in Pulumi. Values that the
+    Pulumi engine passes as JSON text (objects, lists, numbers, booleans) are decoded.
+    """
+    ours: dict[str, Any] = {}
+    other: dict[str, Any] = {}
+    for key, value in raw.items():
+        namespace, sep, name = key.partition(":")
+        if not sep:
+            namespace, name = CONFIG_NAMESPACE, key
+        if namespace == CONFIG_NAMESPACE:
+            ours[name] = _decode(value)
+        else:
+            other[key] = value
+    return ours, other
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
+    """Validate a stack's config map and expand it, reporting every error at once.
+
+    Each top-level key is parsed on its own: a key that fails pydantic parsing is reported, and every
+    cross-object rule whose inputs all parsed still runs (a rule that needs a failed key is skipped, so it
+    cannot report a consequence of the first error). Rule inputs: the Kueue rules need ``target``, ``kueue``
+    and ``teams``; the operator rules ``operators``, ``target`` and ``kueue``; the webhook's namespace rules
+    ``webhook``, ``kueue`` and ``teams``.
+
+    Args:
+        raw: config map, ``{"batchplane:target": {...}, "batchplane:kueue": {...}, "gcp:project": ...}``.
+        stack_name: the stack's name, kept on the result.
+
+    Returns:
+        The validated :class:`Stack`.
+
+    Raises:
+        ConfigValidationError: one or more errors; ``.issues`` lists them all with key paths
+            (warnings found alongside are included).
+    """
+    ours, other = split_config(raw)
+    parse_issues, failed = _parse_sections(ours)
+    issues = namespace_warnings(other) + parse_issues
+    project = other.get("gcp:project")
+    if isinstance(project, str) and (why := project_id_problem(project)) is not None:
+        issues.append(ConfigIssue("gcp:project", why))
+    parsed = {key: value for key, value in ours.items() if key not in failed}
+    if "target" in failed:
+        parsed["target"] = {"kind": "kind"}  # a stand-in; the rules that need the target are skipped
+    config = StackConfig.model_validate(parsed)
+    expanded_ok = not failed & {"target", "kueue", "teams"}
+    kueue, expand_issues = _expand_reporting(config)
+    issues += expand_issues
+    if config.multi_kueue is not None and expanded_ok and not expand_issues and "multiKueue" not in failed:
+        issues += expand_multikueue(config.multi_kueue, kueue)
+    if expanded_ok and not expand_issues:
+        issues += check_kueue(kueue)
+        issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
+        if isinstance(config.target, OpenShiftTarget):
+            issues += check_openshift(config.target, kueue)
+        if not kueue.cluster_queues and not kueue.local_queues:
+            issues.append(
+                ConfigIssue(
+                    f"{CONFIG_NAMESPACE}:kueue",
+                    "the stack declares no ClusterQueue and no LocalQueue: nothing will be admitted "
+                    "(declare kueue.clusterQueues/localQueues or teams)",
+                    severity="warning",
+                )
+            )
+    if config.operators is not None and not failed & {"operators", "target", "kueue"}:
+        issues += check_operators(config.operators, config.target.kind, config.kueue.api_version)
+    if (
+        config.webhook.build is not None
+        and not failed & {"webhook", "target"}
+        and config.target.kind != "gke"
+    ):
+        issues.append(
+            ConfigIssue(
+                f"{CONFIG_NAMESPACE}:webhook.build",
+                f"registry artifact-registry needs a gke target, not {config.target.kind}: on kind load the image "
+                "into the nodes (`kind load docker-image`), on OpenShift push it to the internal registry, then set "
+                "webhook.image (docs/webhook.md)",
+            )
+        )
+    if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
+        installed = config.operators.installed_namespaces() if config.operators is not None else {}
+        issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
+    errors = [i for i in issues if i.severity == "error"]
+    if errors:
+        raise ConfigValidationError(issues)
+    return Stack(name=stack_name, config=config, kueue=kueue, warnings=issues, other_config=other)
+
+
+def _parse_sections(ours: Mapping[str, Any]) -> tuple[list[ConfigIssue], set[str]]:
+    """Pydantic errors of every top-level key (unknown keys included), and the keys that failed."""
+    try:
+        StackConfig.model_validate(ours)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        return _pydantic_issues(exc), {str(err["loc"][0]) for err in errors if err["loc"]}
+    return [], set()
+
+
+def _expand_reporting(config: StackConfig) -> tuple[ExpandedKueue, list[ConfigIssue]]:
+    """:func:`expand`, with a shorthand that expands into an invalid object reported at its key."""
+    try:
+        return expand(config), []
+    except ExpansionError as exc:
+        return ExpandedKueue(config.kueue.api_version, config.kueue.named_default_queues), [exc.issue]
+
+
+class ExpansionError(ValueError):
+    """A shorthand (a ``teams`` member) expands into an object Kueue would refuse."""
+
+    def __init__(self, issue: ConfigIssue) -> None:
+        super().__init__(str(issue))
+        self.issue = issue
+
+
+_OUR_NAME = CONFIG_NAMESPACE
+
+
+def namespace_warnings(other: Mapping[str, Any]) -> list[ConfigIssue]:
+    """Warn on config keys whose namespace looks like ``batchplane`` but is not (``Batchplane:kueue``,
+    ``batchplane.kueue``, ``batchplan:teams``): Pulumi passes them on, and Batchplane would ignore them."""
+    issues = []
+    for key in other:
+        namespace, sep, _ = key.partition(":")
+        head = namespace if sep else key
+        squashed = head.lower().replace("-", "").replace("_", "")
+        candidate = squashed.split(".")[0] if "." in squashed else squashed
+        if candidate == _OUR_NAME or _edit_distance(candidate, _OUR_NAME) <= 2:
+            suggestion = f"{CONFIG_NAMESPACE}:{key.partition(':')[2] or key.split('.', 1)[-1]}"
+            issues.append(
+                ConfigIssue(
+                    key,
+                    f"this key is not in the {CONFIG_NAMESPACE}: namespace and is ignored; did you mean "
+                    f"{suggestion!r}?",
+                    severity="warning",
+                )
+            )
+    return issues
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (short strings only: namespaces)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def expand(config: StackConfig) -> ExpandedKueue:
+    """Expand shorthands into the full Kueue model, keeping each object's config key path."""
+    kc = config.kueue
+    base = f"{CONFIG_NAMESPACE}:kueue"
+
+    def located(items: list[Any], key: str) -> list[Located[Any]]:
+        return [Located(obj, KeyPath(f"{base}.{key}[{i}]")) for i, obj in enumerate(items)]
+
+    k = ExpandedKueue(
+        api_version=kc.api_version,
+        named_default_queues=kc.named_default_queues,
+        resource_flavors=located(kc.resource_flavors, "resourceFlavors"),
+        topologies=located(kc.topologies, "topologies"),
+        cohorts=located(kc.cohorts, "cohorts"),
+        cluster_queues=located(kc.cluster_queues, "clusterQueues"),
+        local_queues=located(kc.local_queues, "localQueues"),
+        admission_checks=located(kc.admission_checks, "admissionChecks"),
+        provisioning_request_configs=located(kc.provisioning_request_configs, "provisioningRequestConfigs"),
+        workload_priority_classes=located(kc.workload_priority_classes, "workloadPriorityClasses"),
+        namespaces=located(kc.namespaces, "namespaces"),
+    )
+    if config.teams is not None:
+        # Declared flavors, then GPU pools (whose derived flavors are named after them).
+        pools = getattr(config.target, "gpu_pools", [])
+        flavor_order = [f.name for f in kc.resource_flavors] + [pool.name for pool in pools]
+        for i, team in enumerate(config.teams.members):
+            path = f"{CONFIG_NAMESPACE}:teams.members[{i}]"
+            try:
+                cq, lq = expand_team(config.teams, team, flavor_order)
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(to_camel(str(part)) for part in e['loc'])}: {_message(e)}"
+                    for e in exc.errors()
+                )
+                raise ExpansionError(
+                    ConfigIssue(
+                        path, f"expands into a ClusterQueue/LocalQueue Kueue would refuse: {problems}"
+                    )
+                ) from None
+            k.cluster_queues.append(Located(cq, KeyPath(path, f'generated ClusterQueue "{cq.name}"')))
+            k.local_queues.append(
+                Located(lq, KeyPath(path, f'generated LocalQueue "{lq.namespace}/{lq.name}"'))
+            )
+    if k.named_default_queues:
+        for lq_loc in list(k.local_queues):
+            lq = lq_loc.obj
+            if (
+                lq.default
+                and lq.name != "default"
+                and not any(
+                    o.obj.namespace == lq.namespace and o.obj.name == "default" for o in k.local_queues
+                )
+            ):
+                alias = LocalQueue(name="default", namespace=lq.namespace, cluster_queue=lq.cluster_queue)
+                k.local_queues.append(
+                    Located(
+                        alias,
+                        KeyPath(
+                            f"{CONFIG_NAMESPACE}:kueue.namedDefaultQueues",
+                            f'generated LocalQueue "{lq.namespace}/default"',
+                        ),
+                    )
+                )
+    if isinstance(config.target, OpenShiftTarget):
+        label_managed_namespaces(k)  # tenant namespaces opt in to the Red Hat build of Kueue
+    expand_pools(config, k)  # flavors derived from node pools, ProvisioningRequest checks
+    return k
+
+
+# --- pydantic errors → key paths -------------------------------------------------------------
+
+_UNION_TAGS = {"target": set(TARGET_KINDS)}
+
+
+def _pydantic_issues(exc: ValidationError) -> list[ConfigIssue]:
+    return [ConfigIssue(_loc_path(err), _message(err)) for err in exc.errors(include_url=False)]
+
+
+def _loc_path(err: ErrorDetails) -> str:
+    loc = list(err["loc"])
+    if len(loc) >= 2 and isinstance(loc[0], str) and loc[1] in _UNION_TAGS.get(loc[0], ()):
+        del loc[1]
+    # dict-key validation errors carry "[key]" markers; keep the key itself.
+    path = f"{CONFIG_NAMESPACE}:"
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part == "[key]":
+            continue
+        else:
+            path += ("" if i == 0 else ".") + str(part)
+    return path
+
+
+def _message(err: ErrorDetails) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "extra_forbidden":
+        key = str(err["loc"][-1]) if err["loc"] else ""
+        head, dot, rest = key.partition(".")
+        if len(err["loc"]) == 1 and dot and _edit_distance(head.lower(), CONFIG_NAMESPACE) <= 2:
+            return f"unknown key; did you mean '{CONFIG_NAMESPACE}:{rest}'?"
+        return "unknown key"
+    if kind == "union_tag_invalid":
+        return f"unknown kind {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+    if kind == "union_tag_not_found":
+        return f"the {ctx.get('discriminator')} key is required"
+    if kind == "literal_error":
+        return f"{_show(err.get('input'))} is not allowed; expected {ctx.get('expected')}"
+    if kind in ("too_long", "too_short"):
+        bound = "at most" if kind == "too_long" else "at least"
+        limit = ctx.get("max_length" if kind == "too_long" else "min_length")
+        given = ctx.get("actual_length")
+        if given is None and hasattr(err.get("input"), "__len__"):
+            given = len(err["input"])
+        return f"{bound} {limit} entries allowed, {given} given"
+    value = err.get("input")
+    shown = (
+        f"{value!r}: " if isinstance(value, str | int | float | bool) and not isinstance(value, dict) else ""
+    )
+    return shown + err["msg"]
+
+
+def _show(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)

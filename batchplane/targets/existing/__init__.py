@@ -1,0 +1,1 @@
+"""Existing: any cluster reached through a kubeconfig context; Batchplane installs only what the stack asks for."""

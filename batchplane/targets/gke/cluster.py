@@ -1,0 +1,112 @@
+"""GkeCluster: a GKE Standard cluster, its system CPU pool and its GPU pools (pulumi-gcp 10.2.0).
+
+Children (all ``parent=self``, named ``<name>-<role>``):
+
+* ``<name>-cluster`` — ``gcp.container.Cluster`` with the default pool removed, the release
+  channel, Workload Identity (``<project>.svc.id.goog``), optional private nodes and
+  ``deletion_protection``;
+* ``<name>-<system pool>`` — the system CPU ``gcp.container.NodePool`` (operators, webhooks, Ray
+  heads);
+* ``<name>-<gpu pool>`` — one ``gcp.container.NodePool`` per GPU pool, with the exact arguments of
+  its provisioning mode (:mod:`batchplane.targets.gke.resources`).
+
+Output :attr:`GkeCluster.kubeconfig` (secret) authenticates with ``gke-gcloud-auth-plugin``; the
+program builds the one Kubernetes provider every in-cluster component receives from it. The GCP
+provider is not built here: children use the provider the caller passes (or Pulumi's default one,
+configured by the ``gcp:project`` / ``gcp:region`` stack config).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+import pulumi
+import pulumi_gcp as gcp
+import yaml
+
+from batchplane.targets.gke.resources import kubeconfig, workload_pool
+
+TYPE_TOKEN = "batchplane:gke:GkeCluster"
+
+
+class GkeClusterArgs(TypedDict):
+    """Inputs of :class:`GkeCluster` (plain keyword-argument dicts from
+    :mod:`batchplane.targets.gke.resources`)."""
+
+    cluster: dict[str, Any]
+    """Required. ``gcp.container.Cluster`` keyword arguments
+    (:func:`~batchplane.targets.gke.resources.cluster_args`)."""
+    system_pool: dict[str, Any]
+    """Required. The system pool's ``NodePool`` keyword arguments, without ``cluster``."""
+    gpu_pools: NotRequired[list[dict[str, Any]]]
+    """GPU pools' ``NodePool`` keyword arguments, without ``cluster``. Defaults to none."""
+    workload_identity: NotRequired[bool]
+    """Enable Workload Identity (``workload_identity_config``). Defaults to true."""
+    project: NotRequired[pulumi.Input[str] | None]
+    """The GCP project, for the Workload Identity pool. Defaults to the GCP provider's project
+    (``gcp.organizations.get_client_config``)."""
+    network: NotRequired[dict[str, dict[str, Any]] | None]
+    """Private nodes' Cloud Router, Cloud NAT and control-plane → webhook firewall rule keyword arguments
+    (:func:`~batchplane.targets.gke.network.private_network_args`); every node pool waits for them, so no
+    image pull or webhook call happens before the way out and the way in exist. Defaults to none."""
+
+
+class GkeCluster(pulumi.ComponentResource):
+    """A GKE cluster with a system pool and GPU pools.
+
+    Attributes:
+        cluster: the ``gcp.container.Cluster``.
+        system_pool: the system CPU ``gcp.container.NodePool``.
+        gpu_pools: GPU ``gcp.container.NodePool`` resources by pool name.
+        network: the private nodes' router, NAT and firewall rule (empty for public nodes).
+        kubeconfig: kubeconfig YAML (secret) using ``gke-gcloud-auth-plugin``; context = cluster name.
+    """
+
+    cluster: gcp.container.Cluster
+    system_pool: gcp.container.NodePool
+    gpu_pools: dict[str, gcp.container.NodePool]
+    kubeconfig: pulumi.Output[str]
+
+    def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        cluster_kwargs = dict(args["cluster"])
+        if args.get("workload_identity", True):
+            project: pulumi.Input[str] | None = args.get("project") or cluster_kwargs.get("project")
+            if project is None:
+                project = gcp.organizations.get_client_config_output(
+                    opts=pulumi.InvokeOutputOptions(parent=self)
+                ).project
+            cluster_kwargs["workload_identity_config"] = {
+                "workload_pool": pulumi.Output.from_input(project).apply(workload_pool)
+            }
+        self.cluster = gcp.container.Cluster(f"{name}-cluster", **cluster_kwargs, opts=child)
+        self.network: list[pulumi.Resource] = []
+        network = args.get("network")
+        if network is not None:
+            router = gcp.compute.Router(f"{name}-router", **network["router"], opts=child)
+            nat = gcp.compute.RouterNat(f"{name}-nat", router=router.name, **network["nat"], opts=child)
+            self.network = [router, nat]
+            if network.get("firewall") is not None:
+                self.network.append(
+                    gcp.compute.Firewall(f"{name}-webhooks", **network["firewall"], opts=child)
+                )
+        pool_opts = pulumi.ResourceOptions(parent=self, depends_on=self.network)
+
+        def pool(kwargs: dict[str, Any]) -> gcp.container.NodePool:
+            return gcp.container.NodePool(
+                f"{name}-{kwargs['name']}", cluster=self.cluster.name, **kwargs, opts=pool_opts
+            )
+
+        self.system_pool = pool(args["system_pool"])
+        self.gpu_pools = {kwargs["name"]: pool(kwargs) for kwargs in args.get("gpu_pools", [])}
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(self.cluster.name, self.cluster.endpoint, self.cluster.master_auth).apply(
+                lambda parts: yaml.safe_dump(
+                    kubeconfig(parts[0], parts[1], parts[2]["cluster_ca_certificate"]), sort_keys=False
+                )
+            )
+        )
+        self.register_outputs(
+            {"kubeconfig": self.kubeconfig, "name": self.cluster.name, "endpoint": self.cluster.endpoint}
+        )

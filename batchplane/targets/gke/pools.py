@@ -1,0 +1,150 @@
+"""GKE node pools as :class:`~batchplane.pools.BackedPool` objects (pure, no Pulumi).
+
+What GKE puts on a GPU pool's nodes, with sources:
+
+* label ``cloud.google.com/gke-nodepool: <pool>`` on every node (GKE); the derived flavor selects
+  the pool with it, as the DWS samples do (``GoogleCloudPlatform/ai-on-gke:.../dws-examples/job.yaml``);
+* label ``cloud.google.com/gke-accelerator: <type>`` on GPU nodes, ``cloud.google.com/gke-spot:
+  "true"`` on Spot nodes, ``cloud.google.com/gke-flex-start: "true"`` on flex-start nodes (GKE docs;
+  cluster-toolkit "consumption options" guide);
+* taint ``nvidia.com/gpu=present:NoSchedule`` on GPU nodes. GKE adds it when the cluster has non-GPU
+  pools; Batchplane also declares it on every GPU pool (as cluster-toolkit's ``gke-node-pool``
+  ``gpu_taint`` does) so it is there regardless;
+* taint ``cloud.google.com/gke-queued=true:NoSchedule`` on queued-provisioning nodes, applied by GKE
+  (cluster-toolkit ``gke-node-pool/main.tf``: "GKE automatically applies the taint"; the GKE API
+  shows ``{"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NO_SCHEDULE"}``; Kueue
+  issue samples tolerate it with ``operator: Equal, value: "true"``).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from batchplane.config.rules import KeyPath
+from batchplane.pools import (
+    GPU_RESOURCE,
+    KUEUE_RETRY_DEFAULTS,
+    BackedPool,
+    NodeTaint,
+    ProvisioningSpec,
+)
+from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool
+from batchplane.targets.gke.machines import MACHINE_SHAPES
+from batchplane.wellknown import GKE_NODEPOOL_LABEL
+
+NODEPOOL_LABEL = GKE_NODEPOOL_LABEL
+ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+SPOT_LABEL = "cloud.google.com/gke-spot"
+FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
+GPU_TAINT = NodeTaint(GPU_RESOURCE, "present", "NoSchedule")
+"""The GPU taint Batchplane declares on every GPU pool (and GKE adds by itself)."""
+QUEUED_TAINT = NodeTaint("cloud.google.com/gke-queued", "true", "NoSchedule")
+"""The taint GKE puts on queued-provisioning nodes."""
+
+GIB = Decimal(2**30)
+
+
+def node_labels(pool: GpuPool) -> dict[str, str]:
+    """Every label the pool's nodes are known to carry: GKE's and the configured ones."""
+    labels = {NODEPOOL_LABEL: pool.name}
+    accelerator = pool.resolved_accelerator()
+    if accelerator is not None:
+        labels[ACCELERATOR_LABEL] = accelerator.type
+    if pool.provisioning == "spot":
+        labels[SPOT_LABEL] = "true"
+    if pool.provisioning == "flex-start":
+        labels[FLEX_START_LABEL] = "true"
+    labels.update(pool.labels)
+    return labels
+
+
+def node_taints(pool: GpuPool) -> tuple[NodeTaint, ...]:
+    """Every taint the pool's nodes carry: the GPU taint, GKE's queued taint, the configured ones."""
+    taints = [GPU_TAINT]
+    if pool.is_queued():
+        taints.append(QUEUED_TAINT)
+    taints += [NodeTaint(t.key, t.value, t.effect) for t in pool.taints]
+    return tuple(taints)
+
+
+def max_nodes(pool: GpuPool) -> tuple[int | None, str]:
+    """The most nodes the pool can have over all its zones, and how that was computed.
+
+    ``total_max_node_count`` is a total over all zones; ``max_node_count`` and ``node_count`` are per
+    zone (pulumi-gcp ``NodePoolAutoscaling`` docstrings: "Maximum number of nodes per zone ...",
+    "Total maximum number of nodes in the NodePool").
+    """
+    zones = len(pool.node_locations)
+    if pool.node_count is not None:
+        return pool.node_count * zones, f"{pool.node_count} nodes per zone × {zones} zones"
+    if pool.max_nodes is None:
+        return None, ""
+    if pool.autoscaling_limits == "per-zone":
+        return pool.max_nodes * zones, f"{pool.max_nodes} nodes per zone × {zones} zones"
+    return pool.max_nodes, f"{pool.max_nodes} nodes"
+
+
+def per_node(pool: GpuPool) -> dict[str, Decimal]:
+    """GPUs per node (when the accelerator is known) and vCPUs/memory (when the machine type is)."""
+    out: dict[str, Decimal] = {}
+    accelerator = pool.resolved_accelerator()
+    if accelerator is not None:
+        out[GPU_RESOURCE] = Decimal(accelerator.count)
+    shape = MACHINE_SHAPES.get(pool.machine_type)
+    if shape is not None:
+        out["cpu"] = Decimal(shape.vcpus)
+        out["memory"] = Decimal(shape.memory_gib) * GIB
+    return out
+
+
+def provisioning_spec(pool: GpuPool) -> ProvisioningSpec | None:
+    """The ProvisioningRequestConfig a queued pool needs; None for other pools.
+
+    ``managedResources: [nvidia.com/gpu]`` keeps CPU-only PodSets (a RayJob's head, the submitter)
+    out of the request, and ``podSetMergePolicy: IdenticalWorkloadSchedulingRequirements`` merges
+    identical GPU PodSets, because GKE accepts one PodSet per ProvisioningRequest (docs/gke.md).
+    """
+    if not pool.is_queued():
+        return None
+    settings = pool.provisioning_request
+    parameters: dict[str, str] = {}
+    retry = KUEUE_RETRY_DEFAULTS
+    merge: str | None = "IdenticalWorkloadSchedulingRequirements"
+    if settings is not None:
+        if settings.max_run_duration_seconds is not None:
+            parameters["maxRunDurationSeconds"] = str(settings.max_run_duration_seconds)
+        retry = settings.retry_strategy or retry
+        merge = settings.pod_set_merge_policy
+    return ProvisioningSpec(
+        class_name=QUEUED_PROVISIONING_CLASS,
+        managed_resources=(GPU_RESOURCE,),
+        parameters=parameters,
+        retry_strategy=retry,
+        pod_set_merge_policy=merge,
+    )
+
+
+def gke_backed_pools(target: GkeTarget, base: str = "batchplane:target") -> list[BackedPool]:
+    """One :class:`BackedPool` per GPU pool of the target, in config order."""
+    out: list[BackedPool] = []
+    for i, pool in enumerate(target.gpu_pools):
+        path = KeyPath(f"{base}.gpuPools[{i}]")
+        count, note = max_nodes(pool)
+        size_key = "nodeCount" if pool.node_count is not None else "maxNodes"
+        out.append(
+            BackedPool(
+                name=pool.name,
+                kind="GKE node pool",
+                path=path,
+                flavor_name=pool.resolved_flavor_name(),
+                selector=(NODEPOOL_LABEL, pool.name),
+                labels=node_labels(pool),
+                taints=node_taints(pool),
+                max_nodes=count,
+                max_nodes_note=note,
+                max_nodes_path=path.key(size_key),
+                per_node=per_node(pool),
+                provisioning=provisioning_spec(pool),
+            )
+        )
+    return out

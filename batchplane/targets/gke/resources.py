@@ -1,0 +1,263 @@
+"""Pure builders: a validated GKE target → pulumi-gcp 10.2.0 keyword arguments (no Pulumi here).
+
+:func:`cluster_args` returns the keyword arguments of ``gcp.container.Cluster`` and
+:func:`node_pool_args` those of one ``gcp.container.NodePool``, as plain snake_case dicts (the SDK
+accepts ``*ArgsDict`` TypedDicts for every nested block; shared/docs/platforms.md §2). The
+component :class:`batchplane.targets.gke.cluster.GkeCluster` adds what is only known at deploy time
+(the cluster reference, the Workload Identity pool of the project). The wire form the engine,
+policies and ``batchplane preview --json`` see is the camelCase of these names
+(``queuedProvisioning.enabled``, ``autoscaling.totalMinNodeCount`` ...).
+
+Per provisioning mode (sources in shared/docs/platforms.md §1.1–1.2 and §7):
+
+=============  ==============================================================================
+``queued``     ``queued_provisioning.enabled``; autoscaling ``total_min_node_count 0``,
+               ``total_max_node_count N``, ``location_policy ANY``; ``initial_node_count 0``;
+               ``reservation_affinity NO_RESERVATION``; ``management.auto_repair false``
+``flex-start`` ``node_config.flex_start``; the same autoscaling, initial count, reservation
+               affinity and auto-repair settings; ``queued_provisioning`` when asked for;
+               optional ``node_config.max_run_duration``
+``on-demand``  autoscaling (total or per-zone limits) or a static ``node_count``
+``spot``       ``node_config.spot``, otherwise as on-demand
+``reservation`` ``reservation_affinity`` ``SPECIFIC_RESERVATION`` (key
+               ``compute.googleapis.com/reservation-name``) or ``ANY_RESERVATION``
+=============  ==============================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from batchplane.targets.gke.config import GkeTarget, GpuPool, SystemPool
+from batchplane.targets.gke.network import node_tag
+from batchplane.targets.gke.pools import GPU_TAINT
+
+CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+"""OAuth scope of node VMs; access is then governed by IAM (GKE's recommendation)."""
+RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
+"""``reservation_affinity.key`` for a SPECIFIC_RESERVATION by name (pulumi-gcp docstring)."""
+
+INSTALL_HINT = "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin"
+"""Shown by kubectl/the provider when the exec plugin is missing."""
+
+_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+Kwargs = dict[str, Any]
+
+
+def cluster_args(target: GkeTarget, environment: str, *, ray_addon: bool = False) -> Kwargs:
+    """Keyword arguments of ``gcp.container.Cluster`` (without ``workload_identity_config``, which
+    needs the project; see :func:`workload_pool`).
+
+    ``ray_addon`` turns on GKE's managed Ray operator add-on (``addons_config.ray_operator_configs``,
+    pulumi-gcp 10.2.0 ``ClusterAddonsConfigArgs``) — ``batchplane:operators.kuberay.gkeRayAddon``,
+    which config validation makes mutually exclusive with the KubeRay Helm install. Defaults to off.
+
+    The default node pool is removed (``remove_default_node_pool`` with ``initial_node_count 1``, as
+    the pulumi-gcp docstring asks) because every pool is a separate ``NodePool``.
+    """
+    args: Kwargs = {
+        "name": target.cluster_name,
+        "location": target.location(),
+        "remove_default_node_pool": True,
+        "initial_node_count": 1,
+        "release_channel": {"channel": target.release_channel},
+        "deletion_protection": target.resolved_deletion_protection(environment),
+        # GKE Dataplane V2 (Cilium): enforces NetworkPolicy, which the quota webhook's policy relies on; the
+        # legacy dataplane ignores NetworkPolicy unless Calico is enabled (issue #12, item 5).
+        "datapath_provider": "ADVANCED_DATAPATH",
+    }
+    if ray_addon:
+        args["addons_config"] = {"ray_operator_configs": [{"enabled": True}]}
+    if target.project is not None:
+        args["project"] = target.project
+    if target.min_master_version is not None:
+        args["min_master_version"] = target.min_master_version
+    if target.network is not None:
+        args["network"] = target.network
+    if target.subnetwork is not None:
+        args["subnetwork"] = target.subnetwork
+    if target.private_nodes is not None and target.private_nodes.enabled:
+        args["networking_mode"] = "VPC_NATIVE"
+        args["ip_allocation_policy"] = {}
+        args["private_cluster_config"] = {
+            "enable_private_nodes": True,
+            "enable_private_endpoint": target.private_nodes.private_endpoint,
+            "master_ipv4_cidr_block": target.private_nodes.master_ipv4_cidr_block,
+        }
+    return args
+
+
+def workload_pool(project: str) -> str:
+    """The Workload Identity pool of a project: ``<project>.svc.id.goog``."""
+    return f"{project}.svc.id.goog"
+
+
+def _base_node_config(target: GkeTarget, machine_type: str, disk_size_gb: int | None) -> Kwargs:
+    config: Kwargs = {"machine_type": machine_type, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
+    if target.private_nodes is not None and target.private_nodes.enabled:
+        # The control-plane → webhook firewall rule targets this tag (batchplane.targets.gke.network).
+        config["tags"] = [node_tag(target)]
+    if target.workload_identity:
+        config["workload_metadata_config"] = {"mode": "GKE_METADATA"}
+    if disk_size_gb is not None:
+        config["disk_size_gb"] = disk_size_gb
+    return config
+
+
+def system_pool_args(target: GkeTarget) -> Kwargs:
+    """Keyword arguments of the system CPU ``NodePool`` (without ``cluster``): autoscaled with total
+    limits, one node per zone at creation, auto-repair and auto-upgrade on, no taints."""
+    pool: SystemPool = target.system_pool
+    args: Kwargs = {
+        "name": pool.name,
+        "location": target.location(),
+        "autoscaling": {"total_min_node_count": pool.min_nodes, "total_max_node_count": pool.max_nodes},
+        # One node per zone at creation, so the first Helm releases schedule without waiting for the
+        # autoscaler (the default pool is removed, so nothing else runs them; issue #12, item 7).
+        "initial_node_count": 1,
+        "management": {"auto_repair": True, "auto_upgrade": True},
+        "node_config": _base_node_config(target, pool.machine_type, pool.disk_size_gb),
+    }
+    if pool.node_locations:
+        args["node_locations"] = list(pool.node_locations)
+    if target.project is not None:
+        args["project"] = target.project
+    return args
+
+
+def _autoscaling(pool: GpuPool) -> Kwargs | None:
+    if pool.node_count is not None or pool.max_nodes is None:
+        return None
+    if pool.autoscaling_limits == "per-zone":
+        scaling: Kwargs = {"min_node_count": pool.min_nodes, "max_node_count": pool.max_nodes}
+    else:
+        scaling = {"total_min_node_count": pool.min_nodes, "total_max_node_count": pool.max_nodes}
+    policy = pool.location_policy or ("ANY" if pool.dws_like() else None)
+    if policy is not None:
+        scaling["location_policy"] = policy
+    return scaling
+
+
+def _reservation_affinity(pool: GpuPool) -> Kwargs | None:
+    if pool.dws_like():
+        return {"consume_reservation_type": "NO_RESERVATION"}
+    if pool.provisioning != "reservation" or pool.reservation is None:
+        return None
+    res = pool.reservation
+    if res.affinity == "ANY_RESERVATION":
+        return {"consume_reservation_type": "ANY_RESERVATION"}
+    value = f"projects/{res.project}/reservations/{res.name}" if res.project else str(res.name)
+    return {
+        "consume_reservation_type": "SPECIFIC_RESERVATION",
+        "key": RESERVATION_NAME_KEY,
+        "values": [value],
+    }
+
+
+def _gpu_node_config(target: GkeTarget, pool: GpuPool) -> Kwargs:
+    config = _base_node_config(target, pool.machine_type, pool.disk_size_gb)
+    accelerator = pool.resolved_accelerator()
+    if accelerator is not None:
+        config["guest_accelerators"] = [
+            {
+                "type": accelerator.type,
+                "count": accelerator.count,
+                "gpu_driver_installation_config": {
+                    "gpu_driver_version": pool.resolved_gpu_driver(target.gpu_operator)
+                },
+            }
+        ]
+    if pool.labels:
+        config["labels"] = dict(pool.labels)
+    taints = [
+        (GPU_TAINT.key, GPU_TAINT.value, GPU_TAINT.effect),
+        *((t.key, t.value, t.effect) for t in pool.taints),
+    ]
+    config["taints"] = [
+        {"key": key, "value": value or "", "effect": _EFFECTS[effect]} for key, value, effect in taints
+    ]
+    affinity = _reservation_affinity(pool)
+    if affinity is not None:
+        config["reservation_affinity"] = affinity
+    if pool.provisioning == "spot":
+        config["spot"] = True
+    if pool.provisioning == "flex-start":
+        config["flex_start"] = True
+        if pool.max_run_duration_seconds is not None:
+            config["max_run_duration"] = f"{pool.max_run_duration_seconds}s"
+    if pool.disk_type is not None:
+        config["disk_type"] = pool.disk_type
+    if pool.service_account is not None:
+        config["service_account"] = pool.service_account
+    return config
+
+
+def node_pool_args(target: GkeTarget, pool: GpuPool) -> Kwargs:
+    """Keyword arguments of one GPU ``NodePool`` (without ``cluster``), per provisioning mode (see
+    the module docstring)."""
+    args: Kwargs = {
+        "name": pool.name,
+        "location": target.location(),
+        "node_locations": list(pool.node_locations),
+        "management": {"auto_repair": pool.resolved_auto_repair(), "auto_upgrade": pool.auto_upgrade},
+        "node_config": _gpu_node_config(target, pool),
+    }
+    if target.project is not None:
+        args["project"] = target.project
+    scaling = _autoscaling(pool)
+    if scaling is not None:
+        args["autoscaling"] = scaling
+    if pool.node_count is not None:
+        args["node_count"] = pool.node_count
+    initial = (
+        pool.initial_node_count if pool.initial_node_count is not None else (0 if pool.dws_like() else None)
+    )
+    if initial is not None:
+        args["initial_node_count"] = initial
+    if pool.is_queued():
+        args["queued_provisioning"] = {"enabled": True}
+    if pool.placement is not None:
+        placement: Kwargs = {"type": pool.placement.type}
+        if pool.placement.policy_name is not None:
+            placement["policy_name"] = pool.placement.policy_name
+        args["placement_policy"] = placement
+    return args
+
+
+def kubeconfig(cluster_name: str, endpoint: str, ca_certificate: str) -> dict[str, Any]:
+    """A kubeconfig document for a GKE cluster that authenticates with ``gke-gcloud-auth-plugin``
+    (the exec plugin gcloud installs; pulumi/examples ``gcp-py-gke``). Context and user are named
+    after the cluster.
+
+    Args:
+        cluster_name: the GKE cluster name.
+        endpoint: the control plane's IP or host name (``Cluster.endpoint``).
+        ca_certificate: base64 CA certificate (``master_auth.cluster_ca_certificate``).
+    """
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": cluster_name,
+                "cluster": {"certificate-authority-data": ca_certificate, "server": f"https://{endpoint}"},
+            }
+        ],
+        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+        "current-context": cluster_name,
+        "preferences": {},
+        "users": [
+            {
+                "name": cluster_name,
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": "gke-gcloud-auth-plugin",
+                        "installHint": INSTALL_HINT,
+                        "provideClusterInfo": True,
+                    }
+                },
+            }
+        ],
+    }

@@ -1,0 +1,1 @@
+"""kind: a local cluster; the generic Helm installs (:mod:`batchplane.components.operators`) run on it."""

@@ -1,0 +1,242 @@
+"""The ``openshift`` target → OLM objects, the DataScienceCluster and the Red Hat build of Kueue's CR.
+
+Each operator is a Namespace + OperatorGroup (``operators.coreos.com/v1``) + Subscription
+(``operators.coreos.com/v1alpha1``), with names, namespaces and install modes from
+shared/docs/platforms.md §4.1; the DataScienceCluster and the ``Kueue`` CR follow §4.2–4.3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from batchplane.targets.openshift.config import OlmSubscription, OpenShiftTarget, rhbok_frameworks
+
+Object = dict[str, Any]
+MANAGED_BY = {"app.kubernetes.io/managed-by": "batchplane"}
+
+
+@dataclass(frozen=True)
+class OlmInstall:
+    """One operator installed by OLM.
+
+    Attributes:
+        role: ``cert-manager``, ``kueue`` or ``openshift-ai`` (used in resource names).
+        namespace: the operator's Namespace object.
+        operator_group: its OperatorGroup object.
+        subscription: its Subscription object.
+    """
+
+    role: str
+    namespace: Object
+    operator_group: Object
+    subscription: Object
+
+    @property
+    def subscription_name(self) -> str:
+        """The Subscription's name (the CSV gate reads its ``status.installedCSV``)."""
+        return str(self.subscription["metadata"]["name"])
+
+    @property
+    def namespace_name(self) -> str:
+        """The operator's namespace."""
+        return str(self.namespace["metadata"]["name"])
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A CR of an OLM-installed operator, declared once that operator's CSV gate passes.
+
+    Attributes:
+        role: resource-name role, e.g. ``nfd-instance``, ``cluster-policy``.
+        after: the :attr:`OlmInstall.role` whose CSV gate it waits for.
+        obj: the object.
+    """
+
+    role: str
+    after: str
+    obj: Object
+
+
+@dataclass(frozen=True)
+class OpenShiftPlan:
+    """Everything the OpenShift target declares, in order: OLM installs (each gated on its CSV),
+    then the ``Kueue`` CR (when Batchplane owns it), the DataScienceCluster and other operands.
+
+    Attributes:
+        installs: cert-manager, kueue, openshift-ai (when configured), then nfd and gpu-operator
+            (when ``gpuOperator.install``).
+        kueue_cr: the ``kueue.openshift.io/v1`` ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
+        data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
+        operands: the ``NodeFeatureDiscovery`` and ``ClusterPolicy`` CRs (when ``gpuOperator.install``).
+    """
+
+    installs: list[OlmInstall]
+    kueue_cr: Object | None
+    data_science_cluster: Object | None
+    operands: list[Operand] = field(default_factory=list)
+
+
+def _install(
+    role: str,
+    namespace: str,
+    group: str,
+    package: str,
+    sub: OlmSubscription,
+    group_spec: Object | None = None,
+) -> OlmInstall:
+    ns = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": namespace, "labels": dict(MANAGED_BY)},
+    }
+    og = {
+        "apiVersion": "operators.coreos.com/v1",
+        "kind": "OperatorGroup",
+        "metadata": {"name": group, "namespace": namespace, "labels": dict(MANAGED_BY)},
+        "spec": dict(group_spec or {}),
+    }
+    spec: Object = {
+        "channel": sub.channel,
+        "installPlanApproval": sub.approval,
+        "name": package,
+        "source": sub.source,
+        "sourceNamespace": sub.source_namespace,
+    }
+    if sub.starting_csv:
+        spec["startingCSV"] = sub.starting_csv
+    subscription = {
+        "apiVersion": "operators.coreos.com/v1alpha1",
+        "kind": "Subscription",
+        "metadata": {"name": package, "namespace": namespace, "labels": dict(MANAGED_BY)},
+        "spec": spec,
+    }
+    return OlmInstall(role, ns, og, subscription)
+
+
+def kueue_cr(target: OpenShiftTarget) -> Object:
+    """The singleton ``Kueue`` CR (``metadata.name`` must be ``cluster``) with the derived frameworks."""
+    config: Object = {"integrations": {"frameworks": rhbok_frameworks(target)}}
+    if target.kueue.label_policy is not None:
+        config["workloadManagement"] = {"labelPolicy": target.kueue.label_policy}
+    return {
+        "apiVersion": "kueue.openshift.io/v1",
+        "kind": "Kueue",
+        "metadata": {"name": "cluster", "labels": dict(MANAGED_BY)},
+        "spec": {"managementState": "Managed", "config": config},
+    }
+
+
+def data_science_cluster(target: OpenShiftTarget) -> Object | None:
+    """The DataScienceCluster: v1 (RHOAI 2.x) or v2 (3.x); kueue ``Unmanaged`` (RHBoK provides Kueue)."""
+    ai = target.openshift_ai
+    if ai is None:
+        return None
+    components: Object = {"kueue": {"managementState": "Unmanaged"}}
+    for name, managed in ai.component_states().items():
+        components[name] = {"managementState": "Managed" if managed else "Removed"}
+    version = "v1" if ai.release == "2.x" else "v2"
+    return {
+        "apiVersion": f"datasciencecluster.opendatahub.io/{version}",
+        "kind": "DataScienceCluster",
+        "metadata": {"name": ai.data_science_cluster_name, "labels": dict(MANAGED_BY)},
+        "spec": {"components": dict(sorted(components.items()))},
+    }
+
+
+NFD_NAMESPACE = "openshift-nfd"
+GPU_OPERATOR_NAMESPACE = "nvidia-gpu-operator"
+
+DEFAULT_NFD_SPEC: Object = {
+    "workerConfig": {
+        "configData": (
+            "core:\n  sleepInterval: 60s\n"
+            "sources:\n  pci:\n    deviceClassWhitelist:\n"
+            '      - "0200"\n      - "03"\n      - "12"\n'
+            "    deviceLabelFields:\n      - vendor\n"
+        )
+    }
+}
+"""``NodeFeatureDiscovery`` spec: label nodes with PCI network (0200), display (03) and processing
+accelerator (12) devices by vendor — NVIDIA GPUs give ``feature.node.kubernetes.io/pci-10de.present``,
+which the GPU Operator selects. The operator picks the operand image (OpenShift ≥ 4.17)."""
+
+DEFAULT_CLUSTER_POLICY_SPEC: Object = {
+    "operator": {"defaultRuntime": "crio", "use_ocp_driver_toolkit": True, "initContainer": {}},
+    "daemonsets": {"updateStrategy": "RollingUpdate"},
+    "driver": {"enabled": True},
+    "toolkit": {"enabled": True},
+    "devicePlugin": {"enabled": True},
+    "dcgm": {"enabled": True},
+    "dcgmExporter": {"enabled": True, "serviceMonitor": {"enabled": True}},
+    "gfd": {"enabled": True},
+    "migManager": {"enabled": True},
+    "nodeStatusExporter": {"enabled": True},
+    "validator": {"plugin": {"env": [{"name": "WITH_WORKLOAD", "value": "false"}]}},
+}
+"""``ClusterPolicy`` spec, after the fields of the ClusterPolicy example in the OpenShift 4.19
+"Hardware accelerators" docs (``defaultRuntime: crio``, ``use_ocp_driver_toolkit: true``; DCGM exporter
+with a ServiceMonitor). NVIDIA creates it from the CSV's ``alm-examples``, which is authoritative;
+override with ``gpuOperator.clusterPolicy``."""
+
+
+def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], list[Operand]]:
+    """Node Feature Discovery and the NVIDIA GPU Operator (namespaced OperatorGroups) and their CRs:
+    ``NodeFeatureDiscovery`` ``nfd-instance`` (``nfd.openshift.io/v1``) and ``ClusterPolicy``
+    ``gpu-cluster-policy`` (``nvidia.com/v1``, cluster-scoped). Empty unless ``gpuOperator.install``."""
+    gpu = target.gpu_operator
+    if not gpu.install:
+        return [], []
+    installs = [
+        _install("nfd", NFD_NAMESPACE, NFD_NAMESPACE, "nfd", gpu.nfd, {"targetNamespaces": [NFD_NAMESPACE]}),
+        _install(
+            "gpu-operator",
+            GPU_OPERATOR_NAMESPACE,
+            "nvidia-gpu-operator-group",
+            "gpu-operator-certified",
+            gpu.nvidia,
+            {"targetNamespaces": [GPU_OPERATOR_NAMESPACE]},
+        ),
+    ]
+    nfd = {
+        "apiVersion": "nfd.openshift.io/v1",
+        "kind": "NodeFeatureDiscovery",
+        "metadata": {"name": "nfd-instance", "namespace": NFD_NAMESPACE, "labels": dict(MANAGED_BY)},
+        "spec": gpu.node_feature_discovery if gpu.node_feature_discovery is not None else DEFAULT_NFD_SPEC,
+    }
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "gpu-cluster-policy", "labels": dict(MANAGED_BY)},
+        "spec": gpu.cluster_policy if gpu.cluster_policy is not None else DEFAULT_CLUSTER_POLICY_SPEC,
+    }
+    return installs, [Operand("nfd-instance", "nfd", nfd), Operand("cluster-policy", "gpu-operator", policy)]
+
+
+def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
+    """The OLM installs, ``Kueue`` CR, DataScienceCluster and GPU operands of an ``openshift`` target."""
+    installs = [
+        _install(
+            "cert-manager",
+            "cert-manager-operator",
+            "openshift-cert-manager-operator",
+            "openshift-cert-manager-operator",
+            target.cert_manager,
+        ),
+        _install(
+            "kueue", "openshift-kueue-operator", "openshift-kueue-operator", "kueue-operator", target.kueue
+        ),
+    ]
+    if target.openshift_ai is not None:
+        installs.append(
+            _install(
+                "openshift-ai", "redhat-ods-operator", "rhods-operator", "rhods-operator", target.openshift_ai
+            )
+        )
+    gpu_installs, operands = gpu_operator_installs(target)
+    return OpenShiftPlan(
+        [*installs, *gpu_installs],
+        kueue_cr(target) if target.creates_kueue_cr() else None,
+        data_science_cluster(target),
+        operands,
+    )

@@ -1,0 +1,74 @@
+"""BatchCluster: one component per cluster. Two in one program (what a MultiKueue manager and its workers
+need) get children named after their component, their own provider each, and no URN collides."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from batchplane.offline import ProgramRun, run_program
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+PROGRAM = """
+    import copy
+    import pulumi
+    from batchplane.components.batch_cluster import BatchCluster, BatchClusterArgs
+    from batchplane.stack import load_stack, read_stack_file
+
+    base = read_stack_file(__import__("pathlib").Path({stack_file!r}))
+    for name in ("east", "west"):
+        config = copy.deepcopy(base)
+        config["batchplane:target"]["clusterName"] = name
+        BatchCluster(name, BatchClusterArgs(stack=load_stack(config, name)))
+"""
+
+
+@pytest.fixture(scope="module")
+def two_clusters(tmp_path_factory: pytest.TempPathFactory) -> ProgramRun:
+    project = tmp_path_factory.mktemp("two-clusters")
+    (project / "Pulumi.yaml").write_text("name: batchplane\nruntime: python\n", encoding="utf-8")
+    stack_file = REPO_ROOT / "stacks" / "Pulumi.kind.yaml"
+    (project / "__main__.py").write_text(
+        textwrap.dedent(PROGRAM).format(stack_file=str(stack_file)), encoding="utf-8"
+    )
+    return run_program(project, "two", {})
+
+
+def test_children_are_named_after_their_cluster(two_clusters: ProgramRun) -> None:
+    for name in ("east", "west"):
+        cluster = two_clusters.get("batchplane:cluster:BatchCluster", name)
+        children = {(r.type, r.name) for r in two_clusters.children(cluster.urn)}
+        assert children == {
+            ("pulumi:providers:kubernetes", f"{name}-k8s"),
+            ("batchplane:operators:Operators", f"{name}-operators"),
+            ("batchplane:kueue:KueueQueues", f"{name}-kueue"),
+            ("batchplane:admission:QuotaWebhook", f"{name}-quota-webhook"),
+        }
+
+
+def test_no_two_resources_share_an_engine_urn_or_adopt_top_level_urns(two_clusters: ProgramRun) -> None:
+    urns = [r.engine_urn for r in two_clusters.resources]
+    assert len(urns) == len(set(urns))
+    # Only pulumi-kubernetes' own type aliases (apps/v1beta1 Deployment, …) remain: nothing outside a cluster.
+    aliases = [a for r in two_clusters.resources for a in r.aliases]
+    assert aliases
+    assert [a for a in aliases if "::batchplane:cluster:BatchCluster$" not in a] == []
+
+
+def test_each_cluster_reaches_its_own_context_through_its_own_provider(two_clusters: ProgramRun) -> None:
+    for name in ("east", "west"):
+        provider = two_clusters.get("pulumi:providers:kubernetes", f"{name}-k8s")
+        assert provider.inputs["context"] == f"kind-{name}"
+        queue = two_clusters.get(
+            "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", f"{name}-kueue-clusterqueue-cluster-queue"
+        )
+        assert queue.provider_urn == provider.urn
+        gate = next(
+            r
+            for r in two_clusters.resources
+            if r.type == "pulumi-python:dynamic:Resource" and r.name == f"{name}-operators-kueue-ready"
+        )
+        assert gate.inputs["context"] == f"kind-{name}"

@@ -1,0 +1,97 @@
+"""Deployed stacks are not replaced by a layout change: every template's resources keep their identity (URN or
+alias), type, parent, provider, dependencies and inputs against the snapshot taken before issue #15's move
+(tests/program/golden, written by ``python -m tests.program.urn_snapshot`` from the program at 492c26c)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from batchplane.offline import load_stack_file, run_program
+from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
+from tests.program.urn_snapshot import GOLDEN, TEMPLATES, new_resources, snapshot
+
+pytestmark = pytest.mark.slow
+
+
+@cache
+def preview(stack: str) -> dict[str, Any]:
+    run = run_program(REPO_ROOT, stack, load_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml"))
+    return run.to_json()
+
+
+def golden(stack: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((GOLDEN / f"{stack}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_every_template_has_a_snapshot() -> None:
+    assert sorted(TEMPLATES) == TEMPLATE_NAMES
+    assert sorted(p.stem for p in GOLDEN.glob("*.json")) == TEMPLATE_NAMES
+
+
+@pytest.mark.parametrize("stack", TEMPLATE_NAMES)
+def test_template_resources_keep_their_identity_type_parent_dependencies_and_inputs(stack: str) -> None:
+    want = golden(stack)
+    got = snapshot(preview(stack), set(want))
+    assert sorted(set(want) - set(got)) == []  # a resource lost its URN without an alias: replaced
+    assert sorted(set(got) - set(want)) == []
+    changed = {urn: (want[urn], got[urn]) for urn in want if got[urn] != want[urn]}
+    assert changed == {}
+
+
+@pytest.mark.parametrize("stack", TEMPLATE_NAMES)
+def test_the_only_new_resource_is_the_batch_cluster_component(stack: str) -> None:
+    assert new_resources(preview(stack), set(golden(stack))) == ["batchplane:cluster:BatchCluster"]
+
+
+def test_grandchildren_keep_their_urn_through_the_alias_their_parent_carries_down() -> None:
+    # "The engine combines a parent's aliases with each child's own name and type" (Pulumi, aliases option):
+    # the ClusterQueue declares no alias, yet its old URN is one of its aliases.
+    doc = preview("kind")
+    old = "urn:pulumi:kind::batchplane::batchplane:kueue:KueueQueues$kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue::kueue-clusterqueue-cluster-queue"
+    queue = next(r for r in doc["resources"] if r["name"] == "kueue-clusterqueue-cluster-queue")
+    assert queue["engineUrn"] == (
+        "urn:pulumi:kind::batchplane::batchplane:cluster:BatchCluster$batchplane:kueue:KueueQueues"
+        "$kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue::kueue-clusterqueue-cluster-queue"
+    )
+    assert queue["aliases"] == [old]
+
+
+def test_engine_urns_follow_the_whole_parent_chain_without_the_stack() -> None:
+    doc = preview("gke-prod-dws")
+    by_name = {r["name"]: r for r in doc["resources"]}
+    assert (
+        by_name["batchplane"]["engineUrn"]
+        == "urn:pulumi:gke-prod-dws::batchplane::batchplane:cluster:BatchCluster::batchplane"
+    )
+    assert by_name["gke-cluster"]["engineUrn"] == (
+        "urn:pulumi:gke-prod-dws::batchplane::batchplane:cluster:BatchCluster$batchplane:gke:GkeCluster"
+        "$gcp:container/cluster:Cluster::gke-cluster"
+    )
+    assert by_name["gke-cluster"]["aliases"] == [
+        "urn:pulumi:gke-prod-dws::batchplane::batchplane:gke:GkeCluster$gcp:container/cluster:Cluster::gke-cluster"
+    ]
+
+
+def test_dropping_the_aliases_shows_every_resource_as_replaced() -> None:
+    doc = copy.deepcopy(preview("kind"))
+    for r in doc["resources"]:
+        r["aliases"] = []
+    want = golden("kind")
+    got = snapshot(doc, set(want))
+    provider = "urn:pulumi:kind::batchplane::pulumi:providers:kubernetes::k8s"
+    assert set(want) - set(got) == set(want)  # not one resource keeps its identity
+    assert provider in want  # the provider too: replacing it would replace every object it manages
+
+
+def test_golden_files_are_the_snapshot_format(tmp_path: Path) -> None:
+    for stack in TEMPLATE_NAMES:
+        for urn, entry in golden(stack).items():
+            assert urn.startswith(f"urn:pulumi:{stack}::batchplane::")
+            assert sorted(entry) == ["dependencies", "inputs", "parent", "provider", "type"]

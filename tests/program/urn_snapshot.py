@@ -1,0 +1,114 @@
+"""URN snapshots of every template: what a deployed stack holds, so a refactor that renames, re-parents or
+re-types a resource without an alias (a replacement on `pulumi up`) fails a test.
+
+A snapshot maps each resource's *identity* — the URN a stack deployed from an earlier layout knows it by: the
+resource's own URN, or the one alias URN of it that the snapshot holds — to its type, parent, provider and
+dependencies (as identities too) and a SHA-256 of its inputs (secrets masked). Regenerate after a deliberate
+change with ``.venv/bin/python -m tests.program.urn_snapshot`` and review the diff like code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+GOLDEN = Path(__file__).parent / "golden"
+TEMPLATES = ("gke-dev", "gke-dws", "gke-prod-dws", "kind", "openshift-ai", "openshift-ai-gpu")
+
+
+def _digest(inputs: Any) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def engine_urns(resources: list[dict[str, Any]]) -> dict[str, str]:
+    """Mock URN → the URN the Pulumi engine gives the resource (parent types ``$``-joined, the stack
+    omitted), computed from the parent links; documents from before ``engineUrn`` existed have none."""
+    by_urn = {r["urn"]: r for r in resources}
+    chains: dict[str, str] = {}
+
+    def chain(urn: str) -> str:
+        if urn not in chains:
+            r = by_urn[urn]
+            parent = r["parent"]
+            chains[urn] = f"{chain(parent)}${r['type']}" if parent in by_urn else r["type"]
+        return chains[urn]
+
+    return {urn: "::".join([*urn.split("::", 2)[:2], chain(urn), by_urn[urn]["name"]]) for urn in by_urn}
+
+
+def identities(resources: list[dict[str, Any]], known: set[str] | None = None) -> dict[str, str]:
+    """Mock URN → identity: the alias of it that ``known`` holds (at most one may), else its engine URN."""
+    engine = engine_urns(resources)
+    out: dict[str, str] = {}
+    for r in resources:
+        matches = [a for a in r.get("aliases", []) if known is not None and a in known]
+        if len(matches) > 1:
+            raise AssertionError(f"{r['urn']}: several aliases are known URNs: {matches}")
+        out[r["urn"]] = matches[0] if matches else engine[r["urn"]]
+    return out
+
+
+def snapshot(preview: dict[str, Any], known: set[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The snapshot of a ``batchplane preview --json`` document, keyed by identity (see the module doc).
+
+    With ``known`` (an earlier snapshot's identities), a resource that is neither known nor an alias of a
+    known URN is *new*: it is left out, and it is transparent — its children's parent and anything depending
+    on it count as its own parent. A new wrapping component (``BatchCluster``) therefore changes nothing else,
+    while a renamed resource without an alias shows up as one missing identity.
+    """
+    resources = preview["resources"]
+    ident = identities(resources, known)
+    new = {r["urn"]: r["parent"] for r in resources if known is not None and ident[r["urn"]] not in known}
+
+    def same(urn: str | None) -> str | None:
+        while urn in new:
+            urn = new[urn]
+        return None if urn is None else ident.get(urn, "<the stack>")
+
+    out: dict[str, dict[str, Any]] = {}
+    for r in resources:
+        if r["urn"] in new:
+            continue
+        provider = r["provider"]
+        out[ident[r["urn"]]] = {
+            "type": r["type"],
+            "parent": same(r["parent"]),
+            "provider": None if provider is None else same(provider.rsplit("::", 1)[0]),
+            "dependencies": sorted({d for d in (same(d) for d in r["dependencies"]) if d is not None}),
+            "inputs": _digest(r["inputs"]),
+        }
+    return out
+
+
+def new_resources(preview: dict[str, Any], known: set[str]) -> list[str]:
+    """The type tokens of the resources that map to no identity in ``known`` (see :func:`snapshot`)."""
+    ident = identities(preview["resources"], known)
+    return sorted(r["type"] for r in preview["resources"] if ident[r["urn"]] not in known)
+
+
+def preview_json(stack: str) -> dict[str, Any]:
+    """Run the program offline on ``stacks/Pulumi.<stack>.yaml`` and return its preview document."""
+    from batchplane.offline.engine import run_program
+    from batchplane.offline.stackfile import load_stack_file
+
+    root = Path(__file__).resolve().parents[2]
+    config = load_stack_file(root / "stacks" / f"Pulumi.{stack}.yaml")
+    return run_program(root, stack, config).to_json()
+
+
+def main() -> None:
+    """Write ``golden/<template>.json`` for every template from the current program."""
+    GOLDEN.mkdir(exist_ok=True)
+    for stack in TEMPLATES:
+        path = GOLDEN / f"{stack}.json"
+        known = set(json.loads(path.read_text())) if path.exists() else None
+        data = snapshot(preview_json(stack), known)
+        path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        print(f"wrote {path} ({len(data)} resources)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
