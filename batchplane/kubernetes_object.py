@@ -22,6 +22,13 @@ from pulumi_kubernetes import _utilities
 _SERVER_FIELDS = frozenset({"status"})
 
 
+def type_token(api_version: str, kind: str) -> str:
+    """The Pulumi type token of a Kubernetes kind: ``kubernetes:<group>/<version>:<kind>``, the core group spelled
+    ``core`` (``v1`` Secret → ``kubernetes:core/v1:Secret``), as pulumi-kubernetes' own classes register it."""
+    group_version = api_version if "/" in api_version else f"core/{api_version}"
+    return f"kubernetes:{group_version}:{kind}"
+
+
 def object_inputs(obj: Mapping[str, Any]) -> dict[str, Any]:
     """The resource inputs of ``obj``: every top-level field but ``status``, ``apiVersion``/``kind`` first.
 
@@ -45,7 +52,7 @@ def object_inputs(obj: Mapping[str, Any]) -> dict[str, Any]:
 class KubernetesObject(pulumi.CustomResource):
     """A Kubernetes object declared with all its top-level fields (see the module docstring).
 
-    The resource type is ``kubernetes:<apiVersion>:<kind>``, the same as ``CustomResource`` and the typed
+    The resource type is :func:`type_token` (``kubernetes:<apiVersion>:<kind>``, ``core/v1`` for the core group), the same as ``CustomResource`` and the typed
     ``pulumi_kubernetes`` classes register, so switching to it changes no URN.
 
     Args:
@@ -63,4 +70,4 @@ class KubernetesObject(pulumi.CustomResource):
         inputs = object_inputs(obj)
         version: str = _utilities.get_version()  # type: ignore[no-untyped-call]
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=version))
-        super().__init__(f"kubernetes:{inputs['apiVersion']}:{inputs['kind']}", resource_name, inputs, opts)
+        super().__init__(type_token(inputs["apiVersion"], inputs["kind"]), resource_name, inputs, opts)

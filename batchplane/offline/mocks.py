@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from batchplane.stack.files import SECRET_PLACEHOLDER
+
 #: The endpoint every mocked GKE cluster reports (TEST-NET-3, RFC 5737).
 CLUSTER_ENDPOINT = "203.0.113.10"
 #: The base64 CA certificate every mocked GKE cluster reports (not a real certificate).
@@ -101,7 +103,18 @@ def _project(inputs: Mapping[str, Any], config: Mapping[str, str]) -> str:
 
 _Outputs = Callable[[str, Mapping[str, Any], Mapping[str, str]], dict[str, Any]]
 
+
+def _dynamic(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, Any]:
+    """A readiness gate's outputs: a service-account-token gate yields placeholders for the token and CA (a real
+    deployment reads them from the cluster)."""
+    if inputs.get("gate") != "service-account-token":
+        return {}
+    ca = base64.b64encode(b"-----BEGIN CERTIFICATE-----\noffline\n-----END CERTIFICATE-----\n").decode()
+    return {"token": SECRET_PLACEHOLDER, "caData": ca}
+
+
 _OUTPUTS: dict[str, _Outputs] = {
+    "pulumi-python:dynamic:Resource": _dynamic,
     "gcp:container/cluster:Cluster": _gke_cluster,
     "gcp:container/nodePool:NodePool": _gke_node_pool,
     "gcp:serviceaccount/account:Account": _service_account,

@@ -76,6 +76,9 @@ class ClusterClient(Protocol):
     def get(self, api_version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
         """A namespaced custom object, or ``None`` when it does not exist; raises ClusterApiError."""
 
+    def secret_data(self, namespace: str, name: str) -> dict[str, str] | None:
+        """A Secret's ``data`` (base64 values), ``{}`` without data, ``None`` when it does not exist."""
+
 
 @dataclass(frozen=True)
 class ProbeResult:
@@ -229,13 +232,36 @@ def csv_probe(client: ClusterClient, namespace: str, subscription: str) -> Calla
     return probe
 
 
-GATE_KINDS = ("kueue-webhook", "olm-csv")
+def token_probe(client: ClusterClient, namespace: str, secret: str) -> Callable[[], ProbeResult]:
+    """A probe that is ready when the ``kubernetes.io/service-account-token`` Secret has been filled by the token
+    controller (``data.token`` and ``data["ca.crt"]`` present)."""
+
+    def probe() -> ProbeResult:
+        try:
+            data = client.secret_data(namespace, secret)
+        except ClusterApiError as exc:
+            if not is_transient(exc):
+                raise GateError(f"cannot read Secret {namespace}/{secret}: {exc}") from exc
+            return ProbeResult(False, f"reading Secret {namespace}/{secret}: {exc}")
+        if data is None:
+            return ProbeResult(False, f"Secret {namespace}/{secret} not found yet")
+        missing = [key for key in ("token", "ca.crt") if not data.get(key)]
+        if missing:
+            return ProbeResult(False, f"Secret {namespace}/{secret} has no {' or '.join(missing)} yet")
+        return ProbeResult(True, f"Secret {namespace}/{secret} holds a token")
+
+    return probe
+
+
+GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token")
 
 
 def describe_gate(props: Mapping[str, Any]) -> str:
     """What a gate waits for, for messages."""
     if props.get("gate") == "olm-csv":
         return f"operator CSV of Subscription {props.get('namespace')}/{props.get('subscription')}"
+    if props.get("gate") == "service-account-token":
+        return f"service-account token in Secret {props.get('namespace')}/{props.get('secret')}"
     service = props.get("service")
     where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
     return f"Kueue webhook {where}"
@@ -251,9 +277,9 @@ def run_gate(
     """Run the gate the dynamic resource's inputs describe.
 
     Args:
-        props: the resource inputs: ``gate`` (``kueue-webhook`` | ``olm-csv``), ``namespace``,
-            ``service``, ``resourceFlavorApiVersion`` (kueue-webhook), ``subscription`` (olm-csv),
-            ``timeoutSeconds``, ``intervalSeconds``.
+        props: the resource inputs: ``gate`` (``kueue-webhook`` | ``olm-csv`` | ``service-account-token``),
+            ``namespace``, ``service``, ``resourceFlavorApiVersion`` (kueue-webhook), ``subscription``
+            (olm-csv), ``secret`` (service-account-token), ``timeoutSeconds``, ``intervalSeconds``.
         client: the cluster client.
         clock: monotonic seconds (injectable).
         sleep: pauses for seconds (injectable).
@@ -274,6 +300,8 @@ def run_gate(
         )
     elif gate == "olm-csv":
         probe = csv_probe(client, namespace, str(props["subscription"]))
+    elif gate == "service-account-token":
+        probe = token_probe(client, namespace, str(props["secret"]))
     else:
         raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
     return poll_until_ready(
@@ -314,6 +342,7 @@ class KubernetesClusterClient:
             )
         self._discovery = client.DiscoveryV1Api(api)
         self._custom = client.CustomObjectsApi(api)
+        self._core = client.CoreV1Api(api)
 
     def _call(self, fn: Callable[[], Any]) -> Any:
         from kubernetes.client.exceptions import ApiException
@@ -362,3 +391,13 @@ class KubernetesClusterClient:
                 return None
             raise
         return dict(result)
+
+    def secret_data(self, namespace: str, name: str) -> dict[str, str] | None:
+        """A Secret's ``data`` (base64 values); ``None`` on 404."""
+        try:
+            secret = self._call(lambda: self._core.read_namespaced_secret(name, namespace))
+        except ClusterApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return dict(secret.data or {})

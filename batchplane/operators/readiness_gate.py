@@ -46,6 +46,9 @@ class ReadinessGateArgs(TypedDict):
     """kueue-webhook: apiVersion of the dry-run ResourceFlavor. Defaults to ``kueue.x-k8s.io/v1beta2``."""
     subscription: NotRequired[str]
     """olm-csv: the Subscription whose installed CSV must reach ``Succeeded``."""
+    secret: NotRequired[str]
+    """service-account-token: the ``kubernetes.io/service-account-token`` Secret that must hold a token; the gate
+    then outputs ``token`` and ``caData`` (both secret)."""
     version: NotRequired[str]
     """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
 
@@ -55,7 +58,14 @@ class ReadinessGate(pulumi.dynamic.Resource):
 
     Pass what it waits for in ``opts.depends_on`` (the Kueue release, an OLM Subscription) and put the
     gate in the ``depends_on`` of everything that needs the install serving.
+
+    Attributes:
+        token: service-account-token gates: the token, plain text (secret); unknown during a preview.
+        caData: service-account-token gates: the cluster CA, base64 (secret); unknown during a preview.
     """
+
+    token: pulumi.Output[Any]
+    caData: pulumi.Output[Any]  # the provider's output name
 
     def __init__(
         self, name: str, args: ReadinessGateArgs, opts: pulumi.ResourceOptions | None = None
@@ -74,6 +84,13 @@ class ReadinessGate(pulumi.dynamic.Resource):
             props["service"] = args.get("service")
             props["resourceFlavorApiVersion"] = args.get(
                 "resource_flavor_api_version", "kueue.x-k8s.io/v1beta2"
+            )
+        elif args["gate"] == "service-account-token":
+            props["secret"] = args.get("secret")
+            props["token"] = None  # outputs, filled by the provider; kept secret
+            props["caData"] = None
+            opts = pulumi.ResourceOptions.merge(
+                opts, pulumi.ResourceOptions(additional_secret_outputs=["token", "caData"])
             )
         else:
             props["subscription"] = args.get("subscription")

@@ -10,12 +10,19 @@ Imports Pulumi at module import: only the ``ReadinessGate`` component imports th
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pulumi.dynamic
 
 #: Inputs that do not trigger an update when they change (credentials, not what is awaited).
 NOT_COMPARED = frozenset({"kubeconfig", "__provider"})
+
+
+def token_outputs(data: dict[str, str]) -> dict[str, str]:
+    """The outputs of a ``service-account-token`` gate from the Secret's ``data``: ``token`` (plain text, as a
+    kubeconfig wants it) and ``caData`` (the cluster CA, base64 as in ``certificate-authority-data``)."""
+    return {"token": base64.b64decode(data.get("token", "")).decode(), "caData": data.get("ca.crt", "")}
 
 
 class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
@@ -27,6 +34,10 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         client = KubernetesClusterClient(props.get("kubeconfig") or None, props.get("context") or None)
         outcome = run_gate(props, client)
         outs = {k: v for k, v in props.items() if k not in NOT_COMPARED}
+        if props.get("gate") == "service-account-token":
+            outs.update(
+                token_outputs(client.secret_data(str(props["namespace"]), str(props["secret"])) or {})
+            )
         outs.update(
             {
                 "attempts": outcome.attempts,
@@ -40,13 +51,18 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         """Poll until ready; the id names what was awaited."""
         outs = self._run(props)
         ident = (
-            f"{props['gate']}/{props['namespace']}/{props.get('service') or props.get('subscription') or ''}"
+            f"{props['gate']}/{props['namespace']}/"
+            f"{props.get('service') or props.get('subscription') or props.get('secret') or ''}"
         )
         return pulumi.dynamic.CreateResult(id_=ident, outs=outs)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> pulumi.dynamic.DiffResult:
         """Changed when any awaited property (not the credentials) differs; never replaces."""
-        keys = (set(olds) | set(news)) - NOT_COMPARED - {"attempts", "waitedSeconds", "detail"}
+        keys = (
+            (set(olds) | set(news))
+            - NOT_COMPARED
+            - {"attempts", "waitedSeconds", "detail", "token", "caData"}
+        )
         changed = sorted(k for k in keys if k in news and olds.get(k) != news.get(k))
         return pulumi.dynamic.DiffResult(changes=bool(changed), replaces=[], delete_before_replace=False)
 

@@ -64,6 +64,7 @@ class FakeCluster:
     objects: dict[tuple[str, str], list[dict[str, Any] | ClusterApiError | None]] = field(
         default_factory=dict
     )
+    secrets: list[dict[str, str] | ClusterApiError | None] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
 
     @staticmethod
@@ -85,6 +86,11 @@ class FakeCluster:
         self.calls.append(f"get {plural} {namespace}/{name}")
         answer: dict[str, Any] | None = self._next(self.objects[(plural, name)])
         return answer
+
+    def secret_data(self, namespace: str, name: str) -> dict[str, str] | None:
+        self.calls.append(f"secret {namespace}/{name}")
+        data: dict[str, str] | None = self._next(self.secrets)
+        return data
 
 
 def run_stack(name: str, config: dict[str, Any] | None = None) -> ProgramRun:

@@ -15,6 +15,7 @@ from batchplane.operators.readiness import (
     kueue_webhook_probe,
     poll_until_ready,
     run_gate,
+    token_probe,
 )
 from tests.operators.conftest import FakeClock, FakeCluster
 
@@ -215,7 +216,61 @@ def test_csv_probe_reports_why_it_is_not_ready(objects: Any, exp_detail: str) ->
     assert result == ProbeResult(False, exp_detail)
 
 
+def test_token_gate_waits_for_the_token_controller_to_fill_the_secret() -> None:
+    cluster = FakeCluster(
+        secrets=[
+            None,
+            ClusterApiError(503, "etcdserver: leader changed"),
+            {},
+            {"ca.crt": "Y2E="},
+            {"ca.crt": "Y2E=", "token": "dG9r"},
+        ]
+    )
+    clock = FakeClock()
+    props = {
+        "gate": "service-account-token",
+        "namespace": "kueue-system",
+        "secret": "batchplane-multikueue",
+        "timeoutSeconds": 120,
+        "intervalSeconds": 2,
+    }
+    outcome = run_gate(props, cluster, clock=clock, sleep=clock.sleep)
+    assert (outcome.attempts, outcome.detail) == (
+        5,
+        "Secret kueue-system/batchplane-multikueue holds a token",
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "detail"),
+    [
+        (None, "Secret kueue-system/sa not found yet"),
+        ({}, "Secret kueue-system/sa has no token or ca.crt yet"),
+        ({"token": "dG9r"}, "Secret kueue-system/sa has no ca.crt yet"),
+    ],
+    ids=["missing", "empty", "no-ca"],
+)
+def test_token_probe_says_what_is_missing(answer: dict[str, str] | None, detail: str) -> None:
+    assert token_probe(FakeCluster(secrets=[answer]), "kueue-system", "sa")() == ProbeResult(False, detail)
+
+
+def test_forbidden_secret_read_fails_at_once() -> None:
+    cluster = FakeCluster(secrets=[ClusterApiError(403, 'secrets "sa" is forbidden')])
+    with pytest.raises(GateError) as caught:
+        token_probe(cluster, "kueue-system", "sa")()
+    assert str(caught.value) == 'cannot read Secret kueue-system/sa: 403: secrets "sa" is forbidden'
+
+
+def test_token_outputs_decode_the_token_and_keep_the_ca_base64() -> None:
+    from batchplane.operators.readiness_provider import token_outputs
+
+    assert token_outputs({"token": "dG9r", "ca.crt": "Y2E="}) == {"token": "tok", "caData": "Y2E="}
+
+
 def test_unknown_gate_kind_is_an_error() -> None:
     with pytest.raises(GateError) as caught:
         run_gate({"gate": "dns", "namespace": "x", "timeoutSeconds": 1, "intervalSeconds": 1}, FakeCluster())
-    assert str(caught.value) == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv"
+    assert (
+        str(caught.value)
+        == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv, service-account-token"
+    )
