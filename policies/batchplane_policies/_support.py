@@ -242,3 +242,52 @@ def quota_entries(props: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[
                 resource = text(get(entry, "name"))
                 if resource is not None and isinstance(entry, Mapping):
                     yield flavor_name, resource, entry
+
+
+# --- one cluster at a time -------------------------------------------------------------------------
+
+BATCH_CLUSTER = "batchplane:cluster:BatchCluster"
+"""The component that holds one cluster's resources (the program declares one per cluster: the MultiKueue
+manager and each declared worker)."""
+
+
+def cluster_of(resource: ResourceView) -> str:
+    """The URN of the ``BatchCluster`` that ``resource`` belongs to (itself, or its nearest such ancestor), or
+    ``""`` for a resource outside any (a program written before ``BatchCluster``: one cluster)."""
+    node: ResourceView | None = resource
+    while node is not None:
+        if node.resource_type == BATCH_CLUSTER:
+            return str(node.urn)
+        node = node.parent
+    return ""
+
+
+class ClusterArgs:
+    """A stack policy's arguments narrowed to one cluster's resources (``resources``); config and everything
+    else as the stack's."""
+
+    def __init__(self, args: Any, resources: list[ResourceView]) -> None:
+        self._args = args
+        self.resources = resources
+
+    def get_config(self) -> Any:
+        """The policy's config, as for the whole stack."""
+        return self._args.get_config()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._args, name)
+
+
+def per_cluster(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, ReportViolation], None]:
+    """Run a stack policy's ``validate`` once per cluster: a program that declares several clusters (a MultiKueue
+    manager and its workers) must not join one cluster's ClusterQueues with another's node pools or Services."""
+
+    def run(args: Any, report_violation: ReportViolation) -> None:
+        groups: dict[str, list[ResourceView]] = {}
+        for resource in args.resources:
+            groups.setdefault(cluster_of(resource), []).append(resource)
+        for group in groups.values():
+            validate(ClusterArgs(args, group), report_violation)
+
+    run.__doc__ = validate.__doc__
+    return run

@@ -32,6 +32,7 @@ from batchplane_policies._support import (
     integer,
     is_production,
     items,
+    per_cluster,
     text,
 )
 
@@ -297,7 +298,7 @@ def _nat(args: StackValidationArgs, report_violation: ReportViolation) -> None:
 gke_private_nodes_have_nat = StackValidationPolicy(
     name="gke-private-nodes-have-nat",
     description="A GKE cluster with private nodes needs a Cloud Router + Cloud NAT to pull images.",
-    validate=_nat,
+    validate=per_cluster(_nat),
     enforcement_level=EnforcementLevel.ADVISORY,
     remediation_steps=(
         "Batchplane declares <name>-router and <name>-nat with privateNodes; if the network has NAT already "
@@ -346,7 +347,7 @@ def _webhook_ports(args: StackValidationArgs, report_violation: ReportViolation)
 gke_webhook_ports_reachable = StackValidationPolicy(
     name="gke-webhook-ports-reachable",
     description="On private GKE nodes, a firewall rule must open the webhook ports the stack installs.",
-    validate=_webhook_ports,
+    validate=per_cluster(_webhook_ports),
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Batchplane declares <name>-webhooks (ingress from masterIpv4CidrBlock to the nodes' tag) with "

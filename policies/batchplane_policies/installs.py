@@ -37,6 +37,7 @@ from batchplane_policies._support import (
     get,
     kueue_kind,
     mapping,
+    per_cluster,
     string_list,
     text,
 )
@@ -317,7 +318,7 @@ def _integrations(args: StackValidationArgs, report_violation: ReportViolation) 
 kueue_integrations_cover_operators = StackValidationPolicy(
     name="kueue-integrations-cover-operators",
     description="Kueue's integrations.frameworks must cover every job operator the stack installs.",
-    validate=_integrations,
+    validate=per_cluster(_integrations),
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Enable the framework in Kueue's Configuration (batchplane derives it from batchplane:operators; add it to "
@@ -379,7 +380,7 @@ cert_manager_present = StackValidationPolicy(
     name="cert-manager-present",
     description="Whatever relies on cert-manager (certificates, CA injection, Kueue's enableCertManager) needs "
     "cert-manager installed by the stack first.",
-    validate=_cert_manager,
+    validate=per_cluster(_cert_manager),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(
         properties={
@@ -429,7 +430,7 @@ def _readiness(args: StackValidationArgs, report_violation: ReportViolation) -> 
 kueue_objects_wait_for_readiness_gate = StackValidationPolicy(
     name="kueue-objects-wait-for-readiness-gate",
     description="Kueue objects must depend on the Kueue readiness gate when the stack installs Kueue.",
-    validate=_readiness,
+    validate=per_cluster(_readiness),
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Create Kueue objects with depends_on=[the readiness gate] (KueueQueuesArgs.kueue_ready): the Helm "

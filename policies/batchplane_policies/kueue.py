@@ -37,6 +37,7 @@ from batchplane_policies._support import (
     mapping,
     object_name,
     of_kueue_kind,
+    per_cluster,
     quantity,
     quota_entries,
     show_quantity,
@@ -172,7 +173,7 @@ kueue_references_exist = StackValidationPolicy(
         "Every LocalQueue's ClusterQueue, every ClusterQueue's ResourceFlavors and AdmissionChecks, and every "
         "AdmissionCheck's ProvisioningRequestConfig must be defined in the stack."
     ),
-    validate=_references,
+    validate=per_cluster(_references),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(
         properties={
@@ -264,7 +265,7 @@ kueue_gpu_quota_within_capacity = StackValidationPolicy(
         "GPU nominal quota on the flavors of a GKE node pool (flavors select the pool by the "
         "cloud.google.com/gke-nodepool node label) must not exceed the pool's maximum GPUs."
     ),
-    validate=_capacity,
+    validate=per_cluster(_capacity),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(
         properties={
@@ -365,7 +366,7 @@ kueue_cohort_borrowing = StackValidationPolicy(
         "Borrowing and lending limits must be satisfiable within the cohort: a borrowingLimit no larger than "
         "what the other members can lend, a lendingLimit no larger than the nominalQuota, no limits without a cohort."
     ),
-    validate=_borrowing,
+    validate=per_cluster(_borrowing),
     enforcement_level=EnforcementLevel.ADVISORY,
     remediation_steps=(
         "Lower borrowingLimit to at most the sum of the other members' lendingLimit (or nominalQuota) on the same "
@@ -420,7 +421,7 @@ kueue_dws_multi_podset = StackValidationPolicy(
         "ClusterQueues with a GKE queued-provisioning admission check must scope the ProvisioningRequest "
         "(podSetMergePolicy or managedResources) so multi-PodSet jobs can be admitted."
     ),
-    validate=_dws_multi_podset,
+    validate=per_cluster(_dws_multi_podset),
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Set the ProvisioningRequestConfig's managedResources: [nvidia.com/gpu] (CPU-only PodSets stay out of the "

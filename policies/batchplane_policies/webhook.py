@@ -35,6 +35,7 @@ from batchplane_policies._support import (
     items,
     mapping,
     object_name,
+    per_cluster,
     string_list,
     text,
 )
@@ -167,7 +168,7 @@ webhook_tls_via_cert_manager = StackValidationPolicy(
     name="webhook-tls-via-cert-manager",
     description="In-cluster webhooks must get their CA bundle from a cert-manager Certificate of the stack "
     "(cert-manager.io/inject-ca-from), not a hand-made caBundle.",
-    validate=_tls,
+    validate=per_cluster(_tls),
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Issue the serving certificate with a cert-manager Certificate and annotate the webhook configuration "
@@ -249,7 +250,7 @@ def _non_root(args: StackValidationArgs, report_violation: ReportViolation) -> N
 webhook_runs_as_non_root = StackValidationPolicy(
     name="webhook-runs-as-non-root",
     description="Pods that serve admission webhooks must run as non-root and unprivileged.",
-    validate=_non_root,
+    validate=per_cluster(_non_root),
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Set securityContext.runAsNonRoot: true (pod or every container) with a non-zero runAsUser, and no "
@@ -290,7 +291,7 @@ def _high_availability(args: StackValidationArgs, report_violation: ReportViolat
 webhook_high_availability = StackValidationPolicy(
     name="webhook-high-availability",
     description="On production stacks, webhook Deployments need at least 2 replicas and a PodDisruptionBudget.",
-    validate=_high_availability,
+    validate=per_cluster(_high_availability),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(
         properties={

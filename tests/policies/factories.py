@@ -90,9 +90,15 @@ class Stack:
     resources: list[PolicyResource] = field(default_factory=list)
 
     def add(
-        self, resource_type: str, name: str, props: Mapping[str, Any], depends_on: Sequence[str] = ()
+        self,
+        resource_type: str,
+        name: str,
+        props: Mapping[str, Any],
+        depends_on: Sequence[str] = (),
+        *,
+        parent: str | None = None,
     ) -> PolicyResource:
-        """Add a resource; ``depends_on`` names resources added before."""
+        """Add a resource; ``depends_on`` and ``parent`` name resources added before."""
         urn = f"urn:pulumi:test::batchplane::{resource_type}::{name}"
         deps = [self.get(d) for d in depends_on]
         resource = PolicyResource(
@@ -102,7 +108,7 @@ class Stack:
             name,
             _options(),
             None,
-            None,
+            None if parent is None else self.get(parent),
             deps,
             {},
         )

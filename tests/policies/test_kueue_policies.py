@@ -327,6 +327,45 @@ def test_capacity_tolerates_pools_and_flavors_without_properties() -> None:
     assert s.check(k.kueue_gpu_quota_within_capacity) == []
 
 
+def two_clusters(east_gpus: int, west_gpus: int) -> Stack:
+    """Two BatchClusters (a MultiKueue manager's workers), each with its own 32-GPU pool "h100", flavor and
+    ClusterQueue of the same names."""
+    s = Stack()
+    for cluster, gpus in (("east", east_gpus), ("west", west_gpus)):
+        s.add("batchplane:cluster:BatchCluster", cluster, {})
+        s.add(
+            "gcp:container/nodePool:NodePool",
+            f"{cluster}-gke-h100",
+            {
+                "name": "h100",
+                "autoscaling": {"totalMaxNodeCount": 4},
+                "nodeConfig": {"guestAccelerators": [{"type": "nvidia-h100-80gb", "count": 8}]},
+            },
+            parent=cluster,
+        )
+        rf_type, rf = kueue(
+            "ResourceFlavor", "h100", {"nodeLabels": {"cloud.google.com/gke-nodepool": "h100"}}
+        )
+        s.add(rf_type, f"{cluster}-rf", rf, parent=cluster)
+        cq_type, cq = kueue("ClusterQueue", "team-a", cluster_queue_spec(flavor_quota("h100", gpu=gpus)))
+        s.add(cq_type, f"{cluster}-cq", cq, parent=cluster)
+    return s
+
+
+def test_capacity_is_checked_per_cluster_not_across_a_multikueue_program() -> None:
+    assert two_clusters(24, 24).check(k.kueue_gpu_quota_within_capacity) == []
+
+
+def test_capacity_names_the_one_cluster_whose_pool_is_too_small() -> None:
+    assert two_clusters(40, 24).check(k.kueue_gpu_quota_within_capacity) == [
+        (
+            'nvidia.com/gpu quota on the flavor(s) of node pool "h100" is 40 (ClusterQueue "team-a" 40) '
+            "but the pool has at most 32 (4 nodes × 8 per node)",
+            "east-gke-h100",
+        )
+    ]
+
+
 # --- kueue-cohort-borrowing ---------------------------------------------------------------------------
 
 
