@@ -2,10 +2,11 @@
 
 Runs the program offline as ``pulumi up`` would (every Output resolved by the mocks) and writes
 the objects (:mod:`batchplane.offline.render`) in apply order: to stdout as one multi-document
-stream, or with ``--output DIR`` one ``NN-<kind>-<namespace>-<name>.yaml`` file per object.
-Resources that only the provider can expand (Helm releases and v4 charts, ``yaml/v2``,
-``kustomize/v2``, patches) are listed on stderr as "not rendered". Secrets are written in plain
-text (as the Kubernetes provider's own render mode does).
+stream, or with ``--output DIR`` one ``NN-<kind>-<namespace>-<name>.yaml`` file per object. A program with
+several clusters (MultiKueue workers) writes one subdirectory per cluster (``# cluster:`` comments on
+stdout). Resources that only the provider can expand (Helm releases and v4 charts, ``yaml/v2``,
+``kustomize/v2``, patches) are listed on stderr as "not rendered". Secret values (Pulumi secrets: a
+worker's kubeconfig, ``secure:`` config) are written as ``secret-placeholder``, and each is listed on stderr.
 
 Exit codes as ``batchplane preview``; also 2 when ``--output`` is not an empty directory (unless
 ``--overwrite``, which first deletes the directory's ``NN-*.yaml`` files) or cannot be written.
@@ -25,6 +26,7 @@ from batchplane.cli.common import EXIT_USAGE, ConfigOption, StackOption, fail_us
 from batchplane.cli.preview import OptionalProjectDir, run_stack
 from batchplane.offline.model import format_path, iter_unknown_paths
 from batchplane.offline.render import Rendering, render_resources
+from batchplane.stack.files import SECRET_PLACEHOLDER
 
 _RENDERED_FILE = re.compile(r"^\d{2,}-.+\.yaml$")
 
@@ -35,9 +37,12 @@ def _prepare_directory(output: Path, overwrite: bool) -> None:
     if not output.is_dir():
         return
     if overwrite:
-        for path in output.iterdir():
+        for path in [*output.iterdir(), *(p for d in output.iterdir() if d.is_dir() for p in d.iterdir())]:
             if path.is_file() and _RENDERED_FILE.match(path.name):
                 path.unlink()
+        for sub in output.iterdir():
+            if sub.is_dir() and not any(sub.iterdir()):
+                sub.rmdir()
     leftovers = sorted(p.name for p in output.iterdir())
     if leftovers and not overwrite:
         fail_usage(f"output directory {output} is not empty (use --overwrite to replace its NN-*.yaml files)")
@@ -51,6 +56,12 @@ def _report(rendering: Rendering) -> None:
             file=sys.stderr,
         )
     for obj in rendering.objects:
+        for path in obj.secret_paths:
+            print(
+                f"batchplane: {obj.kind} {obj.name}: {format_path(path) or 'the whole object'} is a secret: "
+                f"written as {SECRET_PLACEHOLDER!r}",
+                file=sys.stderr,
+            )
         for path in iter_unknown_paths(obj.manifest):
             print(
                 f"batchplane: {obj.kind} {obj.name}: {format_path(path)} is unknown offline", file=sys.stderr
@@ -82,4 +93,6 @@ def render(
     except OSError as exc:
         print(f"batchplane: cannot write to {output}: {exc.strerror or exc}", file=sys.stderr)
         raise typer.Exit(EXIT_USAGE) from None
-    print(f"batchplane: wrote {len(paths)} files to {output}", file=sys.stderr)
+    clusters = rendering.clusters()
+    where = f" ({len(clusters)} clusters, one directory each)" if len(clusters) > 1 else ""
+    print(f"batchplane: wrote {len(paths)} files to {output}{where}", file=sys.stderr)

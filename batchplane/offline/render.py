@@ -30,7 +30,9 @@ from typing import Any
 
 import yaml
 
+from batchplane.offline.model import Path as ValuePath
 from batchplane.offline.model import RecordedResource
+from batchplane.stack.files import SECRET_PLACEHOLDER
 
 _NOT_RENDERED: dict[str, str] = {
     "kubernetes:helm.sh/v3:Release": "a Helm release, installed by the provider's embedded Helm at deploy time",
@@ -106,11 +108,17 @@ class RenderedObject:
     Attributes:
         urn: the URN of the resource it came from.
         manifest: ``{"apiVersion", "kind", "metadata", ...}``; ``metadata.name`` defaults to the
-            Pulumi logical name (the real provider would append a random suffix).
+            Pulumi logical name (the real provider would append a random suffix). Secret values are
+            :data:`SECRET_PLACEHOLDER`.
+        cluster: the logical name of the Kubernetes provider that applies it (``k8s``, ``us-east4-k8s``):
+            which cluster it belongs to; ``""`` for the default provider.
+        secret_paths: where secret values were replaced by :data:`SECRET_PLACEHOLDER` in ``manifest``.
     """
 
     urn: str
     manifest: dict[str, Any]
+    cluster: str = ""
+    secret_paths: tuple[ValuePath, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -161,31 +169,87 @@ class Rendering:
     objects: list[RenderedObject]
     skipped: list[SkippedResource]
 
+    def clusters(self) -> list[str]:
+        """The clusters (Kubernetes provider names) the objects belong to, in order of first appearance."""
+        return list(dict.fromkeys(obj.cluster for obj in self.objects))
+
     def file_names(self) -> list[str]:
         """One file name per object: ``NN-<kind>-<namespace>-<name>.yaml`` (``NN-<kind>-<name>.yaml``
-        without a namespace); NN is the 0-based apply position, zero-padded to at least 2 digits;
-        lower case, characters outside ``[a-z0-9.-]`` replaced by ``-``."""
-        width = max(2, len(str(len(self.objects) - 1)))
+        without a namespace); NN is the 0-based apply position within its cluster, zero-padded to at least
+        2 digits; lower case, characters outside ``[a-z0-9.-]`` replaced by ``-``. With more than one cluster,
+        each name is prefixed by its cluster's directory (``<provider name>/``)."""
+        split = len(self.clusters()) > 1
+        counts: dict[str, int] = {}
+        totals = {c: sum(1 for o in self.objects if o.cluster == c) for c in self.clusters()}
         names = []
-        for index, obj in enumerate(self.objects):
+        for obj in self.objects:
+            index = counts.get(obj.cluster, 0)
+            counts[obj.cluster] = index + 1
+            width = max(2, len(str(totals[obj.cluster] - 1)))
             parts = [obj.kind, *([obj.namespace] if obj.namespace else []), obj.name or "unnamed"]
-            stem = "-".join(_UNSAFE.sub("-", part.lower()).strip("-") for part in parts)
-            names.append(f"{index:0{width}d}-{stem}.yaml")
+            stem = "-".join(_safe(part) for part in parts)
+            prefix = f"{_safe(obj.cluster) or 'default'}/" if split else ""
+            names.append(f"{prefix}{index:0{width}d}-{stem}.yaml")
         return names
 
     def to_yaml(self) -> str:
-        """All objects as one multi-document YAML stream (each document starts with ``---``)."""
-        return "".join(dump_yaml(obj.manifest) for obj in self.objects)
+        """All objects as one multi-document YAML stream (each document starts with ``---``); with more than
+        one cluster, each cluster's objects follow a ``# cluster: <provider name>`` comment."""
+        if len(self.clusters()) <= 1:
+            return "".join(dump_yaml(obj.manifest) for obj in self.objects)
+        out = []
+        for cluster in self.clusters():
+            out.append(f"# cluster: {cluster or 'default'}\n")
+            out.extend(dump_yaml(obj.manifest) for obj in self.objects if obj.cluster == cluster)
+        return "".join(out)
 
     def write(self, directory: Path) -> list[Path]:
-        """Write one file per object into ``directory`` (created if missing); returns the paths."""
+        """Write one file per object into ``directory`` (created if missing; one subdirectory per cluster when
+        there are several); returns the paths."""
         directory.mkdir(parents=True, exist_ok=True)
         paths = []
         for obj, file_name in zip(self.objects, self.file_names(), strict=True):
             path = directory / file_name
+            path.parent.mkdir(exist_ok=True)
             path.write_text(dump_yaml(obj.manifest), encoding="utf-8")
             paths.append(path)
         return paths
+
+
+def _safe(part: str) -> str:
+    return _UNSAFE.sub("-", part.lower()).strip("-")
+
+
+def _at(value: Any, path: ValuePath) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def _leaf_paths(value: Any, path: ValuePath) -> list[ValuePath]:
+    """The paths of the scalars inside ``value`` (at ``path``): a secret mapping keeps its shape (a Secret's
+    ``stringData`` stays a map of keys), only its values become placeholders."""
+    if isinstance(value, Mapping) and value:
+        return [leaf for k, v in value.items() for leaf in _leaf_paths(v, (*path, str(k)))]
+    if isinstance(value, list) and value:
+        return [leaf for i, v in enumerate(value) for leaf in _leaf_paths(v, (*path, i))]
+    return [path]
+
+
+def _with_placeholders(value: Any, paths: Sequence[ValuePath]) -> Any:
+    """``value`` with each of ``paths`` replaced by :data:`SECRET_PLACEHOLDER` (a deep copy where it changes)."""
+    if not paths:
+        return value
+    if () in paths:
+        return SECRET_PLACEHOLDER
+    if isinstance(value, Mapping):
+        return {k: _with_placeholders(v, [p[1:] for p in paths if p[0] == k]) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_placeholders(v, [p[1:] for p in paths if p[0] == i]) for i, v in enumerate(value)]
+    return value
 
 
 class _ManifestDumper(yaml.SafeDumper):
@@ -295,6 +359,7 @@ def render_resources(resources: Sequence[RecordedResource]) -> Rendering:
     """
     rendered: dict[str, tuple[int, RenderedObject]] = {}
     skipped: list[SkippedResource] = []
+    providers = {r.urn: r.name for r in resources if r.type.startswith("pulumi:providers:")}
     for index, resource in enumerate(resources):
         reason = _skip_reason(resource) if resource.type.startswith("kubernetes:") else None
         if reason is not None:
@@ -304,7 +369,15 @@ def render_resources(resources: Sequence[RecordedResource]) -> Rendering:
             continue
         manifest = manifest_of(resource)
         if manifest is not None:
-            rendered[resource.urn] = (index, RenderedObject(resource.urn, manifest))
+            secrets = tuple(
+                leaf
+                for p in resource.secret_paths
+                if not p or p[0] in manifest
+                for leaf in _leaf_paths(_at(manifest, p), p)
+            )
+            cluster = providers.get(resource.provider_urn or "", "")
+            obj = RenderedObject(resource.urn, _with_placeholders(manifest, secrets), cluster, secrets)
+            rendered[resource.urn] = (index, obj)
     order = _apply_order(resources, rendered)
     return Rendering(objects=[rendered[urn][1] for urn in order], skipped=skipped)
 

@@ -125,9 +125,12 @@ def test_preview_needs_exactly_one_of_stack_and_config(runner: CliRunner) -> Non
     )
 
 
+SECRET_NOTE = "batchplane: Secret token: stringData.token is a secret: written as 'secret-placeholder'\n"
+
+
 def test_render_writes_a_yaml_stream_and_lists_what_it_cannot_render(runner: CliRunner) -> None:
     result = runner.invoke(app, ["render", "--project-dir", PLATFORM, "--stack", "dev"])
-    assert (result.exit_code, result.stderr) == (0, WARNING + NOT_RENDERED)
+    assert (result.exit_code, result.stderr) == (0, WARNING + NOT_RENDERED + SECRET_NOTE)
     documents = list(yaml.safe_load_all(result.stdout))
     assert [(d["kind"], d["metadata"]["name"]) for d in documents] == [
         ("Namespace", "team"),
@@ -138,6 +141,8 @@ def test_render_writes_a_yaml_stream_and_lists_what_it_cannot_render(runner: Cli
         ("Secret", "token"),
         ("ConfigMap", "ns-phase"),
     ]
+    secret = next(d for d in documents if d["kind"] == "Secret")
+    assert secret["stringData"] == {"token": "secret-placeholder"}  # a Pulumi secret is never written
 
 
 def test_render_output_writes_one_file_per_object(runner: CliRunner, tmp_path: Path) -> None:
@@ -145,7 +150,7 @@ def test_render_output_writes_one_file_per_object(runner: CliRunner, tmp_path: P
     result = runner.invoke(app, ["render", "--project-dir", PLATFORM, "--stack", "dev", "--output", str(out)])
     assert (result.exit_code, result.stderr) == (
         0,
-        WARNING + NOT_RENDERED + f"batchplane: wrote 7 files to {out}\n",
+        WARNING + NOT_RENDERED + SECRET_NOTE + f"batchplane: wrote 7 files to {out}\n",
     )
     assert sorted(p.name for p in out.iterdir()) == [
         "00-namespace-team.yaml",
