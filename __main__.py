@@ -18,14 +18,39 @@ stack = load_stack(pulumi_config_map(), pulumi.get_stack())
 for warning in stack.warnings:
     pulumi.log.warn(str(warning))
 
-# One cluster per stack. `adopt_single_cluster_layout` keeps the names and (through aliases) the URNs that
-# stacks deployed before BatchCluster existed have, so `pulumi up` on them replaces nothing.
+project_dir = str(Path(__file__).resolve().parent)
+
+# MultiKueue workers this program declares: one BatchCluster each (named after the worker), each yielding the
+# kubeconfig (secret) the manager's Kueue reaches it with.
+workers = {
+    name: BatchCluster(
+        name,
+        BatchClusterArgs(
+            stack=worker_stack,
+            project_dir=project_dir,
+            multikueue_worker=name,
+            multikueue_server=stack.config.multi_kueue.worker(name).server
+            if stack.config.multi_kueue
+            else None,
+        ),
+    )
+    for name, worker_stack in stack.workers.items()
+}
+
+# This stack's own cluster (the MultiKueue manager when there are workers). `adopt_single_cluster_layout` keeps
+# the names and (through aliases) the URNs that stacks deployed before BatchCluster existed have, so `pulumi up`
+# on them replaces nothing.
 cluster = BatchCluster(
     "batchplane",
     BatchClusterArgs(
         stack=stack,
-        project_dir=str(Path(__file__).resolve().parent),
+        project_dir=project_dir,
         adopt_single_cluster_layout=True,
+        multikueue_kubeconfigs={
+            name: worker.multikueue_kubeconfig
+            for name, worker in workers.items()
+            if worker.multikueue_kubeconfig is not None
+        },
     ),
 )
 
@@ -36,4 +61,9 @@ if cluster.gke is not None:
 if cluster.quota_webhook is not None:
     pulumi.export("quotaWebhook", cluster.quota_webhook.service_name)
 pulumi.export("clusterQueues", [cq.obj.name for cq in stack.kueue.cluster_queues])
+if workers:
+    pulumi.export(
+        "multiKueueWorkers",
+        {name: w.gke.cluster.name if w.gke is not None else name for name, w in workers.items()},
+    )
 pulumi.export("localQueues", [f"{lq.obj.namespace}/{lq.obj.name}" for lq in stack.kueue.local_queues])

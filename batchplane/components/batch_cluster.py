@@ -29,14 +29,17 @@ its children, so every resource of a deployed stack maps to its old URN and ``pu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
+from batchplane.components.multikueue import MultiKueueWorkerAccess
 from batchplane.components.operators import Operators
 from batchplane.components.quota_webhook import QuotaWebhook, QuotaWebhookArgs
+from batchplane.config.operators import kueue_frameworks
 from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
@@ -69,10 +72,37 @@ class BatchClusterArgs(TypedDict):
     provider: NotRequired[k8s.Provider | None]
     """An existing cluster's Kubernetes provider to use instead of building one from the target (not for a
     GKE target, whose cluster this component declares). Defaults to none (built from the target)."""
+    multikueue_kubeconfigs: NotRequired[Mapping[str, pulumi.Input[str]]]
+    """This cluster is a MultiKueue manager: declared worker name → the kubeconfig (secret) its Kueue reaches the
+    worker with (:attr:`multikueue_kubeconfig` of the worker's BatchCluster). Each becomes the Secret its
+    MultiKueueCluster names, in Kueue's namespace, before the Kueue objects. Defaults to none."""
+    multikueue_worker: NotRequired[str | None]
+    """This cluster is the declared MultiKueue worker of this name: declare the manager's access on it
+    (:class:`~batchplane.components.multikueue.MultiKueueWorkerAccess`) and expose :attr:`multikueue_kubeconfig`.
+    Defaults to none."""
+    multikueue_server: NotRequired[pulumi.Input[str] | None]
+    """The https URL at which the manager reaches this worker's API server. Defaults to the GKE cluster's
+    endpoint; required for other targets."""
     adopt_single_cluster_layout: NotRequired[bool]
     """Keep the child names and, through aliases, the URNs of a one-cluster stack deployed before
     BatchCluster existed (top-level ``gke``, ``k8s``, ``olm``, ``gpu``, ``operators``, ``kueue``,
     ``webhook-image``, ``quota-webhook``). Defaults to false: children are named ``<name>-<role>``."""
+
+
+def kueue_namespace(stack: Stack) -> str:
+    """Kueue's namespace on the stack's cluster: ``openshift-kueue-operator`` on OpenShift (the Red Hat build of
+    Kueue), else ``operators.kueue.namespace`` (``kueue-system`` by default)."""
+    if isinstance(stack.config.target, OpenShiftTarget):
+        return "openshift-kueue-operator"
+    ops = stack.config.operators
+    return ops.kueue.namespace if ops is not None else "kueue-system"
+
+
+def kueue_integrations(stack: Stack) -> list[str]:
+    """The Kueue integrations the stack's Kueue enables (``batch/job``, ``ray.io/rayjob``, …), from its
+    operators; none known without ``operators`` (a pre-installed Kueue)."""
+    ops = stack.config.operators
+    return kueue_frameworks(ops) if ops is not None else []
 
 
 def stack_webhook_ports(stack: Stack) -> list[int]:
@@ -98,6 +128,8 @@ class BatchCluster(pulumi.ComponentResource):
             install.
         queues: the Kueue objects and tenant namespaces.
         quota_webhook: the quota webhook, or ``None`` when the stack does not deploy it.
+        multikueue_kubeconfig: on a declared MultiKueue worker, the manager's kubeconfig for it (secret); else
+            ``None``.
     """
 
     gke: GkeCluster | None
@@ -106,6 +138,7 @@ class BatchCluster(pulumi.ComponentResource):
     kueue_ready: list[pulumi.Resource]
     queues: KueueQueues
     quota_webhook: QuotaWebhook | None
+    multikueue_kubeconfig: pulumi.Output[str] | None
 
     def __init__(self, name: str, args: BatchClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -192,7 +225,48 @@ class BatchCluster(pulumi.ComponentResource):
                 opts=in_cluster,
             ).kueue_ready
 
-        # 4. Kueue objects and tenant namespaces, after the gate.
+        # 4. MultiKueue: the manager's worker kubeconfig Secrets (before the MultiKueueClusters naming them), or
+        # on a declared worker the manager's ServiceAccount, ClusterRole, binding and token.
+        before_queues = list(self.kueue_ready)
+        kubeconfigs = args.get("multikueue_kubeconfigs") or {}
+        section = stack.config.multi_kueue
+        for worker, kubeconfig in kubeconfigs.items():
+            assert section is not None, "multikueue_kubeconfigs needs a multiKueue section"
+            declared = next(w for w in section.workers if w.name == worker)
+            before_queues.append(
+                k8s.core.v1.Secret(
+                    role(f"multikueue-{worker}"),
+                    metadata={
+                        "name": section.kubeconfig_secret(declared),
+                        "namespace": kueue_namespace(stack),
+                    },
+                    string_data={"kubeconfig": pulumi.Output.secret(kubeconfig)},
+                    opts=child(providers=[self.provider], depends_on=self.kueue_ready),
+                )
+            )
+        self.multikueue_kubeconfig = None
+        worker_name = args.get("multikueue_worker")
+        if worker_name:
+            server = args.get("multikueue_server")
+            if server is None and self.gke is not None:
+                server = pulumi.Output.concat("https://", self.gke.cluster.endpoint)
+            if server is None:
+                raise ValueError(f"MultiKueue worker {worker_name}: multikueue_server is required off GKE")
+            self.multikueue_kubeconfig = MultiKueueWorkerAccess(
+                role("multikueue-access"),
+                {
+                    "worker": worker_name,
+                    "kueue_namespace": kueue_namespace(stack),
+                    "frameworks": kueue_integrations(stack),
+                    "server": server,
+                    "context": context,
+                    "kubeconfig": self.kubeconfig,
+                    "depends_on": self.kueue_ready,
+                },
+                opts=in_cluster,
+            ).kubeconfig
+
+        # 5. Kueue objects and tenant namespaces, after the gate (and the MultiKueue Secrets).
         self.queues = KueueQueues(
             role("kueue"),
             KueueQueuesArgs(
@@ -200,12 +274,12 @@ class BatchCluster(pulumi.ComponentResource):
                     kueue_objects(stack.kueue), stack.config.multi_kueue, stack.kueue.api_version
                 ),
                 namespaces=namespaces(stack.kueue),
-                kueue_ready=self.kueue_ready,
+                kueue_ready=before_queues,
             ),
             opts=in_cluster,
         )
 
-        # 5. The quota webhook (cert-manager precedes the gate), with the image the stack builds on GKE.
+        # 6. The quota webhook (cert-manager precedes the gate), with the image the stack builds on GKE.
         self.quota_webhook = None
         if webhook_enabled(stack):
             build = image_build(target, stack.config.webhook) if isinstance(target, GkeTarget) else None

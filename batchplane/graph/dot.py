@@ -40,8 +40,15 @@ _COLORS: dict[str, tuple[str, str, str]] = {  # kind → (header fill, body fill
     "cluster-queue": ("#b9d3f2", "#eef4fc", "#4a6f9c"),
     "cohort": ("#e6e6e6", "#ffffff", "#7a7a7a"),
     "local-queue": ("#e8e0f3", "#f8f5fc", "#6b5b95"),
+    "worker": ("#f3d1d0", "#fdf2f2", "#b85450"),
 }
-_EDGE_COLORS = {"nodes": "#b46504", "quota": "#4a6f9c", "queue": "#6b5b95", "namespace": "#6b5b95"}
+_EDGE_COLORS = {
+    "nodes": "#b46504",
+    "quota": "#4a6f9c",
+    "queue": "#6b5b95",
+    "namespace": "#6b5b95",
+    "dispatch": "#b85450",
+}
 
 
 class GraphRenderError(BatchplaneError):
@@ -120,6 +127,8 @@ def node_label(node: Node) -> str:
         return _table(node, "pool", 4, _capacity_rows(node.capacity) if node.capacity else "")
     if node.kind == "flavor":
         return _table(node, "ResourceFlavor", 1, "")
+    if node.kind == "worker":
+        return _table(node, "MultiKueue worker", 1, "")
     if node.kind == "local-queue":
         name = node.name.partition("/")[2]
         return _table(Node(node.id, node.kind, name, node.lines), "LocalQueue", 1, "")
@@ -196,6 +205,8 @@ def _edge(g: Any, graph: QueueGraph, edge: Edge) -> None:
             head = f"{edge.target}:r{rows.index(flavor)}:w"
         if edge.checked:
             attrs.update(color=CHECK_COLOR, penwidth="1.6", arrowhead="normal")
+    if edge.kind == "dispatch":
+        attrs.update(style="dashed")
     g.edge(edge.source, head, **attrs)
 
 
@@ -227,7 +238,7 @@ def to_dot(graph: QueueGraph) -> str:
         if top.kind == "cohort":
             _add_cohort(g, graph, top, 0)
     _add_nodes(g, [n for n in graph.children(None) if n.kind == "cluster-queue"])
-    _add_nodes(g, graph.of_kind("local-queue") + graph.of_kind("namespace"))
+    _add_nodes(g, graph.of_kind("local-queue") + graph.of_kind("namespace") + graph.of_kind("worker"))
     for edge in graph.edges:
         _edge(g, graph, edge)
     return cast(str, g.source)

@@ -23,6 +23,7 @@ _PREFIX: dict[NodeKind, str] = {
     "cluster-queue": "cq",
     "local-queue": "lq",
     "namespace": "ns",
+    "worker": "worker",
 }
 _SHAPES: dict[NodeKind, tuple[str, str]] = {
     "pool": ("[(", ")]"),
@@ -30,6 +31,7 @@ _SHAPES: dict[NodeKind, tuple[str, str]] = {
     "cluster-queue": ("[", "]"),
     "local-queue": ("([", "])"),
     "namespace": ("[/", "/]"),
+    "worker": ("[[", "]]"),
 }
 _CLASSES = (
     "classDef pool fill:#fdf0e0,stroke:#b46504",
@@ -37,6 +39,7 @@ _CLASSES = (
     "classDef cq fill:#eef4fc,stroke:#4a6f9c",
     "classDef lq fill:#f8f5fc,stroke:#6b5b95",
     "classDef ns fill:#ffffff,stroke:#6b5b95",
+    "classDef worker fill:#fdf2f2,stroke:#b85450",
 )
 
 
@@ -70,6 +73,7 @@ def label_lines(node: Node) -> list[str]:
         "cluster-queue": "ClusterQueue",
         "local-queue": "LocalQueue",
         "namespace": "namespace",
+        "worker": "MultiKueue worker",
     }[node.kind]
     lines = [f"{node.name} ({kind})", *node.lines]
     if node.quotas is not None:
@@ -114,12 +118,13 @@ def to_mermaid(graph: QueueGraph) -> str:
             cohort(top, "  ")
         else:
             out.append(node_line(top, "  "))
-    for node in graph.of_kind("local-queue") + graph.of_kind("namespace"):
+    for node in graph.of_kind("local-queue") + graph.of_kind("namespace") + graph.of_kind("worker"):
         out.append(node_line(node, "  "))
     for edge in graph.edges:
         if edge.kind in ("member", "parent"):
             continue  # drawn as subgraph nesting
-        arrow = f"==>|{CHECK_MARK}|" if edge.checked else "-->"
+        arrow = f"==>|{CHECK_MARK}|" if edge.checked else ("-.->" if edge.kind == "dispatch" else "-->")
         out.append(f"  {ids[edge.source]} {arrow} {ids[edge.target]}")
-    out += [f"  {c}" for c in _CLASSES]
+    workers = bool(graph.of_kind("worker"))
+    out += [f"  {c}" for c in _CLASSES if workers or not c.startswith("classDef worker ")]
     return "\n".join(out) + "\n"

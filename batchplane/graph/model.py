@@ -39,10 +39,11 @@ from batchplane.config.rules import ExpandedKueue
 from batchplane.pools import BackedPool, flavor_pools
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
 from batchplane.stack.load import Stack
+from batchplane.stack.pools import backed_pools
 from batchplane.wellknown import NAMESPACE_NAME_LABEL, PROVISIONING_CONTROLLER
 
-NodeKind = Literal["pool", "flavor", "cohort", "cluster-queue", "local-queue", "namespace"]
-EdgeKind = Literal["nodes", "quota", "queue", "namespace", "member", "parent"]
+NodeKind = Literal["pool", "flavor", "cohort", "cluster-queue", "local-queue", "namespace", "worker"]
+EdgeKind = Literal["nodes", "quota", "queue", "namespace", "member", "parent", "dispatch"]
 
 
 #: Node id prefix of each node kind; ids read well as SVG ``<title>`` elements.
@@ -53,6 +54,7 @@ ID_PREFIX: dict[NodeKind, str] = {
     "cluster-queue": "ClusterQueue",
     "local-queue": "LocalQueue",
     "namespace": "Namespace",
+    "worker": "Worker",
 }
 
 
@@ -196,7 +198,8 @@ class Edge:
         target: id of the target node.
         kind: ``nodes`` (pool → flavor), ``quota`` (flavor → ClusterQueue with quota on it),
             ``queue`` (ClusterQueue → LocalQueue), ``namespace`` (LocalQueue → namespace),
-            ``member`` (cohort → ClusterQueue), ``parent`` (parent cohort → cohort).
+            ``member`` (cohort → ClusterQueue), ``parent`` (parent cohort → cohort), ``dispatch``
+            (MultiKueue: a dispatching ClusterQueue → a worker cluster).
         checked: for ``quota`` edges, True when an admission check applies to that flavor.
     """
 
@@ -498,6 +501,45 @@ def _local_queue_nodes(k: ExpandedKueue) -> tuple[list[Node], list[Edge]]:
     return nodes, edges
 
 
+def _worker_lines(stack: Stack, name: str) -> tuple[str, ...]:
+    section = stack.config.multi_kueue
+    assert section is not None
+    worker = section.worker(name)
+    if worker.kubeconfig_secret is not None:
+        return (f"existing cluster (kubeconfig Secret {worker.kubeconfig_secret})",)
+    declared = stack.workers.get(name)
+    if declared is None:
+        return ()
+    target = declared.config.target
+    where = getattr(target, "region", None) or getattr(target, "zone", None) or ""
+    lines = [f"{target.kind} {getattr(target, 'cluster_name', '')} {where}".strip()]
+    for pool in backed_pools(declared.config):
+        lines.append(f"pool {pool.name}: {' · '.join(_pool_lines(pool))}")
+    queues = ", ".join(q.obj.name for q in declared.kueue.cluster_queues)
+    if queues:
+        lines.append(f"ClusterQueues {queues}")
+    return tuple(lines)
+
+
+def _worker_nodes(stack: Stack) -> tuple[list[Node], list[Edge]]:
+    """MultiKueue: one node per worker (in dispatch order: its target and pools), and a ``dispatch`` edge from
+    each ClusterQueue that carries the MultiKueue admission check to each worker."""
+    section = stack.config.multi_kueue
+    if section is None:
+        return [], []
+    nodes = [
+        Node(node_id("worker", w.name), "worker", w.name, _worker_lines(stack, w.name))
+        for w in section.workers
+    ]
+    edges = [
+        Edge(node_id("cluster-queue", loc.obj.name), node.id, "dispatch")
+        for loc in stack.kueue.cluster_queues
+        if any(ref.name == section.name for ref in loc.obj.admission_checks)
+        for node in nodes
+    ]
+    return nodes, edges
+
+
 def build_graph(stack: Stack, pools: Sequence[BackedPool] = ()) -> QueueGraph:
     """Build the queue-topology graph of a validated stack.
 
@@ -524,6 +566,17 @@ def build_graph(stack: Stack, pools: Sequence[BackedPool] = ()) -> QueueGraph:
     ):
         nodes += part[0]
         edges += part[1]
-    edge_order: tuple[EdgeKind, ...] = ("nodes", "parent", "member", "quota", "queue", "namespace")
+    worker_nodes, worker_edges = _worker_nodes(stack)
+    nodes += worker_nodes
+    edges += worker_edges
+    edge_order: tuple[EdgeKind, ...] = (
+        "nodes",
+        "parent",
+        "member",
+        "quota",
+        "queue",
+        "namespace",
+        "dispatch",
+    )
     edges.sort(key=lambda e: edge_order.index(e.kind))
     return QueueGraph(stack=stack.name, nodes=tuple(nodes), edges=tuple(edges))

@@ -1,23 +1,65 @@
-"""The ``batchplane:multiKueue`` section (manager side, existing workers)."""
+"""The ``batchplane:multiKueue`` section: this stack's cluster is the manager; workers are existing clusters
+(reached through a kubeconfig Secret) or clusters declared in the same program (a ``target`` of their own)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from batchplane.config.base import ConfigModel, DnsSubdomain
+from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain
+
+#: Kueue's MultiKueueConfig ``spec.clusters`` allows 1–20 entries (kueue v0.19.2 CRD ``maxItems: 20``).
+MAX_WORKERS = 20
 
 
 class MultiKueueWorker(ConfigModel):
-    """One worker cluster, as a ``MultiKueueCluster`` of the manager."""
+    """One worker cluster, a ``MultiKueueCluster`` of the manager: an existing cluster (``kubeconfigSecret``) or
+    a cluster this program declares and brings up (``target``, and optionally its own ``kueue``/``teams``)."""
 
-    name: DnsSubdomain
-    """Required. The MultiKueueCluster's name (listed in the MultiKueueConfig, in this order)."""
-    kubeconfig_secret: DnsSubdomain
-    """Required. Secret in Kueue's namespace on the manager holding the worker's kubeconfig under the key
-    ``kubeconfig`` (``spec.clusterSource.kubeConfig`` with ``locationType: Secret``). The stack does not create
-    it: Kueue's ``create-multikueue-kubeconfig.sh`` makes one from a worker ServiceAccount token."""
+    name: DnsLabel
+    """Required. The MultiKueueCluster's name (listed in the MultiKueueConfig, in this order); a declared worker's
+    resources are named after it (``<name>-gke``, ``<name>-kueue``, …)."""
+    kubeconfig_secret: DnsSubdomain | None = None
+    """An existing worker: the Secret in Kueue's namespace on the manager holding the worker's kubeconfig under
+    the key ``kubeconfig`` (``spec.clusterSource.kubeConfig``, ``locationType: Secret``). The stack does not
+    create it (Kueue's ``create-multikueue-kubeconfig.sh`` makes one). Exactly one of ``kubeconfigSecret`` and
+    ``target``."""
+    target: dict[str, Any] | None = None
+    """A declared worker: its cluster, a ``batchplane:target`` object (same schema: ``gke`` with its own DWS
+    ``gpuPools``, ``kind``, ``existing``, ``openshift``). The worker gets the manager's operators, webhook and —
+    unless overridden below — the manager's ``kueue`` and ``teams`` (Kueue requires the same namespaces and
+    LocalQueues on every worker), validated as a stack of its own. The program creates the worker's MultiKueue
+    ServiceAccount, ClusterRole, binding and token, and the manager's kubeconfig Secret from them."""
+    kueue: dict[str, Any] | None = None
+    """A declared worker's own ``batchplane:kueue`` (same schema), e.g. quotas sized to its pools. Defaults to
+    the manager's."""
+    teams: dict[str, Any] | None = None
+    """A declared worker's own ``batchplane:teams`` (same schema). Defaults to the manager's."""
+    server: Annotated[str, Field(pattern=r"^https://[^\s/]+(/\S*)?$", max_length=2048)] | None = None
+    """The URL at which the manager's Kueue reaches a declared worker's API server. Defaults to the GKE cluster's
+    endpoint (``https://<endpoint>``); required for other declared targets."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> MultiKueueWorker:
+        if (self.kubeconfig_secret is None) == (self.target is None):
+            raise ValueError(
+                "give exactly one of kubeconfigSecret (an existing worker) and target (a declared one)"
+            )
+        if self.target is None:
+            extra = [
+                k
+                for k, v in (("kueue", self.kueue), ("teams", self.teams), ("server", self.server))
+                if v is not None
+            ]
+            if extra:
+                raise ValueError(f"{', '.join(extra)} only apply to a declared worker (one with a target)")
+        elif self.target.get("kind") != "gke" and self.server is None:
+            raise ValueError(
+                f"a declared {self.target.get('kind')!s} worker needs server: the https URL at which the manager "
+                "reaches its API server (only a gke worker's endpoint is known to the program)"
+            )
+        return self
 
 
 class MultiKueueSection(ConfigModel):
@@ -25,7 +67,7 @@ class MultiKueueSection(ConfigModel):
 
     name: DnsSubdomain = "multikueue"
     """Name of the AdmissionCheck and of the MultiKueueConfig it points to. Defaults to ``multikueue``."""
-    workers: Annotated[list[MultiKueueWorker], Field(min_length=1, max_length=20)]
+    workers: Annotated[list[MultiKueueWorker], Field(min_length=1, max_length=MAX_WORKERS)]
     """Required. 1–20 workers (the MultiKueueConfig ``clusters`` limit), most preferred first: Kueue's
     incremental dispatcher nominates them in this order."""
     cluster_queues: list[DnsSubdomain] | None = None
@@ -39,3 +81,23 @@ class MultiKueueSection(ConfigModel):
         if duplicates:
             raise ValueError(f"worker names must be unique: {', '.join(duplicates)} listed more than once")
         return self
+
+    def declared(self) -> list[tuple[int, MultiKueueWorker]]:
+        """The workers this program declares (with a ``target``), with their index in ``workers``."""
+        return [(i, w) for i, w in enumerate(self.workers) if w.target is not None]
+
+    def worker(self, name: str) -> MultiKueueWorker:
+        """The worker of that name.
+
+        Raises:
+            KeyError: no worker has that name.
+        """
+        for worker in self.workers:
+            if worker.name == name:
+                return worker
+        raise KeyError(name)
+
+    def kubeconfig_secret(self, worker: MultiKueueWorker) -> str:
+        """The manager-side Secret that holds ``worker``'s kubeconfig: the given one for an existing worker,
+        ``<section name>-<worker>`` for a declared one (the program creates it)."""
+        return worker.kubeconfig_secret or f"{self.name}-{worker.name}"

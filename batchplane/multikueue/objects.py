@@ -52,7 +52,7 @@ def multikueue_objects(section: MultiKueueSection, api_version: str) -> list[dic
             "metadata": {"name": worker.name},
             "spec": {
                 "clusterSource": {
-                    "kubeConfig": {"locationType": "Secret", "location": worker.kubeconfig_secret}
+                    "kubeConfig": {"locationType": "Secret", "location": section.kubeconfig_secret(worker)}
                 }
             },
         }

@@ -26,6 +26,7 @@ from batchplane.config.webhook import WebhookConfig, check_webhook
 from batchplane.errors import ConfigIssue, ConfigValidationError
 from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
+from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.stack.pools import check_pools, expand_pools
 from batchplane.stack.target import TARGET_KINDS, Target
 from batchplane.targets.gke.config import project_id_problem
@@ -71,6 +72,8 @@ class Stack:
         kueue: every Kueue object after shorthand expansion, with its config key path.
         warnings: issues that do not block the stack.
         other_config: config keys of other namespaces (``kubernetes:context``, ``gcp:project`` ...).
+        workers: the MultiKueue workers this program declares (``multiKueue.workers[].target``), by worker
+            name, each validated as a stack of its own (``<stack>-<worker>``), in ``workers`` order.
     """
 
     name: str
@@ -78,6 +81,7 @@ class Stack:
     kueue: ExpandedKueue
     warnings: list[ConfigIssue] = field(default_factory=list)
     other_config: dict[str, Any] = field(default_factory=dict)
+    workers: dict[str, Stack] = field(default_factory=dict)
 
 
 def split_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -175,10 +179,78 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
         installed = config.operators.installed_namespaces() if config.operators is not None else {}
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
+    workers: dict[str, Stack] = {}
+    if config.multi_kueue is not None and "multiKueue" not in failed:
+        workers, worker_issues = _load_workers(ours, other, config.multi_kueue, stack_name)
+        issues += [i for i in worker_issues if i.severity == "error" or i not in issues]
     errors = [i for i in issues if i.severity == "error"]
     if errors:
         raise ConfigValidationError(issues)
-    return Stack(name=stack_name, config=config, kueue=kueue, warnings=issues, other_config=other)
+    return Stack(
+        name=stack_name, config=config, kueue=kueue, warnings=issues, other_config=other, workers=workers
+    )
+
+
+def _load_workers(
+    ours: Mapping[str, Any], other: Mapping[str, Any], section: MultiKueueSection, stack_name: str
+) -> tuple[dict[str, Stack], list[ConfigIssue]]:
+    """Validate each declared MultiKueue worker as a stack of its own: the manager's keys (operators, webhook,
+    kueue, teams, environment) with the worker's ``target`` and, when given, its ``kueue``/``teams``. A worker's
+    issues point at its own keys (``multiKueue.workers[i].target…``) or, for keys it inherits, name the worker."""
+    workers: dict[str, Stack] = {}
+    issues: list[ConfigIssue] = []
+    base = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in ours.items() if key != "multiKueue"}
+    for index, worker in section.declared():
+        here = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}]"
+        own = {"target": worker.target, "kueue": worker.kueue, "teams": worker.teams}
+        raw = dict(base) | dict(other)
+        raw.update({f"{CONFIG_NAMESPACE}:{key}": value for key, value in own.items() if value is not None})
+        try:
+            workers[worker.name] = loaded = load_stack(raw, f"{stack_name}-{worker.name}")
+            found = loaded.warnings + _declared_worker_problems(loaded)
+        except ConfigValidationError as exc:
+            found = exc.issues
+        for issue in found:
+            key = issue.path.removeprefix(f"{CONFIG_NAMESPACE}:")
+            section_key = key.split(".", 1)[0].split("[", 1)[0]
+            if own.get(section_key) is not None:
+                path = f"{here}.{key}"
+                message = issue.message.replace(f"{CONFIG_NAMESPACE}:{section_key}", f"{here}.{section_key}")
+            else:
+                path, message = issue.path, f'on MultiKueue worker "{worker.name}" ({here}): {issue.message}'
+            if issue.severity == "warning" and own.get(section_key) is None:
+                path, message = issue.path, issue.message  # the manager's own warning, reported once
+            issues.append(ConfigIssue(path, message, issue.severity))
+    if workers and not any(i.severity == "error" for i in issues):
+        kueues = {name: w.kueue for name, w in workers.items()}
+        manager = _expand_reporting(StackConfig.model_validate(ours))[0]
+        expand_multikueue(section, manager)
+        missing = missing_local_queues(section, manager, kueues)
+        issues += missing or quota_balance(section, manager, kueues)
+    return workers, issues
+
+
+def _declared_worker_problems(worker: Stack) -> list[ConfigIssue]:
+    """What a declared worker needs beyond being a valid stack: the program installs Kueue on it (Helm), so its
+    integrations — the kinds the manager may dispatch to it — are known."""
+    if isinstance(worker.config.target, OpenShiftTarget):
+        return [
+            ConfigIssue(
+                f"{CONFIG_NAMESPACE}:target.kind",
+                "a declared OpenShift worker is not supported yet: declare it as an existing worker "
+                "(kubeconfigSecret) and set up its Red Hat build of Kueue with the openshift-ai templates",
+            )
+        ]
+    ops = worker.config.operators
+    if ops is None or not ops.kueue.enabled:
+        return [
+            ConfigIssue(
+                f"{CONFIG_NAMESPACE}:operators.kueue",
+                "a declared worker needs Kueue installed by this program (operators.kueue enabled), with the "
+                "manager's integrations: MultiKueue dispatches only what the worker's Kueue manages",
+            )
+        ]
+    return []
 
 
 def _parse_sections(ours: Mapping[str, Any]) -> tuple[list[ConfigIssue], set[str]]:

@@ -12,11 +12,13 @@ import pytest
 
 from batchplane.crdcheck import CrdCatalog
 from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline.model import RecordedResource
 from batchplane.offline.render import render_resources
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR, TEMPLATE_NAMES
 
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 QUEUES_TOKEN = "batchplane:kueue:KueueQueues"
+CLUSTER_TOKEN = "batchplane:cluster:BatchCluster"
 
 
 @cache
@@ -46,43 +48,71 @@ def test_rendered_custom_resources_of_every_template_pass_the_crd_check(
     assert problems == {}
 
 
+def clusters(run: ProgramRun) -> dict[str, list[RecordedResource]]:
+    """Each BatchCluster's resources (its whole subtree), by the BatchCluster's logical name."""
+    by_urn = {r.urn: r for r in run.resources}
+    out: dict[str, list[RecordedResource]] = {}
+    for r in run.resources:
+        node: RecordedResource | None = r
+        while node is not None and node.type != CLUSTER_TOKEN:
+            node = by_urn.get(node.parent or "")
+        if node is not None and node is not r:
+            out.setdefault(node.name, []).append(r)
+    return out
+
+
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
-def test_kueue_objects_are_children_of_the_queues_component_and_named_after_it(template: str) -> None:
+def test_every_resource_belongs_to_one_batch_cluster(template: str) -> None:
     run = template_run(template)
-    (component,) = run.of_type(QUEUES_TOKEN)
-    kueue = [r for r in run.resources if r.type.startswith(KUEUE_TYPE)]
-    assert kueue
-    for res in kueue:
-        assert res.parent == component.urn, f"{res.urn} is not parented to {component.urn}"
-        kind = res.type.rsplit(":", 1)[1].lower()
-        assert res.name.startswith(f"{component.name}-{kind}-"), res.name
+    grouped = clusters(run)
+    outside = [
+        r.urn for r in run.resources if r.type != CLUSTER_TOKEN and all(r not in g for g in grouped.values())
+    ]
+    assert outside == []
+    assert "batchplane" in grouped
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_kueue_objects_are_children_of_their_clusters_queues_component_and_named_after_it(
+    template: str,
+) -> None:
+    for name, resources in clusters(template_run(template)).items():
+        (component,) = [r for r in resources if r.type == QUEUES_TOKEN]
+        kueue = [r for r in resources if r.type.startswith(KUEUE_TYPE)]
+        assert kueue, name
+        for res in kueue:
+            assert res.parent == component.urn, f"{res.urn} is not parented to {component.urn}"
+            kind = res.type.rsplit(":", 1)[1].lower()
+            assert res.name.startswith(f"{component.name}-{kind}-"), res.name
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
 def test_local_queues_depend_on_their_cluster_queue_and_every_kueue_object_on_the_readiness_gate(
     template: str,
 ) -> None:
-    run = template_run(template)
-    by_name = {(r.type, r.inputs.get("metadata", {}).get("name")): r for r in run.resources}
-    gates = [r for r in run.resources if r.type == "pulumi-python:dynamic:Resource"]
-    assert gates, f"{template}: no readiness gate"
-    for res in run.resources:
-        if not res.type.startswith(KUEUE_TYPE):
-            continue
-        assert any(g.urn in res.dependencies for g in gates), f"{res.urn} does not wait for a readiness gate"
-        if res.type.endswith(":LocalQueue"):
-            cq = by_name[(f"{KUEUE_TYPE}ClusterQueue", res.inputs["spec"]["clusterQueue"])]
-            assert cq.urn in res.dependencies, f"{res.urn} does not depend on {cq.urn}"
+    for name, resources in clusters(template_run(template)).items():
+        by_name = {(r.type, r.inputs.get("metadata", {}).get("name")): r for r in resources}
+        gates = [r for r in resources if r.type == "pulumi-python:dynamic:Resource"]
+        assert gates, f"{template}/{name}: no readiness gate"
+        for res in resources:
+            if not res.type.startswith(KUEUE_TYPE):
+                continue
+            assert any(g.urn in res.dependencies for g in gates), (
+                f"{res.urn} does not wait for a readiness gate"
+            )
+            if res.type.endswith(":LocalQueue"):
+                cq = by_name[(f"{KUEUE_TYPE}ClusterQueue", res.inputs["spec"]["clusterQueue"])]
+                assert cq.urn in res.dependencies, f"{res.urn} does not depend on {cq.urn}"
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
-def test_every_in_cluster_resource_uses_the_stacks_one_kubernetes_provider(template: str) -> None:
-    run = template_run(template)
-    providers = run.of_type("pulumi:providers:kubernetes")
-    assert [p.name for p in providers] == ["k8s"]
-    for res in run.resources:
-        if res.custom and res.type.startswith("kubernetes:"):
-            assert res.provider_urn == providers[0].urn, f"{res.urn} uses {res.provider}"
+def test_every_in_cluster_resource_uses_its_clusters_one_kubernetes_provider(template: str) -> None:
+    for name, resources in clusters(template_run(template)).items():
+        providers = [r for r in resources if r.type == "pulumi:providers:kubernetes"]
+        assert [p.name for p in providers] == ["k8s" if name == "batchplane" else f"{name}-k8s"]
+        for res in resources:
+            if res.custom and res.type.startswith("kubernetes:"):
+                assert res.provider_urn == providers[0].urn, f"{res.urn} uses {res.provider}"
 
 
 @pytest.mark.parametrize(

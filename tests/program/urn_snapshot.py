@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any
 
 GOLDEN = Path(__file__).parent / "golden"
-TEMPLATES = ("gke-dev", "gke-dws", "gke-prod-dws", "kind", "openshift-ai", "openshift-ai-gpu")
+TEMPLATES = (
+    "gke-dev",
+    "gke-dws",
+    "gke-multiregion-dws",
+    "gke-prod-dws",
+    "kind",
+    "openshift-ai",
+    "openshift-ai-gpu",
+)
+#: Templates whose snapshot was taken from the program before BatchCluster existed (492c26c).
+BEFORE_BATCH_CLUSTER = ("gke-dev", "gke-dws", "gke-prod-dws", "kind", "openshift-ai", "openshift-ai-gpu")
 
 
 def _digest(inputs: Any) -> str:

@@ -1,0 +1,259 @@
+"""Declared MultiKueue workers: each validated as a stack of its own with errors at its own keys, brought up as a
+BatchCluster with the manager's access (ServiceAccount, ClusterRole for the enabled kinds, token), and the
+manager's kubeconfig Secrets built from them as Pulumi secrets (the gke-multiregion-dws template)."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any
+
+import pytest
+import yaml
+
+from batchplane.config.operators import kueue_frameworks
+from batchplane.errors import ConfigValidationError
+from batchplane.graph.model import build_graph
+from batchplane.multikueue.worker import cluster_role_rules, worker_kubeconfig
+from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.stack import Stack, load_stack
+from tests.conftest import REPO_ROOT, STACKS_DIR
+
+TEMPLATE = "gke-multiregion-dws"
+WORKERS = ["us-east4", "europe-west4", "asia-southeast1"]
+
+
+def template() -> dict[str, Any]:
+    return copy.deepcopy(load_stack_file(STACKS_DIR / f"Pulumi.{TEMPLATE}.yaml"))
+
+
+@cache
+def stack() -> Stack:
+    return load_stack(template(), TEMPLATE)
+
+
+@cache
+def run() -> ProgramRun:
+    return run_program(REPO_ROOT, TEMPLATE, template())
+
+
+def problems(config: dict[str, Any]) -> list[str]:
+    try:
+        found = load_stack(config, "t").warnings
+    except ConfigValidationError as exc:
+        found = exc.issues
+    return [str(issue) for issue in found]
+
+
+def test_each_declared_worker_is_a_stack_with_its_own_target_and_teams() -> None:
+    s = stack()
+    assert list(s.workers) == WORKERS
+    east = s.workers["us-east4"]
+    assert (east.name, east.config.target.kind, east.config.operators == s.config.operators) == (
+        "gke-multiregion-dws-us-east4",
+        "gke",
+        True,
+    )
+
+    def l4_gpus(k: Any) -> list[str]:
+        return [
+            str(q.nominal_quota)
+            for cq in k.cluster_queues
+            for g in cq.obj.resource_groups
+            for f in g.flavors
+            if f.name == "l4"
+            for q in f.resources
+            if q.name == "nvidia.com/gpu"
+        ]
+
+    assert l4_gpus(s.kueue) == ["12", "12"]  # the manager: the sum of the workers'
+    assert l4_gpus(east.kueue) == ["4", "4"]  # a worker: sized to its own pool
+    assert [c.obj.name for c in east.kueue.admission_checks] == ["l4-dws"]  # DWS on the worker only
+    assert [c.obj.name for c in s.kueue.admission_checks] == ["multikueue"]
+
+
+def with_worker(index: int, **changes: Any) -> dict[str, Any]:
+    config = template()
+    worker = copy.deepcopy(config["batchplane:multiKueue"]["workers"][index])
+    worker.update(changes)
+    config["batchplane:multiKueue"]["workers"][index] = worker
+    return config
+
+
+@pytest.mark.parametrize(
+    ("config", "want"),
+    [
+        (
+            with_worker(0, kubeconfigSecret="kc"),
+            [
+                "batchplane:multiKueue.workers[0]: give exactly one of kubeconfigSecret (an existing worker) and target (a declared one)"
+            ],
+        ),
+        (
+            with_worker(2, target={"kind": "kind", "clusterName": "w"}),
+            [
+                "batchplane:multiKueue.workers[2]: a declared kind worker needs server: the https URL at which the manager reaches its API server (only a gke worker's endpoint is known to the program)"
+            ],
+        ),
+        (
+            with_worker(1, target=None, teams=None, kubeconfigSecret="kc", kueue={}),
+            ["batchplane:multiKueue.workers[1]: kueue only apply to a declared worker (one with a target)"],
+        ),
+        (
+            with_worker(
+                0,
+                target={
+                    **template()["batchplane:multiKueue"]["workers"][0]["target"],
+                    "gpuPools": [
+                        {
+                            **template()["batchplane:multiKueue"]["workers"][0]["target"]["gpuPools"][0],
+                            "maxNodes": 6,
+                        }
+                    ],
+                },
+            ),
+            [
+                'batchplane:multiKueue.workers[0].target.gpuPools[0].maxNodes: nvidia.com/gpu quota on flavor "l4" is 8 (ClusterQueue "team-a" 4; ClusterQueue "team-b" 4) but GKE node pool "l4" (batchplane:multiKueue.workers[0].target.gpuPools[0]) has at most 6 (6 nodes × 1 nvidia.com/gpu per node): 2 nvidia.com/gpu of nominal quota can never be backed by nodes; raise maxNodes or lower the quotas',
+                'batchplane:multiKueue.workers[0].target.gpuPools[0].maxNodes: cpu quota on flavor "l4" is 32 (ClusterQueue "team-a" 16; ClusterQueue "team-b" 16) but GKE node pool "l4" (batchplane:multiKueue.workers[0].target.gpuPools[0]) has at most 24 (6 nodes × 4 cpu per node): 8 cpu of nominal quota can never be backed by nodes; raise maxNodes or lower the quotas',
+                'batchplane:multiKueue.workers[0].target.gpuPools[0].maxNodes: memory quota on flavor "l4" is 128Gi (ClusterQueue "team-a" 64Gi; ClusterQueue "team-b" 64Gi) but GKE node pool "l4" (batchplane:multiKueue.workers[0].target.gpuPools[0]) has at most 96Gi (6 nodes × 16Gi memory per node): 32Gi memory of nominal quota can never be backed by nodes; raise maxNodes or lower the quotas',
+            ],
+        ),
+        (
+            with_worker(
+                2,
+                teams={
+                    "cohortName": "ml",
+                    "members": [
+                        {
+                            "name": "team-a",
+                            "quotas": {
+                                "default-flavor": {"cpu": 2, "memory": "8Gi", "nvidia.com/gpu": 0},
+                                "l4": {"cpu": 16, "memory": "64Gi", "nvidia.com/gpu": 4},
+                            },
+                        }
+                    ],
+                },
+            ),
+            [
+                'batchplane:multiKueue.workers[2]: worker "asia-southeast1" has no LocalQueue team-b/default: MultiKueue creates a dispatched workload in the same namespace and LocalQueue on the worker, so it would never be admitted there (add it to the worker\'s kueue or teams)'
+            ],
+        ),
+    ],
+    ids=[
+        "both-sources",
+        "kind-without-server",
+        "override-on-existing-worker",
+        "worker-pool-too-small",
+        "worker-misses-a-local-queue",
+    ],
+)
+def test_bad_worker_configs_are_errors_at_the_workers_keys(config: dict[str, Any], want: list[str]) -> None:
+    assert problems(config) == want
+
+
+def test_an_inherited_key_names_the_worker() -> None:
+    config = template()
+    config["batchplane:operators"]["kueue"] = {
+        "enabled": False
+    }  # fine for a manager with Kueue pre-installed
+    assert problems(config) == [
+        f'batchplane:operators.kueue: on MultiKueue worker "{w}" (batchplane:multiKueue.workers[{i}]): a declared '
+        "worker needs Kueue installed by this program (operators.kueue enabled), with the manager's integrations: "
+        "MultiKueue dispatches only what the worker's Kueue manages"
+        for i, w in enumerate(WORKERS)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("gpus", "want"),
+    [
+        (
+            16,
+            'warning: batchplane:multiKueue: ClusterQueue "team-a" nvidia.com/gpu on flavor "l4": the manager\'s nominal quota 16 is more than the workers\' combined (us-east4 4; europe-west4 4; asia-southeast1 4): the manager may dispatch workloads no worker can admit',
+        ),
+        (
+            3,
+            'warning: batchplane:multiKueue: ClusterQueue "team-a" nvidia.com/gpu on flavor "l4": the manager\'s nominal quota 3 is less than the largest worker\'s (us-east4 4; europe-west4 4; asia-southeast1 4): that worker\'s quota can never be used in full',
+        ),
+        (12, None),
+    ],
+    ids=["more-than-all-workers", "less-than-the-largest-worker", "the-sum"],
+)
+def test_manager_quota_is_compared_with_the_workers(gpus: int, want: str | None) -> None:
+    config = template()
+    config["batchplane:teams"]["members"][0]["quotas"] = {
+        "default-flavor": {"cpu": 6, "memory": "24Gi", "nvidia.com/gpu": 0},
+        "l4": {"cpu": 48, "memory": "192Gi", "nvidia.com/gpu": gpus},
+    }
+    assert problems(config) == ([want] if want else [])
+
+
+def test_worker_cluster_role_covers_workloads_and_exactly_the_enabled_dispatched_kinds() -> None:
+    role = run().get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "us-east4-multikueue-access-role")
+    ops = stack().config.operators
+    assert ops is not None
+    assert role.inputs["rules"] == cluster_role_rules(kueue_frameworks(ops))
+    resources = [
+        (r["apiGroups"][0], r["resources"][0])
+        for r in cluster_role_rules(
+            ["batch/job", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice", "pod"]
+        )
+    ]
+    assert resources == [
+        ("kueue.x-k8s.io", "workloads"),
+        ("kueue.x-k8s.io", "workloads/status"),
+        ("batch", "jobs"),
+        ("batch", "jobs/status"),
+        ("", "pods"),
+        ("", "pods/status"),
+        ("ray.io", "rayjobs"),
+        ("ray.io", "rayjobs/status"),
+        ("ray.io", "rayclusters"),
+        ("ray.io", "rayclusters/status"),
+    ]  # RayService is not dispatched by MultiKueue: no rule
+
+
+def test_manager_secrets_hold_each_workers_kubeconfig_as_a_pulumi_secret_after_its_token() -> None:
+    r = run()
+    for worker in WORKERS:
+        secret = r.get("kubernetes:core/v1:Secret", f"multikueue-{worker}")
+        assert secret.inputs["metadata"] == {"name": f"multikueue-{worker}", "namespace": "kueue-system"}
+        assert ("stringData",) in secret.secret_paths
+        config = yaml.safe_load(secret.inputs["stringData"]["kubeconfig"])
+        assert (
+            config["clusters"][0]["cluster"]["server"] == "https://203.0.113.10"
+        )  # the worker's GKE endpoint
+        assert config["users"][0]["user"]["token"] == "secret-placeholder"  # offline: no real token
+        gate = next(x for x in r.resources if x.name == f"{worker}-multikueue-access-token-ready")
+        assert gate.urn in secret.dependencies
+        assert gate.inputs["gate"] == "service-account-token"
+        # The manager's provider, not the worker's.
+        assert secret.provider_urn == r.get("pulumi:providers:kubernetes", "k8s").urn
+        cluster = r.get(
+            "kubernetes:kueue.x-k8s.io/v1beta2:MultiKueueCluster", f"kueue-multikueuecluster-{worker}"
+        )
+        assert cluster.inputs["spec"]["clusterSource"]["kubeConfig"]["location"] == f"multikueue-{worker}"
+        assert secret.urn in cluster.dependencies
+
+
+def test_preview_json_never_shows_a_kubeconfig() -> None:
+    text = str(run().to_json())
+    assert "secret-placeholder" not in text and "[secret]" in text
+
+
+def test_worker_kubeconfig_refuses_a_ca_that_is_not_base64() -> None:
+    with pytest.raises(ValueError):
+        worker_kubeconfig("w", "https://w", "not base64!", "t")
+
+
+def test_graph_draws_the_workers_with_their_pools_behind_the_dispatching_queues() -> None:
+    graph = build_graph(stack())
+    workers = graph.of_kind("worker")
+    assert [w.name for w in workers] == WORKERS
+    assert workers[0].lines == (
+        "gke batchplane-us-east4 us-east4",
+        "pool l4: GKE node pool · cloud.google.com/gke-nodepool=l4 · at most 8 nodes · ProvisioningRequest queued-provisioning.gke.io",
+        "ClusterQueues team-a, team-b",
+    )
+    dispatch = [(e.source, e.target) for e in graph.edges if e.kind == "dispatch"]
+    assert dispatch == [(f"ClusterQueue {q}", f"Worker {w}") for q in ("team-a", "team-b") for w in WORKERS]
