@@ -14,7 +14,9 @@ from batchplane.cli.common import (
     config_errors_exit,
     resolve_stack_file,
 )
+from batchplane.errors import ConfigValidationError
 from batchplane.stack import load_stack_file
+from batchplane.webhook.manifests import deployment_problems
 
 
 @app.command()
@@ -23,6 +25,9 @@ def validate(stack: StackOption = None, config: ConfigOption = None) -> None:
     name, path = resolve_stack_file(stack, config)
     with config_errors_exit():
         loaded = load_stack_file(path, name)
+        problems = deployment_problems(loaded)
+        if problems:
+            raise ConfigValidationError(loaded.warnings + problems)
     for warning in loaded.warnings:
         print(str(warning), file=sys.stderr)
     k = loaded.kueue

@@ -15,9 +15,12 @@ manager and each worker under issue #13). Given a validated :class:`~batchplane.
    (``<name>-operators``; Helm installs on kind / existing / GKE) or, on OpenShift,
    :class:`~batchplane.targets.openshift.operators.OpenShiftOperators` (``<name>-olm``) and the GPU
    MachineSets :class:`~batchplane.targets.openshift.gpu_capacity.OpenShiftGpuCapacity` (``<name>-gpu``);
-4. **the Kueue objects** and tenant namespaces, :class:`~batchplane.components.kueue_queues.KueueQueues`
-   (``<name>-kueue``), after the gate;
-5. **the quota webhook**, :class:`~batchplane.components.quota_webhook.QuotaWebhook` (``<name>-quota-webhook``),
+4. **MultiKueue**: on a manager, one Secret per declared worker's kubeconfig (``<name>-multikueue-<worker>``, in
+   Kueue's namespace, after the gate); on a declared worker, the manager's access
+   (:class:`~batchplane.components.multikueue.MultiKueueWorkerAccess`, ``<name>-multikueue-access``);
+5. **the Kueue objects** and tenant namespaces, :class:`~batchplane.components.kueue_queues.KueueQueues`
+   (``<name>-kueue``), after the gate and the MultiKueue Secrets;
+6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.QuotaWebhook` (``<name>-quota-webhook``),
    after the gate (cert-manager precedes it), with the image the stack builds on GKE when ``webhook.build`` is
    set (:class:`~batchplane.targets.gke.webhook_image.WebhookImage`, ``<name>-webhook-image``).
 

@@ -105,7 +105,9 @@ class QuotaWebhook(pulumi.ComponentResource):
                 opts=opts,
             )
         if kind == "ConfigMap":
-            return k8s.core.v1.ConfigMap(child, metadata=meta, data=obj["data"], opts=opts)
+            return k8s.core.v1.ConfigMap(
+                child, metadata=meta, data=obj.get("data"), binary_data=obj.get("binaryData"), opts=opts
+            )
         if kind in ("Issuer", "Certificate"):
             return KubernetesObject(child, obj, opts=opts)
         if kind == "Deployment":

@@ -243,6 +243,30 @@ class WorkloadRetention(ConfigModel):
     """Delete Workloads this long after Kueue deactivates them. Omitted: keep forever."""
 
 
+class MultiKueueOptions(ConfigModel):
+    """``multiKueue`` of the Kueue Configuration (the manager's MultiKueue controller; Kueue
+    ``apis/config/v1beta2`` ``MultiKueue``, defaults in ``apis/config/v1beta2/defaults.go``)."""
+
+    gc_interval: Duration | None = None
+    """How often the manager garbage-collects remote objects whose local Workload is gone. Omitted: Kueue's
+    ``1m``; ``0s`` disables the collection."""
+    origin: Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$")] | None = None
+    """The value of the ``kueue.x-k8s.io/multikueue-origin`` label on remote objects, telling managers that share
+    a worker apart. Omitted: Kueue's ``multikueue``."""
+    worker_lost_timeout: Duration | None = None
+    """How long a workload admitted on a worker that became unreachable stays admitted before the manager requeues
+    it elsewhere. Omitted: Kueue's ``15m``."""
+    dispatcher_name: (
+        Literal[
+            "kueue.x-k8s.io/multikueue-dispatcher-all-at-once",
+            "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+        ]
+        | None
+    ) = None
+    """How workloads are nominated to workers: all at once, or incrementally in MultiKueueConfig order. Omitted:
+    Kueue's ``kueue.x-k8s.io/multikueue-dispatcher-all-at-once``."""
+
+
 class KueueConfiguration(ConfigModel):
     """The Kueue manager Configuration a stack sets (``config.kueue.x-k8s.io/v1beta2``, Kueue v0.19.2).
 
@@ -276,3 +300,6 @@ class KueueConfiguration(ConfigModel):
     refuses both. Defaults to none."""
     object_retention_policies: WorkloadRetention | None = None
     """Automatic deletion of Workloads (``objectRetentionPolicies.workloads``). Omitted: never."""
+    multi_kueue: MultiKueueOptions | None = None
+    """The MultiKueue manager's options (``multiKueue``): garbage collection, origin label, lost-worker timeout,
+    dispatcher. Omitted: Kueue's defaults."""

@@ -68,8 +68,9 @@ class MultiKueueSection(ConfigModel):
     name: DnsSubdomain = "multikueue"
     """Name of the AdmissionCheck and of the MultiKueueConfig it points to. Defaults to ``multikueue``."""
     workers: Annotated[list[MultiKueueWorker], Field(min_length=1, max_length=MAX_WORKERS)]
-    """Required. 1–20 workers (the MultiKueueConfig ``clusters`` limit), most preferred first: Kueue's
-    incremental dispatcher nominates them in this order."""
+    """Required. 1–20 workers (the MultiKueueConfig ``clusters`` limit), most preferred first: with the incremental
+    dispatcher (``operators.kueue.configuration.multiKueue.dispatcherName``) Kueue nominates them in this order;
+    the default all-at-once dispatcher copies the workload to all of them."""
     cluster_queues: list[DnsSubdomain] | None = None
     """Manager ClusterQueues that dispatch (they get the MultiKueue admission check). Defaults to every
     ClusterQueue of the stack."""

@@ -75,18 +75,24 @@ def quota_balance(
     if len(workers) != len(section.workers):
         return []
     dispatching = _dispatching(section, manager)
-    manager_lqs = _local_queues(manager)
+    lqs_of: dict[str, list[tuple[str, str]]] = {}
+    for key, cq in _local_queues(manager).items():
+        lqs_of.setdefault(cq, []).append(key)
+    # Each worker once: its LocalQueues and its ClusterQueues' nominal quotas (linear in workers × queues).
+    worker_lqs = {name: _local_queues(worker) for name, worker in workers.items()}
+    worker_quotas = {
+        name: {loc.obj.name: _nominal(loc.obj) for loc in worker.cluster_queues}
+        for name, worker in workers.items()
+    }
     issues: list[ConfigIssue] = []
     for cq_name, queue in dispatching.items():
-        lqs = [key for key, cq in manager_lqs.items() if cq == cq_name]
+        lqs = lqs_of.get(cq_name, [])
         if not lqs:
             continue
         per_worker: dict[str, dict[tuple[str, str], Decimal]] = {}
-        for name, worker in workers.items():
-            worker_lqs = _local_queues(worker)
-            target = next((worker_lqs[key] for key in lqs if key in worker_lqs), None)
-            found = next((loc.obj for loc in worker.cluster_queues if loc.obj.name == target), None)
-            per_worker[name] = _nominal(found) if found is not None else {}
+        for name in workers:
+            target = next((worker_lqs[name][key] for key in lqs if key in worker_lqs[name]), None)
+            per_worker[name] = worker_quotas[name].get(target or "", {})
         for (flavor, resource), amount in _nominal(queue).items():
             amounts = {
                 name: quotas.get((flavor, resource), Decimal(0)) for name, quotas in per_worker.items()

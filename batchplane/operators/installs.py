@@ -230,6 +230,7 @@ def kueue_configuration_document(
         ("fairSharing", c.fair_sharing),
         ("admissionFairSharing", c.admission_fair_sharing),
         ("resources", c.resources),
+        ("multiKueue", c.multi_kueue),
     ):
         if value is not None:
             doc[key] = _drop_empty(dump(value))

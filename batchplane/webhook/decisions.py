@@ -90,6 +90,7 @@ DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
     "unmergeable-podsets", "too-many-podsets", "invalid-podset-name", "rayjob-shutdown",
     "rayjob-cluster-selector", "ray-autoscaling-not-elastic", "framework-disabled", "internal-error",
+    "no-worker-admits",
 )  # fmt: skip
 
 
@@ -136,6 +137,12 @@ class Decider:
             self.options = resource_options_from_mapping(policy.kueue.resources)
         except AccountingError as exc:
             raise PolicyError(f"invalid kueue.resources in policy: {exc}") from None
+        multi = policy.multi_kueue
+        self.workers: tuple[tuple[str, Decider | None], ...] = (
+            ()
+            if multi is None
+            else tuple((w.name, None if w.policy is None else Decider(w.policy)) for w in multi.workers)
+        )
         self._limits: dict[str, dict[str, Decimal]] = {
             ns: {res: parse_quantity(q) for res, q in p.limits.max_workload_requests.items()}
             for ns, p in policy.namespaces.items()
@@ -207,28 +214,75 @@ class Decider:
             )
         problems += self._pod_set_name_problems(workload)
         problems += self._limit_problems(workload, ns, tenant)
-        queue_model = self.queues.get(cq_name)
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
-        if queue_model is not None:
-            workload_demands = demands(workload, queue_model)
-            shortfalls = check_capacity(
-                workload_demands,
-                queue_model,
-                self.flavors,
-                block_undeclared=self.policy.kueue.quota_check_strategy == "BlockUndeclared",
-            )
-            if shortfalls:
-                details = "; ".join(s.detail for s in shortfalls)
-                problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
-            problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model)
-            stop = self.policy.cluster_queues[cq_name].stop_policy
-            if stop in ("Hold", "HoldAndDrain"):
-                warnings.append(
-                    f'ClusterQueue "{cq_name}" has stopPolicy {stop}: nothing is admitted until it is lifted'
-                )
+        problems += self._queue_problems(workload, cq_name, where, warnings)
+        if not problems:
+            problems += self._worker_problems(obj, namespace, operation, cq_name, where)
         if problems:
             return _deny(who, problems, tuple(warnings))
         return Decision(True, "ok", warnings=tuple(warnings))
+
+    def _queue_problems(
+        self, workload: WorkloadRequests, cq_name: str, where: str, warnings: list[str]
+    ) -> list[_Problem]:
+        """Capacity (Kueue-exact) and provisioning problems in the ClusterQueue; a stop policy adds a warning."""
+        queue_model = self.queues.get(cq_name)
+        if queue_model is None:
+            return []
+        problems: list[_Problem] = []
+        workload_demands = demands(workload, queue_model)
+        shortfalls = check_capacity(
+            workload_demands,
+            queue_model,
+            self.flavors,
+            block_undeclared=self.policy.kueue.quota_check_strategy == "BlockUndeclared",
+        )
+        if shortfalls:
+            details = "; ".join(s.detail for s in shortfalls)
+            problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
+        problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model)
+        stop = self.policy.cluster_queues[cq_name].stop_policy
+        if stop in ("Hold", "HoldAndDrain"):
+            warnings.append(
+                f'ClusterQueue "{cq_name}" has stopPolicy {stop}: nothing is admitted until it is lifted'
+            )
+        return problems
+
+    def _dispatches(self, cq_name: str) -> bool:
+        """Whether the ClusterQueue dispatches every workload to the MultiKueue workers: it carries the
+        MultiKueue admission check for all flavors (with ``onFlavors`` it depends on the flavor Kueue assigns,
+        so no workload is denied for the workers' sake)."""
+        multi = self.policy.multi_kueue
+        queue = self.policy.cluster_queues.get(cq_name)
+        if multi is None or queue is None:
+            return False
+        return any(use.name == multi.admission_check and not use.on_flavors for use in queue.admission_checks)
+
+    def _worker_problems(
+        self, obj: Mapping[str, Any], namespace: str | None, operation: str, cq_name: str, where: str
+    ) -> list[_Problem]:
+        """MultiKueue: a workload the manager would admit but that no worker ever admits sits dispatched forever.
+        Each worker judges it with its own policy, as its own webhook and Kueue would; it is denied only when
+        every worker refuses and every worker's queues are known (never stricter than Kueue)."""
+        if not self.workers or not self._dispatches(cq_name):
+            return []
+        if any(decider is None for _, decider in self.workers):
+            return []
+        refusals: list[str] = []
+        for name, decider in self.workers:
+            assert decider is not None
+            decision = decider.validate(obj, namespace, operation)
+            if decision.allowed:
+                return []
+            refusals.append(f"{name}: {decision.message.split(': ', 1)[-1]}")
+        return [
+            _Problem(
+                "no-worker-admits",
+                f"{where} dispatches to MultiKueue workers, and none of them can ever admit it ("
+                + " | ".join(refusals)
+                + ")",
+            )
+        ]
 
     def _skip(self, obj: Mapping[str, Any], namespace: str | None, operation: str) -> Decision | None:
         if (

@@ -10,10 +10,13 @@ No Pulumi here: the component only registers these objects.
 
 from __future__ import annotations
 
+import base64
+import gzip
 from dataclasses import dataclass, field
 from typing import Any
 
 from batchplane.config.webhook import SYSTEM_NAMESPACES
+from batchplane.errors import ConfigIssue
 from batchplane.stack.load import Stack
 from batchplane.webhook.policy import policy_checksum, policy_json, render_policy
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
@@ -30,6 +33,11 @@ INJECT_CA_ANNOTATION = "cert-manager.io/inject-ca-from"
 POLICY_DIR = "/etc/batchplane/policy"
 TLS_DIR = "/etc/batchplane/tls"
 POLICY_KEY = "policy.json"
+#: The ConfigMap ``binaryData`` key of a gzip-compressed policy (documents larger than :data:`COMPRESS_ABOVE`).
+POLICY_GZ_KEY = "policy.json.gz"
+#: Policy documents larger than this (bytes of JSON) ship gzip-compressed: a MultiKueue manager's document embeds
+#: every declared worker's and would outgrow the ConfigMap; smaller ones stay readable JSON (``kubectl get cm``).
+COMPRESS_ABOVE = 256 * 1024
 RUN_AS = 65532
 """Non-root UID/GID of the image (``webhook/Dockerfile``)."""
 
@@ -109,14 +117,26 @@ def service_account(d: WebhookDeployment) -> Object:
     }
 
 
+def policy_key(d: WebhookDeployment) -> str:
+    """The ConfigMap key (and file name under the mount) that holds the policy: ``policy.json``, or
+    ``policy.json.gz`` for a document over :data:`COMPRESS_ABOVE` bytes."""
+    return POLICY_GZ_KEY if len(d.policy_json.encode()) > COMPRESS_ABOVE else POLICY_KEY
+
+
+def compressed_policy(text: str) -> bytes:
+    """The policy JSON gzip-compressed, deterministically (no name, ``mtime`` 0): same document, same bytes."""
+    return gzip.compress(text.encode(), compresslevel=9, mtime=0)
+
+
 def config_map(d: WebhookDeployment) -> Object:
-    """The policy document as ``policy.json``."""
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": _meta(d, f"{d.name}-policy"),
-        "data": {POLICY_KEY: d.policy_json},
-    }
+    """The policy document as ``policy.json`` (``data``), or gzip-compressed as ``policy.json.gz`` (``binaryData``,
+    base64) when it is larger than :data:`COMPRESS_ABOVE` bytes."""
+    obj: Object = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(d, f"{d.name}-policy")}
+    if policy_key(d) == POLICY_GZ_KEY:
+        obj["binaryData"] = {POLICY_GZ_KEY: base64.b64encode(compressed_policy(d.policy_json)).decode()}
+    else:
+        obj["data"] = {POLICY_KEY: d.policy_json}
+    return obj
 
 
 def issuer(d: WebhookDeployment) -> Object:
@@ -158,7 +178,7 @@ def deployment(d: WebhookDeployment) -> Object:
         "imagePullPolicy": "IfNotPresent",
         "args": [
             "serve",
-            "--policy", f"{POLICY_DIR}/{POLICY_KEY}",
+            "--policy", f"{POLICY_DIR}/{policy_key(d)}",
             "--cert-file", f"{TLS_DIR}/tls.crt",
             "--key-file", f"{TLS_DIR}/tls.key",
             "--port", str(d.port),
@@ -384,3 +404,32 @@ def webhook_enabled(stack: Stack) -> bool:
         return True
     ops = stack.config.operators
     return ops is not None and ops.cert_manager.enabled
+
+
+#: Kubernetes refuses a ConfigMap whose keys and values exceed 1 MiB together (``MaxSecretSize``, applied to
+#: ConfigMaps by ``ValidateConfigMap`` in k8s.io/kubernetes pkg/apis/core/validation).
+MAX_CONFIGMAP_BYTES = 1024 * 1024
+
+
+def deployment_problems(stack: Stack) -> list[ConfigIssue]:
+    """What only the rendered deployment reveals, checked before anything is declared (the program and
+    ``batchplane validate`` both run it): the webhook's policy document must fit in its ConfigMap. A MultiKueue
+    manager's document embeds every declared worker's, so it grows with workers × teams; documents over
+    :data:`COMPRESS_ABOVE` bytes are measured compressed, as they ship."""
+    if not webhook_enabled(stack):
+        return []
+    text = policy_json(render_policy(stack))
+    if len(text.encode()) > COMPRESS_ABOVE:
+        size = len(POLICY_GZ_KEY) + len(compressed_policy(text))
+    else:
+        size = len(POLICY_KEY) + len(text.encode())
+    if size <= MAX_CONFIGMAP_BYTES:
+        return []
+    workers = f" and its {len(stack.workers)} MultiKueue workers'" if stack.workers else ""
+    return [
+        ConfigIssue(
+            "batchplane:webhook",
+            f"the webhook's policy document for this stack's queues{workers} is {size:,} bytes as shipped, over the "
+            f"{MAX_CONFIGMAP_BYTES:,}-byte ConfigMap limit: split the teams or workers over more stacks",
+        )
+    ]

@@ -15,7 +15,9 @@ parses them once when the server loads the document.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -166,6 +168,25 @@ class WebhookSettings(PolicyModel):
     """Resources counted by ``maxGpusPerWorkload``."""
 
 
+class WorkerPolicy(PolicyModel):
+    """A MultiKueue worker as the manager's webhook sees it."""
+
+    name: str
+    """The MultiKueueCluster's name."""
+    policy: PolicyDocument | None = None
+    """The worker's own policy document (a worker this program declares); ``None`` for an existing worker, whose
+    queues are unknown — then no workload is denied for the workers' sake."""
+
+
+class MultiKueuePolicy(PolicyModel):
+    """The manager side of MultiKueue: which admission check dispatches, and to which workers."""
+
+    admission_check: str
+    """The AdmissionCheck (controller ``kueue.x-k8s.io/multikueue``) on the dispatching ClusterQueues."""
+    workers: list[WorkerPolicy]
+    """Every worker of the MultiKueueConfig, in order."""
+
+
 class PolicyDocument(PolicyModel):
     """The whole policy document (``batchplane.dev/v1`` ``QuotaPolicy``)."""
 
@@ -189,6 +210,11 @@ class PolicyDocument(PolicyModel):
     """ResourceFlavors by name."""
     admission_checks: dict[str, AdmissionCheckPolicy] = {}
     """AdmissionChecks by name."""
+    multi_kueue: MultiKueuePolicy | None = None
+    """MultiKueue: the workers a dispatching ClusterQueue's workloads may run on; ``None`` without MultiKueue."""
+
+
+WorkerPolicy.model_rebuild()
 
 
 def _groups(groups: list[ResourceGroup]) -> list[ResourceGroupPolicy]:
@@ -311,6 +337,23 @@ def render_policy(stack: Stack) -> PolicyDocument:
             for rf in k.resource_flavors
         },
         admission_checks=checks,
+        multi_kueue=_multi_kueue(stack),
+    )
+
+
+def _multi_kueue(stack: Stack) -> MultiKueuePolicy | None:
+    section = stack.config.multi_kueue
+    if section is None:
+        return None
+    return MultiKueuePolicy(
+        admission_check=section.name,
+        workers=[
+            WorkerPolicy(
+                name=w.name,
+                policy=render_policy(stack.workers[w.name]) if w.name in stack.workers else None,
+            )
+            for w in section.workers
+        ],
     )
 
 
@@ -328,8 +371,12 @@ def _kueue_settings(stack: Stack) -> KueueSettings:
 
 
 def policy_json(doc: PolicyDocument) -> str:
-    """The document as canonical JSON (sorted keys, 2-space indent, trailing newline)."""
-    return json.dumps(doc.model_dump(by_alias=True, mode="json"), indent=2, sort_keys=True) + "\n"
+    """The document as canonical JSON (sorted keys, 2-space indent, trailing newline). ``multiKueue`` is left out
+    when unset, so a stack without MultiKueue keeps the document (and checksum) it had before the key existed."""
+    data = doc.model_dump(by_alias=True, mode="json")
+    if data.get("multiKueue") is None:
+        data.pop("multiKueue", None)
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
 def policy_checksum(doc: PolicyDocument) -> str:
@@ -353,16 +400,35 @@ def parse_policy(data: Any) -> PolicyDocument:
         raise PolicyError(f"invalid policy document: {problems}") from None
 
 
+#: The most a gzip-compressed policy file may expand to (bytes): far above any ConfigMap's document, far below
+#: what would hurt the webhook process (a corrupt or hostile file fails instead of filling memory).
+MAX_POLICY_BYTES = 64 * 1024 * 1024
+
+
 def load_policy(path: Path) -> PolicyDocument:
-    """Read and validate a policy file (JSON, as ``batchplane webhook policy`` writes it).
+    """Read and validate a policy file: JSON as ``batchplane webhook policy`` writes it, or gzip-compressed JSON
+    (``policy.json.gz``, as the ConfigMap ships a large document) — recognised by its gzip header.
 
     Raises:
-        PolicyError: the file cannot be read, is not JSON, or is not a policy document.
+        PolicyError: the file cannot be read, is not JSON (or gzip of JSON, at most :data:`MAX_POLICY_BYTES`
+            when expanded), or is not a policy document.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise PolicyError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+                raw = stream.read(MAX_POLICY_BYTES + 1)
+        except (OSError, EOFError) as exc:
+            raise PolicyError(f"policy file {path} is not valid gzip: {exc}") from None
+        if len(raw) > MAX_POLICY_BYTES:
+            raise PolicyError(f"policy file {path} expands to more than {MAX_POLICY_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"policy file {path} is not JSON: {exc}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

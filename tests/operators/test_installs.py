@@ -179,6 +179,10 @@ def test_typed_configuration_fields_reach_the_configuration_document() -> None:
                     },
                     "featureGates": {"TopologyAwareScheduling": True},
                     "objectRetentionPolicies": {"afterFinished": "1h"},
+                    "multiKueue": {
+                        "workerLostTimeout": "30m",
+                        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+                    },
                 }
             }
         },
@@ -208,6 +212,10 @@ def test_typed_configuration_fields_reach_the_configuration_document() -> None:
     }
     assert c["featureGates"] == {"TopologyAwareScheduling": True}
     assert c["objectRetentionPolicies"] == {"workloads": {"afterFinished": "1h"}}
+    assert c["multiKueue"] == {
+        "workerLostTimeout": "30m",
+        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+    }
 
 
 def test_explicit_namespace_selector_replaces_the_derived_one() -> None:
