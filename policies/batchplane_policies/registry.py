@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from pulumi_policy import Policy
 
-from batchplane_policies import gke, installs, kueue, webhook
+from batchplane_policies import gke, installs, kueue, multikueue, webhook
 
 PACK_NAME = "batchplane"
 """The policy pack name (``pulumi preview --policy-pack policies`` reports it)."""
 
-POLICIES: list[Policy] = [*gke.POLICIES, *kueue.POLICIES, *installs.POLICIES, *webhook.POLICIES]
-"""All policies: GKE, Kueue, installs, webhook."""
+POLICIES: list[Policy] = [
+    *gke.POLICIES,
+    *kueue.POLICIES,
+    *installs.POLICIES,
+    *webhook.POLICIES,
+    *multikueue.POLICIES,
+]
+"""All policies: GKE, Kueue, installs, webhook, MultiKueue."""
 
 
 def by_name(name: str) -> Policy:

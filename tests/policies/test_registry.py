@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from batchplane_policies import gke, installs, kueue, registry, webhook
+from batchplane_policies import gke, installs, kueue, multikueue, registry, webhook
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from batchplane.config import operators as ops
@@ -21,7 +21,7 @@ NAMES = [p.name for p in registry.POLICIES]
 
 
 def test_policy_names_are_unique_kebab_case() -> None:
-    assert len(NAMES) == len(set(NAMES)) == 21
+    assert len(NAMES) == len(set(NAMES)) == 24
     assert [n for n in NAMES if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n)] == []
 
 
@@ -34,7 +34,13 @@ def test_every_policy_has_description_level_and_remediation(policy: object) -> N
 
 
 def test_registry_lists_every_area_module_in_order() -> None:
-    assert [*gke.POLICIES, *kueue.POLICIES, *installs.POLICIES, *webhook.POLICIES] == registry.POLICIES
+    assert [
+        *gke.POLICIES,
+        *kueue.POLICIES,
+        *installs.POLICIES,
+        *webhook.POLICIES,
+        *multikueue.POLICIES,
+    ] == registry.POLICIES
     assert registry.by_name("kueue-finite-quotas") is kueue.kueue_finite_quotas
     with pytest.raises(KeyError):
         registry.by_name("no-such-policy")
