@@ -42,12 +42,12 @@ from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
 from batchplane.components.operators import Operators
 from batchplane.components.quota_webhook import QuotaWebhook, QuotaWebhookArgs
-from batchplane.config.operators import kueue_frameworks
 from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
 from batchplane.operators import install_plan
 from batchplane.stack import Stack
+from batchplane.stack.load import kueue_integrations as stack_integrations
 from batchplane.targets.gke.cluster import GkeCluster, GkeClusterArgs
 from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.gke.image import image_build
@@ -102,10 +102,9 @@ def kueue_namespace(stack: Stack) -> str:
 
 
 def kueue_integrations(stack: Stack) -> list[str]:
-    """The Kueue integrations the stack's Kueue enables (``batch/job``, ``ray.io/rayjob``, …), from its
-    operators; none known without ``operators`` (a pre-installed Kueue)."""
-    ops = stack.config.operators
-    return kueue_frameworks(ops) if ops is not None else []
+    """The Kueue integrations the stack's Kueue enables (``batch/job``, ``ray.io/rayjob``, …), from its operators
+    or, on OpenShift, its ``Kueue`` CR; none known for a pre-installed Kueue."""
+    return stack_integrations(stack.config) or []
 
 
 def stack_webhook_ports(stack: Stack) -> list[int]:

@@ -19,7 +19,7 @@ from pydantic_core import ErrorDetails
 
 from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import KueueConfig, LocalQueue
-from batchplane.config.operators import OperatorsConfig, check_operators
+from batchplane.config.operators import OperatorsConfig, check_operators, kueue_frameworks
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue, tenant_namespaces
 from batchplane.config.teams import TeamsConfig, expand_team
 from batchplane.config.webhook import WebhookConfig, check_webhook
@@ -27,10 +27,17 @@ from batchplane.errors import ConfigIssue, ConfigValidationError
 from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
+from batchplane.multikueue.worker import DISPATCHED_RESOURCES
 from batchplane.stack.pools import check_pools, expand_pools
 from batchplane.stack.target import TARGET_KINDS, Target
 from batchplane.targets.gke.config import project_id_problem
-from batchplane.targets.openshift.config import OpenShiftTarget, check_openshift, label_managed_namespaces
+from batchplane.targets.openshift.config import (
+    RHBOK_INTEGRATIONS,
+    OpenShiftTarget,
+    check_openshift,
+    label_managed_namespaces,
+    rhbok_frameworks,
+)
 
 CONFIG_NAMESPACE = "batchplane"
 """Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
@@ -200,14 +207,17 @@ def _load_workers(
     workers: dict[str, Stack] = {}
     issues: list[ConfigIssue] = []
     base = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in ours.items() if key != "multiKueue"}
+    manager_integrations = kueue_integrations(StackConfig.model_validate(ours))
     for index, worker in section.declared():
         here = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}]"
         own = {"target": worker.target, "kueue": worker.kueue, "teams": worker.teams}
         raw = dict(base) | dict(other)
+        if (worker.target or {}).get("kind") == "openshift":  # its operators come from OLM, not Helm
+            raw.pop(f"{CONFIG_NAMESPACE}:operators", None)
         raw.update({f"{CONFIG_NAMESPACE}:{key}": value for key, value in own.items() if value is not None})
         try:
             workers[worker.name] = loaded = load_stack(raw, f"{stack_name}-{worker.name}")
-            found = loaded.warnings + _declared_worker_problems(loaded)
+            found = loaded.warnings + _declared_worker_problems(loaded, manager_integrations)
         except ConfigValidationError as exc:
             found = exc.issues
         for issue in found:
@@ -230,19 +240,23 @@ def _load_workers(
     return workers, issues
 
 
-def _declared_worker_problems(worker: Stack) -> list[ConfigIssue]:
-    """What a declared worker needs beyond being a valid stack: the program installs Kueue on it (Helm), so its
-    integrations — the kinds the manager may dispatch to it — are known."""
-    if isinstance(worker.config.target, OpenShiftTarget):
-        return [
-            ConfigIssue(
-                f"{CONFIG_NAMESPACE}:target.kind",
-                "a declared OpenShift worker is not supported yet: declare it as an existing worker "
-                "(kubeconfigSecret) and set up its Red Hat build of Kueue with the openshift-ai templates",
-            )
-        ]
-    ops = worker.config.operators
+def kueue_integrations(config: StackConfig) -> list[str] | None:
+    """The Kueue integrations (``batch/job``, ``ray.io/rayjob``, …) a stack's Kueue enables: from ``operators``
+    (Helm install), or on OpenShift from the Red Hat build of Kueue's ``Kueue`` CR; ``None`` when unknown (Kueue
+    installed outside the stack)."""
+    if isinstance(config.target, OpenShiftTarget):
+        return [RHBOK_INTEGRATIONS[name] for name in rhbok_frameworks(config.target)]
+    ops = config.operators
     if ops is None or not ops.kueue.enabled:
+        return None
+    return kueue_frameworks(ops)
+
+
+def _declared_worker_problems(worker: Stack, manager: list[str] | None) -> list[ConfigIssue]:
+    """What a declared worker needs beyond being a valid stack: a Kueue this program installs (Helm, or the Red
+    Hat build through OLM on OpenShift) managing every kind MultiKueue may dispatch from the manager."""
+    mine = kueue_integrations(worker.config)
+    if mine is None:
         return [
             ConfigIssue(
                 f"{CONFIG_NAMESPACE}:operators.kueue",
@@ -250,7 +264,17 @@ def _declared_worker_problems(worker: Stack) -> list[ConfigIssue]:
                 "manager's integrations: MultiKueue dispatches only what the worker's Kueue manages",
             )
         ]
-    return []
+    absent = [f for f in manager or [] if f in DISPATCHED_RESOURCES and f not in mine]
+    if not absent:
+        return []
+    where = "target.kueue.frameworks" if isinstance(worker.config.target, OpenShiftTarget) else "operators"
+    return [
+        ConfigIssue(
+            f"{CONFIG_NAMESPACE}:{where}",
+            f"the manager's Kueue manages {', '.join(absent)} but this worker's does not: MultiKueue would dispatch "
+            "such workloads to a worker that never admits them",
+        )
+    ]
 
 
 def _parse_sections(ours: Mapping[str, Any]) -> tuple[list[ConfigIssue], set[str]]:

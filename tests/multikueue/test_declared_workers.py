@@ -257,3 +257,47 @@ def test_graph_draws_the_workers_with_their_pools_behind_the_dispatching_queues(
     )
     dispatch = [(e.source, e.target) for e in graph.edges if e.kind == "dispatch"]
     assert dispatch == [(f"ClusterQueue {q}", f"Worker {w}") for q in ("team-a", "team-b") for w in WORKERS]
+
+
+def with_openshift_worker(**target_changes: Any) -> dict[str, Any]:
+    config = template()
+    target = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")["batchplane:target"])
+    target.update(target_changes)
+    config["batchplane:multiKueue"]["workers"][2] = {
+        "name": "ocp",
+        "target": target,
+        "server": "https://api.ocp.example.com:6443",
+        "teams": config["batchplane:multiKueue"]["workers"][0]["teams"],
+    }
+    return config
+
+
+def test_an_openshift_worker_gets_olm_installs_and_the_managers_access_in_the_red_hat_kueue_namespace() -> (
+    None
+):
+    r = run_program(REPO_ROOT, TEMPLATE, with_openshift_worker())
+    assert (
+        r.get("batchplane:openshift_operators:OpenShiftOperators", "ocp-olm").parent
+        == r.get("batchplane:cluster:BatchCluster", "ocp").urn
+    )
+    sa = r.get("kubernetes:core/v1:ServiceAccount", "ocp-multikueue-access-sa")
+    assert sa.inputs["metadata"]["namespace"] == "openshift-kueue-operator"
+    role = r.get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "ocp-multikueue-access-role")
+    assert {rule["resources"][0] for rule in role.inputs["rules"]} >= {"rayjobs", "rayclusters", "jobs"}
+    secret = r.get("kubernetes:core/v1:Secret", "multikueue-ocp")
+    kubeconfig = yaml.safe_load(secret.inputs["stringData"]["kubeconfig"])
+    assert kubeconfig["clusters"][0]["cluster"]["server"] == "https://api.ocp.example.com:6443"
+    assert [
+        x.name for x in r.of_type("kubernetes:helm.sh/v3:Release") if x.name.startswith("ocp-")
+    ] == []  # OLM only
+
+
+def test_an_openshift_worker_without_the_managers_kinds_is_an_error_at_its_frameworks() -> None:
+    config = with_openshift_worker(
+        openshiftAi={"channel": "stable-3.x", "release": "3.x", "components": {"ray": False}}
+    )
+    assert problems(config) == [
+        "batchplane:multiKueue.workers[2].target.kueue.frameworks: the manager's Kueue manages ray.io/rayjob, "
+        "ray.io/raycluster but this worker's does not: MultiKueue would dispatch such workloads to a worker that "
+        "never admits them"
+    ]

@@ -59,6 +59,29 @@ RhbokFramework = Literal[
 ]
 RHBOK_FRAMEWORKS: tuple[str, ...] = get_args(RhbokFramework)
 
+#: RHBoK ``Kueue`` CR framework name → the upstream Kueue integration it enables (Kueue Configuration
+#: ``integrations.frameworks``; the operator translates one into the other).
+RHBOK_INTEGRATIONS: dict[str, str] = {
+    "BatchJob": "batch/job",
+    "RayJob": "ray.io/rayjob",
+    "RayCluster": "ray.io/raycluster",
+    "RayService": "ray.io/rayservice",
+    "JobSet": "jobset.x-k8s.io/jobset",
+    "MPIJob": "kubeflow.org/mpijob",
+    "PaddleJob": "kubeflow.org/paddlejob",
+    "PyTorchJob": "kubeflow.org/pytorchjob",
+    "TFJob": "kubeflow.org/tfjob",
+    "TrainJob": "trainer.kubeflow.org/trainjob",
+    "XGBoostJob": "kubeflow.org/xgboostjob",
+    "JaxJob": "kubeflow.org/jaxjob",
+    "AppWrapper": "workload.codeflare.dev/appwrapper",
+    "Pod": "pod",
+    "Deployment": "deployment",
+    "StatefulSet": "statefulset",
+    "LeaderWorkerSet": "leaderworkerset.x-k8s.io/leaderworkerset",
+    "SparkApplication": "sparkoperator.k8s.io/sparkapplication",
+}
+
 Channel = Annotated[str, Field(min_length=1, max_length=253, pattern=r"^[A-Za-z0-9][-A-Za-z0-9_.]*$")]
 
 
