@@ -52,19 +52,24 @@ def iter_unknown_paths(value: Any, path: Path = ()) -> Iterator[Path]:
             yield from iter_unknown_paths(item, (*path, index))
 
 
-def mask_secrets(value: Any, secret_paths: Sequence[Path]) -> Any:
-    """Return a deep copy of ``value`` with each of ``secret_paths`` replaced by :data:`SECRET_MASK`.
+def mask_secrets(value: Any, secret_paths: Sequence[Path], mask: str = SECRET_MASK) -> Any:
+    """Return a deep copy of ``value`` with each of ``secret_paths`` replaced by ``mask`` (default
+    :data:`SECRET_MASK`).
 
     The empty path masks the whole value. Paths that no longer exist are ignored.
     """
     if not secret_paths:
         return value
     if () in secret_paths:
-        return SECRET_MASK
+        return mask
     if isinstance(value, Mapping):
-        return {k: mask_secrets(v, [p[1:] for p in secret_paths if p[0] == k]) for k, v in value.items()}
+        return {
+            k: mask_secrets(v, [p[1:] for p in secret_paths if p[0] == k], mask) for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [mask_secrets(v, [p[1:] for p in secret_paths if p[0] == i]) for i, v in enumerate(value)]
+        return [
+            mask_secrets(v, [p[1:] for p in secret_paths if p[0] == i], mask) for i, v in enumerate(value)
+        ]
     return value
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from batchplane.offline.model import Path as ValuePath
-from batchplane.offline.model import RecordedResource
+from batchplane.offline.model import RecordedResource, mask_secrets
 from batchplane.stack.files import SECRET_PLACEHOLDER
 
 _NOT_RENDERED: dict[str, str] = {
@@ -239,19 +239,6 @@ def _leaf_paths(value: Any, path: ValuePath) -> list[ValuePath]:
     return [path]
 
 
-def _with_placeholders(value: Any, paths: Sequence[ValuePath]) -> Any:
-    """``value`` with each of ``paths`` replaced by :data:`SECRET_PLACEHOLDER` (a deep copy where it changes)."""
-    if not paths:
-        return value
-    if () in paths:
-        return SECRET_PLACEHOLDER
-    if isinstance(value, Mapping):
-        return {k: _with_placeholders(v, [p[1:] for p in paths if p[0] == k]) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_with_placeholders(v, [p[1:] for p in paths if p[0] == i]) for i, v in enumerate(value)]
-    return value
-
-
 class _ManifestDumper(yaml.SafeDumper):
     """SafeDumper that writes multi-line strings as ``|`` blocks (readable embedded configs)."""
 
@@ -376,7 +363,9 @@ def render_resources(resources: Sequence[RecordedResource]) -> Rendering:
                 for leaf in _leaf_paths(_at(manifest, p), p)
             )
             cluster = providers.get(resource.provider_urn or "", "")
-            obj = RenderedObject(resource.urn, _with_placeholders(manifest, secrets), cluster, secrets)
+            obj = RenderedObject(
+                resource.urn, mask_secrets(manifest, secrets, SECRET_PLACEHOLDER), cluster, secrets
+            )
             rendered[resource.urn] = (index, obj)
     order = _apply_order(resources, rendered)
     return Rendering(objects=[rendered[urn][1] for urn in order], skipped=skipped)
