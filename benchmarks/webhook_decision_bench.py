@@ -29,7 +29,10 @@ _MEASURE = r"""
 import copy, json, sys, time
 from pathlib import Path
 import yaml
-from batchplane.stack import load_stack_file
+try:
+    from batchplane.stack import load_stack_file
+except ImportError:  # trees before the #15 layout
+    from batchplane.config import load_stack_file
 from batchplane.webhook.decisions import Decider
 from batchplane.webhook.policy import render_policy
 samples = Path(sys.argv[1])
