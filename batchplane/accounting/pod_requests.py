@@ -281,6 +281,8 @@ def aggregate_requests(
 
 def drop_excluded(requests: Mapping[str, Decimal], prefixes: Sequence[str]) -> ResourceList:
     """Drop resources whose name starts with any of ``prefixes`` (Kueue ``dropExcludedResources``)."""
+    if not prefixes:
+        return dict(requests)
     return {
         name: amount for name, amount in requests.items() if not any(name.startswith(p) for p in prefixes)
     }
@@ -315,6 +317,10 @@ def apply_transformations(requests: Mapping[str, Decimal], options: ResourceOpti
 
 def keep_first(base: Mapping[str, Decimal], extra: Mapping[str, Decimal]) -> ResourceList:
     """``base`` plus every resource of ``extra`` that ``base`` lacks (``MergeResourceListKeepFirst``)."""
+    if not extra:
+        return (
+            dict(base) if not isinstance(base, dict) else base
+        )  # nothing to merge: no copy (callers never mutate)
     merged = dict(base)
     for name, amount in extra.items():
         merged.setdefault(name, amount)
@@ -359,9 +365,12 @@ def _fill(target: ResourceList, values: Mapping[str, Decimal]) -> None:
         target.setdefault(name, amount)
 
 
+_ZERO = Decimal(0)
+
+
 def _add(target: ResourceList, values: Mapping[str, Decimal]) -> None:
     for name, amount in values.items():
-        target[name] = target.get(name, Decimal(0)) + amount
+        target[name] = target.get(name, _ZERO) + amount
 
 
 def _max(target: ResourceList, values: Mapping[str, Decimal]) -> None:

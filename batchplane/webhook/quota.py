@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from batchplane.accounting.model import WorkloadRequests, from_stored, scale, to_stored
+from batchplane.accounting.model import INT64_MAX, WorkloadRequests, from_stored, to_stored
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import PolicyDocument, ResourceGroupPolicy
@@ -275,10 +275,12 @@ def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
     out: list[Demand] = []
     for ps in workload.pod_sets:
         count = ps.count if ps.min_count is None else min(ps.count, ps.min_count)
+        # Kueue's Requests.Mul on stored integers (to_stored(scale(...)) without the round trip through Decimal).
         requests = {
-            res: to_stored(res, scale(res, amount, count)) for res, amount in ps.per_pod.items() if amount > 0
+            res: stored
+            for res, amount in ps.per_pod.items()
+            if amount > 0 and (stored := min(to_stored(res, amount) * count, INT64_MAX)) > 0
         }
-        requests = {res: amount for res, amount in requests.items() if amount > 0}
         if covers_pods and count > 0:
             requests[PODS] = requests.get(PODS, 0) + count
         spec = ps.template.get("spec") if isinstance(ps.template.get("spec"), Mapping) else {}
@@ -441,8 +443,9 @@ def check_capacity(
             vector = tuple(d.requests.get(r, 0) for r in group.resources)
             if not any(vector):
                 continue
-            eligible, reasons = _eligible(d, vector, group, queue, flavors)
+            eligible, _ = _eligible(d, vector, group, queue, flavors)
             if not eligible:
+                _, reasons = _eligible(d, vector, group, queue, flavors, explain=True)
                 asked = ", ".join(
                     f"{r} {_pod_breakdown(d, r)}" for r, v in zip(group.resources, vector, strict=True) if v
                 )
@@ -476,23 +479,36 @@ def check_capacity(
 
 
 def _eligible(
-    demand: Demand, vector: tuple[int, ...], group: Group, queue: QueueModel, flavors: Mapping[str, Flavor]
+    demand: Demand,
+    vector: tuple[int, ...],
+    group: Group,
+    queue: QueueModel,
+    flavors: Mapping[str, Flavor],
+    *,
+    explain: bool = False,
 ) -> tuple[list[str], list[str]]:
-    """The flavors of ``group`` one PodSet could use on its own, and why each other one cannot."""
+    """The flavors of ``group`` one PodSet could use on its own, and — with ``explain``, which the caller asks
+    for only when none is eligible (a denial) — why each other one cannot. Capacity is compared first: it is
+    integer arithmetic, and a flavor that is too small needs no taint or selector check."""
     eligible: list[str] = []
     reasons: list[str] = []
+    pairs = tuple(zip(group.resources, vector, strict=True))
     for flavor_name in group.flavors:
-        why = flavor_mismatch(demand.pod_spec, flavors.get(flavor_name, Flavor(flavor_name)))
-        if why is None:
-            for resource, amount in zip(group.resources, vector, strict=True):
-                cap = queue.capacity[(flavor_name, resource)]
-                if amount > cap.maximum:
-                    why = f'flavor "{flavor_name}" offers at most {cap.describe()}'
-                    break
-        if why is None:
-            eligible.append(flavor_name)
-        else:
-            reasons.append(why)
+        too_small = next(
+            (r for r, amount in pairs if amount > queue.capacity[(flavor_name, r)].maximum), None
+        )
+        if too_small is None:
+            mismatch = flavor_mismatch(demand.pod_spec, flavors.get(flavor_name, Flavor(flavor_name)))
+            if mismatch is None:
+                eligible.append(flavor_name)
+            elif explain:
+                reasons.append(mismatch)
+        elif explain:
+            # Kueue reports a taint or selector mismatch before capacity; so does the message.
+            reasons.append(
+                flavor_mismatch(demand.pod_spec, flavors.get(flavor_name, Flavor(flavor_name)))
+                or f'flavor "{flavor_name}" offers at most {queue.capacity[(flavor_name, too_small)].describe()}'
+            )
     return eligible, reasons
 
 
