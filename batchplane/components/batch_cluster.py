@@ -54,6 +54,9 @@ from batchplane.targets.gke.image import image_build
 from batchplane.targets.gke.network import private_network_args, webhook_ports
 from batchplane.targets.gke.resources import cluster_args, node_pool_args, system_pool_args
 from batchplane.targets.gke.webhook_image import WebhookImage, WebhookImageArgs
+from batchplane.targets.kind.config import KindTarget
+from batchplane.targets.kind.image import kind_image_build
+from batchplane.targets.kind.webhook_image import KindWebhookImage, KindWebhookImageArgs
 from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.gpu_capacity import OpenShiftGpuCapacity
 from batchplane.targets.openshift.machines import gpu_capacity_plan
@@ -284,16 +287,20 @@ class BatchCluster(pulumi.ComponentResource):
         # 6. The quota webhook (cert-manager precedes the gate), with the image the stack builds on GKE.
         self.quota_webhook = None
         if webhook_enabled(stack):
-            build = image_build(target, stack.config.webhook) if isinstance(target, GkeTarget) else None
-            image = None
-            if build is not None:
-                assert isinstance(target, GkeTarget)
+            image: pulumi.Input[str] | None = None
+            context = args.get("project_dir", ".")
+            if (
+                isinstance(target, GkeTarget)
+                and (build := image_build(target, stack.config.webhook)) is not None
+            ):
                 image = WebhookImage(
                     role("webhook-image"),
-                    WebhookImageArgs(
-                        build=build, context=args.get("project_dir", "."), project=target.project
-                    ),
+                    WebhookImageArgs(build=build, context=context, project=target.project),
                     opts=child(),
+                ).ref
+            if isinstance(target, KindTarget) and (local := kind_image_build(target, stack.config.webhook)):
+                image = KindWebhookImage(
+                    role("webhook-image"), KindWebhookImageArgs(build=local, context=context), opts=child()
                 ).ref
             self.quota_webhook = QuotaWebhook(
                 role("quota-webhook"),

@@ -95,18 +95,21 @@ class WebhookNamespace(ConfigModel):
 
 
 class WebhookImageBuild(ConfigModel):
-    """Build the webhook image in the stack and push it to a registry the stack owns (GKE: Artifact Registry).
+    """Build the webhook image in the stack and make it available to the cluster: GKE pushes it to an Artifact
+    Registry repository the stack owns and runs it by digest; kind loads it into the nodes.
 
-    The Deployment then runs the pushed image pinned by digest (``<registry>/<repo>/quota-webhook@sha256:...``),
-    so no image has to be published beforehand (issue #12, item 3). Needs Docker (BuildKit) where
-    ``pulumi up`` runs.
+    No image has to be published beforehand (issue #12, item 3). Needs Docker (BuildKit) where ``pulumi up`` runs,
+    and for ``kind`` the ``kind`` binary.
     """
 
-    registry: Literal["artifact-registry"]
-    """Required. ``artifact-registry``: a Docker repository in the cluster's region and project, created by the
-    stack (``gcp.artifactregistry.Repository``); GKE targets only."""
+    registry: Literal["artifact-registry", "kind"]
+    """Required. ``artifact-registry`` (GKE targets): a Docker repository in the cluster's region and project,
+    created by the stack (``gcp.artifactregistry.Repository``); the Deployment runs
+    ``<region>-docker.pkg.dev/<project>/<repository>/quota-webhook@sha256:…``. ``kind`` (kind targets): the image is
+    built into the local Docker engine as ``webhook.image`` (which must be pinned by tag) and loaded into the
+    cluster's nodes with ``kind load docker-image`` (pulumi-command), reloaded whenever the build changes."""
     repository: DnsLabel = "batchplane"
-    """Repository id. Defaults to ``batchplane``."""
+    """Artifact Registry repository id. Defaults to ``batchplane``."""
     platforms: Annotated[list[Literal["linux/amd64", "linux/arm64"]], Field(min_length=1, max_length=2)] = [
         "linux/amd64"
     ]

@@ -170,24 +170,13 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
             )
     if config.operators is not None and not failed & {"operators", "target", "kueue"}:
         issues += check_operators(config.operators, config.target.kind, config.kueue.api_version)
-    if (
-        config.webhook.build is not None
-        and not failed & {"webhook", "target"}
-        and config.target.kind != "gke"
-    ):
-        issues.append(
-            ConfigIssue(
-                f"{CONFIG_NAMESPACE}:webhook.build",
-                f"registry artifact-registry needs a gke target, not {config.target.kind}: on kind load the image "
-                "into the nodes (`kind load docker-image`), on OpenShift push it to the internal registry, then set "
-                "webhook.image (docs/webhook.md)",
-            )
-        )
+    if config.webhook.build is not None and not failed & {"webhook", "target"}:
+        issues += _build_problems(config)
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
         installed = config.operators.installed_namespaces() if config.operators is not None else {}
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
     workers: dict[str, Stack] = {}
-    if config.multi_kueue is not None and "multiKueue" not in failed:
+    if config.multi_kueue is not None and not failed:  # workers inherit every section: all must parse
         workers, worker_issues = _load_workers(ours, other, config.multi_kueue, stack_name)
         issues += [i for i in worker_issues if i.severity == "error" or i not in issues]
     errors = [i for i in issues if i.severity == "error"]
@@ -196,6 +185,35 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
     return Stack(
         name=stack_name, config=config, kueue=kueue, warnings=issues, other_config=other, workers=workers
     )
+
+
+_BUILD_TARGET = {"artifact-registry": "gke", "kind": "kind"}
+
+
+def _build_problems(config: StackConfig) -> list[ConfigIssue]:
+    """``webhook.build``: the registry must suit the target; ``kind`` loads the image under ``webhook.image``'s
+    tag, so that must be a tag, not a digest."""
+    build = config.webhook.build
+    assert build is not None
+    needs = _BUILD_TARGET[build.registry]
+    if config.target.kind != needs:
+        return [
+            ConfigIssue(
+                f"{CONFIG_NAMESPACE}:webhook.build.registry",
+                f"registry {build.registry} needs a {needs} target, not {config.target.kind}: use artifact-registry "
+                "on gke or kind on kind; on OpenShift push the image to the internal registry and set webhook.image "
+                "(docs/webhook.md)",
+            )
+        ]
+    if build.registry == "kind" and "@" in config.webhook.image:
+        return [
+            ConfigIssue(
+                f"{CONFIG_NAMESPACE}:webhook.image",
+                "registry kind builds and loads the image under this name, so it must be pinned by tag "
+                f"(name:tag), not by digest: {config.webhook.image}",
+            )
+        ]
+    return []
 
 
 def _load_workers(

@@ -74,8 +74,8 @@ def test_a_build_needs_a_gke_target() -> None:
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)
     assert [str(e) for e in caught.value.errors] == [
-        "batchplane:webhook.build: registry artifact-registry needs a gke target, not kind: on kind load the image "
-        "into the nodes (`kind load docker-image`), on OpenShift push it to the internal registry, then set "
+        "batchplane:webhook.build.registry: registry artifact-registry needs a gke target, not kind: use "
+        "artifact-registry on gke or kind on kind; on OpenShift push the image to the internal registry and set "
         "webhook.image (docs/webhook.md)"
     ]
 

@@ -301,3 +301,12 @@ def test_an_openshift_worker_without_the_managers_kinds_is_an_error_at_its_frame
         "ray.io/raycluster but this worker's does not: MultiKueue would dispatch such workloads to a worker that "
         "never admits them"
     ]
+
+
+def test_a_bad_manager_section_is_reported_without_validating_the_workers() -> None:
+    # Found by tests/program/test_generated_stacks.py: the workers' validation re-read every section and crashed.
+    config = template()
+    config["batchplane:environment"] = -1
+    assert problems(config) == [
+        "batchplane:environment: -1 is not allowed; expected 'dev', 'staging' or 'production'",
+    ]

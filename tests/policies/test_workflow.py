@@ -58,17 +58,20 @@ def test_preview_job_runs_only_with_credentials() -> None:
 RELEASE = REPO_ROOT / ".github" / "workflows" / "release-webhook.yml"
 
 
-def test_the_release_workflow_publishes_the_default_webhook_image_multi_arch_with_an_sbom() -> None:
+def test_the_release_workflow_publishes_the_default_webhook_image_multi_arch_signed_with_an_sbom() -> None:
     from batchplane.config.webhook import DEFAULT_IMAGE
 
     document: dict[Any, Any] = yaml.safe_load(RELEASE.read_text(encoding="utf-8"))
     assert document[True] == {"push": {"tags": ["webhook-v*"]}}
     assert document["permissions"] == {}
     (job,) = document["jobs"].values()
-    assert job["permissions"] == {"contents": "read", "packages": "write"}
+    assert job["permissions"] == {"contents": "read", "packages": "write", "id-token": "write"}
     script = "\n".join(step.get("run", "") for step in job["steps"])
     assert "--platform linux/amd64,linux/arm64" in script and "--sbom=true" in script and "--push" in script
     assert "--file webhook/Dockerfile" in script
+    # Keyless signing of the pushed index digest, verified against this workflow's identity.
+    assert 'cosign sign --yes "$REF"' in script and 'cosign verify "$REF"' in script
+    assert "release-webhook.yml@${GITHUB_REF}" in script
     uses = [step["uses"] for step in job["steps"] if "uses" in step]
     assert [u for u in uses if not re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u)] == []
     # The default image (ghcr.io/batchplane/quota-webhook:<version>) is what a `webhook-v<version>` tag pushes
