@@ -59,9 +59,11 @@ from batchplane.targets.kind.image import kind_image_build
 from batchplane.targets.kind.webhook_image import KindWebhookImage, KindWebhookImageArgs
 from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.gpu_capacity import OpenShiftGpuCapacity
+from batchplane.targets.openshift.image import openshift_image_build
 from batchplane.targets.openshift.machines import gpu_capacity_plan
 from batchplane.targets.openshift.olm import openshift_plan
 from batchplane.targets.openshift.operators import OpenShiftOperators
+from batchplane.targets.openshift.webhook_image import OpenShiftWebhookImage, OpenShiftWebhookImageArgs
 from batchplane.webhook.manifests import webhook_deployment, webhook_enabled
 
 TYPE_TOKEN = "batchplane:cluster:BatchCluster"
@@ -284,24 +286,12 @@ class BatchCluster(pulumi.ComponentResource):
             opts=in_cluster,
         )
 
-        # 6. The quota webhook (cert-manager precedes the gate), with the image the stack builds on GKE.
+        # 6. The quota webhook (cert-manager precedes the gate), with the image the stack builds (webhook.build).
         self.quota_webhook = None
         if webhook_enabled(stack):
-            image: pulumi.Input[str] | None = None
-            context = args.get("project_dir", ".")
-            if (
-                isinstance(target, GkeTarget)
-                and (build := image_build(target, stack.config.webhook)) is not None
-            ):
-                image = WebhookImage(
-                    role("webhook-image"),
-                    WebhookImageArgs(build=build, context=context, project=target.project),
-                    opts=child(),
-                ).ref
-            if isinstance(target, KindTarget) and (local := kind_image_build(target, stack.config.webhook)):
-                image = KindWebhookImage(
-                    role("webhook-image"), KindWebhookImageArgs(build=local, context=context), opts=child()
-                ).ref
+            image = self._webhook_image(
+                role("webhook-image"), stack, args.get("project_dir", "."), context, child(), in_cluster
+            )
             self.quota_webhook = QuotaWebhook(
                 role("quota-webhook"),
                 QuotaWebhookArgs(
@@ -312,3 +302,29 @@ class BatchCluster(pulumi.ComponentResource):
         self.register_outputs(
             {"quotaWebhook": self.quota_webhook.service_name if self.quota_webhook is not None else None}
         )
+
+    def _webhook_image(
+        self,
+        name: str,
+        stack: Stack,
+        build_context: str,
+        kube_context: str | None,
+        outside: pulumi.ResourceOptions,
+        in_cluster: pulumi.ResourceOptions,
+    ) -> pulumi.Input[str] | None:
+        """The image the stack builds for the webhook (``webhook.build``) on its target, or None (``webhook.image``
+        runs as given): pushed to Artifact Registry on GKE, to the internal registry on OpenShift, loaded on kind."""
+        target, webhook = stack.config.target, stack.config.webhook
+        if isinstance(target, GkeTarget) and (gke := image_build(target, webhook)) is not None:
+            args = WebhookImageArgs(build=gke, context=build_context, project=target.project)
+            return WebhookImage(name, args, opts=outside).ref
+        if isinstance(target, OpenShiftTarget) and (ocp := openshift_image_build(webhook)) is not None:
+            ocp_args = OpenShiftWebhookImageArgs(
+                build=ocp, context=build_context, kube_context=kube_context, kubeconfig=self.kubeconfig
+            )
+            return OpenShiftWebhookImage(name, ocp_args, opts=in_cluster).ref
+        if isinstance(target, KindTarget) and (kind := kind_image_build(target, webhook)) is not None:
+            return KindWebhookImage(
+                name, KindWebhookImageArgs(build=kind, context=build_context), opts=outside
+            ).ref
+        return None

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, NonNegativeQuantity, QualifiedName
 from batchplane.errors import ConfigIssue
@@ -96,24 +96,43 @@ class WebhookNamespace(ConfigModel):
 
 class WebhookImageBuild(ConfigModel):
     """Build the webhook image in the stack and make it available to the cluster: GKE pushes it to an Artifact
-    Registry repository the stack owns and runs it by digest; kind loads it into the nodes.
+    Registry repository the stack owns and runs it by digest; OpenShift pushes it to the cluster's internal registry
+    and runs it by digest; kind loads it into the nodes.
 
     No image has to be published beforehand (issue #12, item 3). Needs Docker (BuildKit) where ``pulumi up`` runs,
     and for ``kind`` the ``kind`` binary.
     """
 
-    registry: Literal["artifact-registry", "kind"]
+    registry: Literal["artifact-registry", "openshift", "kind"]
     """Required. ``artifact-registry`` (GKE targets): a Docker repository in the cluster's region and project,
     created by the stack (``gcp.artifactregistry.Repository``); the Deployment runs
     ``<region>-docker.pkg.dev/<project>/<repository>/quota-webhook@sha256:…``. ``kind`` (kind targets): the image is
     built into the local Docker engine as ``webhook.image`` (which must be pinned by tag) and loaded into the
-    cluster's nodes with ``kind load docker-image`` (pulumi-command), reloaded whenever the build changes."""
+    cluster's nodes with ``kind load docker-image`` (pulumi-command), reloaded whenever the build changes.
+    ``openshift`` (OpenShift targets): pushed through the internal registry's route (``registryHost``) into an
+    ImageStream of project ``repository``, with a ServiceAccount token the stack creates (``system:image-pusher``);
+    the Deployment runs ``image-registry.openshift-image-registry.svc:5000/<repository>/quota-webhook@sha256:…``."""
     repository: DnsLabel = "batchplane"
-    """Artifact Registry repository id. Defaults to ``batchplane``."""
+    """Artifact Registry repository id, or on OpenShift the project (namespace, created by the stack) that holds the
+    ImageStream. Defaults to ``batchplane``."""
+    registry_host: (
+        Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?$", max_length=253)]
+        | None
+    ) = None
+    """OpenShift: the host of the internal registry's default route, where ``pulumi up`` pushes (``oc get route
+    default-route -n openshift-image-registry -o jsonpath='{.spec.host}'``, after ``oc patch
+    configs.imageregistry.operator.openshift.io/cluster --type merge -p '{"spec":{"defaultRoute":true}}'``); the
+    Docker engine must trust its certificate. Required with ``openshift``, not allowed otherwise."""
     platforms: Annotated[list[Literal["linux/amd64", "linux/arm64"]], Field(min_length=1, max_length=2)] = [
         "linux/amd64"
     ]
     """Image platforms. Defaults to ``linux/amd64`` (GKE's x86 node pools); add ``linux/arm64`` for Arm pools."""
+
+    @model_validator(mode="after")
+    def _registry_host(self) -> WebhookImageBuild:
+        if (self.registry == "openshift") != (self.registry_host is not None):
+            raise ValueError("registryHost is required with registry openshift and allowed only there")
+        return self
 
 
 class WebhookConfig(ConfigModel):

@@ -10,6 +10,7 @@ names (``masterAuth.clusterCaCertificate``), with fixed values from documentatio
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -82,6 +83,19 @@ def _helm_release(name: str, inputs: Mapping[str, Any], config: Mapping[str, str
     }
 
 
+def _docker_image(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, Any]:
+    """A built image: a digest derived from its name and tags (not a real build), ``ref`` the first tag pinned
+    by it when pushed, ``contextHash`` likewise."""
+    tags = [str(tag) for tag in inputs.get("tags") or []]
+    digest = "sha256:" + hashlib.sha256(f"{name}:{tags}".encode()).hexdigest()
+    ref = (
+        f"{tags[0].rsplit(':', 1)[0] if ':' in tags[0].rsplit('/', 1)[-1] else tags[0]}@{digest}"
+        if tags
+        else ""
+    )
+    return {"digest": digest, "ref": ref, "contextHash": hashlib.sha256(name.encode()).hexdigest()}
+
+
 def _random_text(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, Any]:
     return {"result": "x" * int(inputs.get("length", 16))}
 
@@ -115,6 +129,7 @@ def _dynamic(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) ->
 
 _OUTPUTS: dict[str, _Outputs] = {
     "pulumi-python:dynamic:Resource": _dynamic,
+    "docker-build:index:Image": _docker_image,
     "gcp:container/cluster:Cluster": _gke_cluster,
     "gcp:container/nodePool:NodePool": _gke_node_pool,
     "gcp:serviceaccount/account:Account": _service_account,

@@ -187,7 +187,7 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
     )
 
 
-_BUILD_TARGET = {"artifact-registry": "gke", "kind": "kind"}
+_BUILD_TARGET = {"artifact-registry": "gke", "openshift": "openshift", "kind": "kind"}
 
 
 def _build_problems(config: StackConfig) -> list[ConfigIssue]:
@@ -201,8 +201,7 @@ def _build_problems(config: StackConfig) -> list[ConfigIssue]:
             ConfigIssue(
                 f"{CONFIG_NAMESPACE}:webhook.build.registry",
                 f"registry {build.registry} needs a {needs} target, not {config.target.kind}: use artifact-registry "
-                "on gke or kind on kind; on OpenShift push the image to the internal registry and set webhook.image "
-                "(docs/webhook.md)",
+                "on gke, openshift on openshift, kind on kind (docs/webhook.md)",
             )
         ]
     if build.registry == "kind" and "@" in config.webhook.image:

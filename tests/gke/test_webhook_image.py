@@ -75,8 +75,7 @@ def test_a_build_needs_a_gke_target() -> None:
         load_stack(config)
     assert [str(e) for e in caught.value.errors] == [
         "batchplane:webhook.build.registry: registry artifact-registry needs a gke target, not kind: use "
-        "artifact-registry on gke or kind on kind; on OpenShift push the image to the internal registry and set "
-        "webhook.image (docs/webhook.md)"
+        "artifact-registry on gke, openshift on openshift, kind on kind (docs/webhook.md)"
     ]
 
 

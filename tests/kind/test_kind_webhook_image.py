@@ -73,8 +73,7 @@ def test_the_deployment_runs_the_loaded_tag_only_after_the_load() -> None:
                 "batchplane:webhook": {"build": {"registry": "kind"}},
             },
             "batchplane:webhook.build.registry: registry kind needs a kind target, not gke: use artifact-registry on "
-            "gke or kind on kind; on OpenShift push the image to the internal registry and set webhook.image "
-            "(docs/webhook.md)",
+            "gke, openshift on openshift, kind on kind (docs/webhook.md)",
         ),
     ],
     ids=["digest-image", "gke-target"],
