@@ -11,6 +11,7 @@ Service selects, and ``PodDisruptionBudget``s. The CA-injection annotation
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -312,10 +313,90 @@ webhook_high_availability = StackValidationPolicy(
     remediation_steps="Set batchplane:webhook.replicas ≥ 2; the webhook component adds a PodDisruptionBudget.",
 )
 
+# --- webhook-image-published ---------------------------------------------------------------------
+
+QUOTA_WEBHOOK_LABEL = ("app.kubernetes.io/name", "batchplane-quota-webhook")
+DEFAULT_PUBLISHED = ["ghcr.io/batchplane/quota-webhook"]
+_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+_VERSION_TAG = re.compile(r":v?\d+\.\d+\.\d+$")
+
+
+def _image_published(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    resources = list(args.resources)
+    built = {r.urn for r in resources if r.resource_type == "docker-build:index:Image"}
+    published = string_list(config_value(args.get_config(), "publishedRepositories", DEFAULT_PUBLISHED))
+    key, value = QUOTA_WEBHOOK_LABEL
+    for deployment in resources:
+        if deployment.resource_type != "kubernetes:apps/v1:Deployment":
+            continue
+        if text(get(deployment.props, "metadata", "labels", key)) != value:
+            continue
+        if built and _waits_for_any(deployment, built):
+            continue  # the stack builds the image and the Deployment runs what it built
+        for container in items(get(deployment.props, "spec", "template", "spec", "containers")):
+            image = text(get(container, "image"))
+            if image is None:
+                continue
+            if _repository(image) in published and (_DIGEST.search(image) or _VERSION_TAG.search(image)):
+                continue
+            report_violation(
+                f"{describe(deployment)} runs {image}, which neither this stack builds (webhook.build) nor the "
+                f"release workflow publishes ({', '.join(published)} at a version tag or digest): the pods would sit "
+                "in ImagePullBackOff while failurePolicy Fail rejects tenant jobs",
+                deployment.urn,
+            )
+
+
+def _repository(image: str) -> str:
+    """``registry[:port]/path/name`` of an image reference, without its tag or digest."""
+    name = image.split("@", 1)[0]
+    return name[: name.rfind(":")] if name.rfind(":") > name.rfind("/") else name
+
+
+def _waits_for_any(resource: Any, urns: set[str]) -> bool:
+    seen: set[str] = set()
+    stack = list(resource.dependencies)
+    while stack:
+        other = stack.pop()
+        if other.urn in seen:
+            continue
+        seen.add(other.urn)
+        if other.urn in urns:
+            return True
+        stack.extend(other.dependencies)
+    return False
+
+
+webhook_image_published = StackValidationPolicy(
+    name="webhook-image-published",
+    description=(
+        "The quota webhook's Deployment runs an image the stack builds (webhook.build) or one the release workflow "
+        "publishes (a version tag or digest of a published repository)."
+    ),
+    validate=per_cluster(_image_published),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "publishedRepositories": {
+                "type": "array",
+                "items": {"type": "string"},
+                "default": DEFAULT_PUBLISHED,
+                "description": "Image repositories a release workflow publishes (your fork's ghcr.io/<owner>/quota-webhook).",
+            }
+        }
+    ),
+    remediation_steps=(
+        "Set batchplane:webhook.build (artifact-registry on GKE, openshift, kind), or push the image with the "
+        "release workflow and list its repository in publishedRepositories."
+    ),
+)
+
+
 POLICIES = [
     webhook_fail_closed_scoped,
     webhook_tls_via_cert_manager,
     webhook_runs_as_non_root,
     webhook_high_availability,
+    webhook_image_published,
 ]
 """The webhook policies, in the order the pack lists them."""

@@ -357,3 +357,64 @@ def test_selector_matching_follows_label_selector_semantics() -> None:
         ): False,
     }
     assert {k: w.selector_matches(json.loads(k), labels) for k in cases} == cases
+
+
+# --- webhook-image-published ---------------------------------------------------------------------------
+
+
+def _webhook_deployment(s: Stack, image: str, depends_on: tuple[str, ...] = ()) -> None:
+    s.add(
+        "kubernetes:apps/v1:Deployment",
+        "quota-webhook-deployment",
+        {
+            "metadata": {
+                "name": "batchplane-quota-webhook",
+                "labels": {"app.kubernetes.io/name": "batchplane-quota-webhook"},
+            },
+            "spec": {"template": {"spec": {"containers": [{"name": "webhook", "image": image}]}}},
+        },
+        depends_on=depends_on,
+    )
+
+
+@pytest.mark.parametrize(
+    ("image", "config", "ok"),
+    [
+        ("ghcr.io/batchplane/quota-webhook:0.1.0", None, True),
+        ("ghcr.io/batchplane/quota-webhook@sha256:" + "a" * 64, None, True),
+        ("ghcr.io/batchplane/quota-webhook:dev", None, False),
+        ("registry.local:5000/team/quota-webhook:1.2.3", None, False),
+        (
+            "registry.local:5000/team/quota-webhook:1.2.3",
+            {"publishedRepositories": ["registry.local:5000/team/quota-webhook"]},
+            True,
+        ),
+    ],
+    ids=["released-tag", "digest", "floating-tag", "unknown-repository", "configured-repository"],
+)
+def test_the_webhook_runs_only_images_someone_publishes(
+    image: str, config: dict[str, Any] | None, ok: bool
+) -> None:
+    s = Stack()
+    _webhook_deployment(s, image)
+    found = s.check(w.webhook_image_published, config=config)
+    assert found == (
+        []
+        if ok
+        else [
+            (
+                f'Deployment "batchplane-quota-webhook" runs {image}, which neither this stack builds (webhook.build) nor '
+                f"the release workflow publishes ({', '.join((config or {}).get('publishedRepositories', ['ghcr.io/batchplane/quota-webhook']))} "
+                "at a version tag or digest): the pods would sit in ImagePullBackOff while failurePolicy Fail rejects tenant jobs",
+                "quota-webhook-deployment",
+            )
+        ]
+    )
+
+
+def test_an_image_the_stack_builds_needs_no_publisher() -> None:
+    s = Stack()
+    s.add("docker-build:index:Image", "webhook-image-image", {"tags": ["registry.local/x:dev"]})
+    s.add("command:local:Command", "webhook-image-load", {}, depends_on=("webhook-image-image",))
+    _webhook_deployment(s, "registry.local/x:dev", depends_on=("webhook-image-load",))
+    assert s.check(w.webhook_image_published) == []
