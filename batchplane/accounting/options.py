@@ -51,7 +51,7 @@ def resource_options_from_mapping(section: Mapping[str, Any] | None) -> Resource
 def _parse(section: Mapping[str, Any] | None) -> ResourceOptions:
     if section is None:
         return ResourceOptions()
-    if not isinstance(section, Mapping):
+    if not isinstance(section, (dict, Mapping)):
         raise FieldError("resources", "must be a mapping")
     unknown = sorted(set(section) - {"excludeResourcePrefixes", "transformations"} - _IGNORED_KEYS)
     if unknown:
@@ -66,7 +66,7 @@ def _parse(section: Mapping[str, Any] | None) -> ResourceOptions:
     seen: set[str] = set()
     for index, entry in enumerate(raw):
         path = f"transformations[{index}]"
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, (dict, Mapping)):
             raise FieldError(path, "must be a mapping")
         extra = sorted(set(entry) - {"input", "strategy", "outputs", "multiplyBy"})
         if extra:

@@ -79,7 +79,7 @@ def parse_resource_list(value: object, path: str) -> ResourceList:
     """
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if not isinstance(value, (dict, Mapping)):
         raise FieldError(path, "must be a mapping of resource name to quantity")
     result: ResourceList = {}
     for name, quantity in value.items():
@@ -115,14 +115,14 @@ def limit_range_defaults(limit_ranges: Sequence[Mapping[str, Any]]) -> LimitRang
 
 def _summarize_one(limit_range: Mapping[str, Any], summary: LimitRangeDefaults) -> None:
     spec = limit_range.get("spec")
-    if not isinstance(spec, Mapping):
+    if not isinstance(spec, (dict, Mapping)):
         raise FieldError("spec", "is required")
     items = spec.get("limits")
     if not isinstance(items, list):
         raise FieldError("spec.limits", "must be a list")
     for index, item in enumerate(items):
         path = f"spec.limits[{index}]"
-        if not isinstance(item, Mapping):
+        if not isinstance(item, (dict, Mapping)):
             raise FieldError(path, "must be a mapping")
         kind = item.get("type")
         if kind not in ("Container", "Pod"):
@@ -156,7 +156,7 @@ def runtime_class_overheads(runtime_classes: Sequence[Mapping[str, Any]]) -> dic
         overhead = runtime_class.get("overhead")
         if overhead is None:
             continue
-        if not isinstance(overhead, Mapping):
+        if not isinstance(overhead, (dict, Mapping)):
             raise AccountingError("RuntimeClass", name, "overhead", "must be a mapping")
         if overhead.get("podFixed") is None:
             continue
@@ -192,7 +192,7 @@ def pod_requests(template: Mapping[str, Any], path: str, context: PodContext) ->
     spec = template.get("spec")
     if spec is None:
         spec = {}
-    if not isinstance(spec, Mapping):
+    if not isinstance(spec, (dict, Mapping)):
         raise FieldError(f"{path}.spec", "must be a mapping")
     spec_path = f"{path}.spec"
     containers = _containers(spec, "containers", spec_path)
@@ -210,7 +210,7 @@ def pod_requests(template: Mapping[str, Any], path: str, context: PodContext) ->
     pod_requests_list: ResourceList = {}
     pod_limits: ResourceList = {}
     if has_pod_resources:
-        if not isinstance(pod_resources, Mapping):
+        if not isinstance(pod_resources, (dict, Mapping)):
             raise FieldError(f"{spec_path}.resources", "must be a mapping")
         pod_requests_list = parse_resource_list(
             pod_resources.get("requests"), f"{spec_path}.resources.requests"
@@ -343,12 +343,12 @@ def _containers(spec: Mapping[str, Any], key: str, spec_path: str) -> list[_Cont
     result = []
     for index, container in enumerate(raw):
         path = f"{spec_path}.{key}[{index}]"
-        if not isinstance(container, Mapping):
+        if not isinstance(container, (dict, Mapping)):
             raise FieldError(path, "must be a mapping")
         resources = container.get("resources")
         if resources is None:
             resources = {}
-        if not isinstance(resources, Mapping):
+        if not isinstance(resources, (dict, Mapping)):
             raise FieldError(f"{path}.resources", "must be a mapping")
         result.append(
             _Container(
@@ -385,4 +385,4 @@ def _ceil(amount: Decimal) -> Decimal:
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
+    return meta if isinstance(meta, (dict, Mapping)) else {}

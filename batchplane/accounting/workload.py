@@ -9,6 +9,7 @@ RuntimeClasses and ``Configuration.resources`` given.
 from __future__ import annotations
 
 import decimal
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -116,12 +117,12 @@ def workload_requests(
             malformed (the message names the object and the field); also for a malformed LimitRange,
             RuntimeClass or TrainingRuntime (naming that object).
     """
-    if not isinstance(obj, Mapping):
+    if not isinstance(obj, (dict, Mapping)):
         raise AccountingError("", "<unnamed>", "", "is not a Kubernetes object (expected a mapping)")
     kind = str(obj.get("kind") or "")
     api_version = obj.get("apiVersion")
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    assert isinstance(meta, Mapping)
+    assert isinstance(meta, (dict, Mapping))
     name = str(meta.get("name") or meta.get("generateName") or "<unnamed>")
     raw_namespace = meta.get("namespace")
     namespace = str(raw_namespace) if raw_namespace else None
@@ -133,17 +134,23 @@ def workload_requests(
         )
 
     effective_ns = namespace or DEFAULT_NAMESPACE
-    context = PodContext(
-        limit_range_defaults=limit_range_defaults(
-            [
-                lr
-                for lr in limit_ranges
-                if _namespace_of(lr) == effective_ns and lr.get("kind") == "LimitRange"
-            ]
-        ),
-        runtime_class_overheads=runtime_class_overheads(runtime_classes),
-        options=options,
-    )
+    if not limit_ranges and not runtime_classes:
+        try:  # the webhook's case: nothing namespace-specific to summarise, one shared context per options
+            context = _plain_context(options)
+        except TypeError:  # options with transformations hold dicts: unhashable, build one
+            context = PodContext(options=options)
+    else:
+        context = PodContext(
+            limit_range_defaults=limit_range_defaults(
+                [
+                    lr
+                    for lr in limit_ranges
+                    if _namespace_of(lr) == effective_ns and lr.get("kind") == "LimitRange"
+                ]
+            ),
+            runtime_class_overheads=runtime_class_overheads(runtime_classes),
+            options=options,
+        )
     with decimal.localcontext() as ctx:
         ctx.prec = 80  # exact arithmetic for any int64-range quantity and factor
         try:
@@ -170,13 +177,15 @@ def workload_requests(
             raise AccountingError(kind, name, "", f"malformed object ({type(exc).__name__}: {exc})") from exc
 
     labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
-    assert isinstance(labels, Mapping)
+    assert isinstance(labels, (dict, Mapping))
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-    assert isinstance(spec, Mapping)
+    assert isinstance(spec, (dict, Mapping))
     if kind == "Workload":
         queue_name = spec.get("queueName")
         ref = spec.get("priorityClassRef")
-        priority = (ref.get("name") if isinstance(ref, Mapping) else None) or spec.get("priorityClassName")
+        priority = (ref.get("name") if isinstance(ref, (dict, Mapping)) else None) or spec.get(
+            "priorityClassName"
+        )
     else:
         queue_name = labels.get(QUEUE_NAME_LABEL)
         priority = labels.get(PRIORITY_CLASS_LABEL) or _job_priority_class(kind, spec, pod_sets)
@@ -188,6 +197,12 @@ def workload_requests(
         priority_class=str(priority) if priority else None,
         pod_sets=pod_sets,
     )
+
+
+@functools.lru_cache(maxsize=16)
+def _plain_context(options: ResourceOptions) -> PodContext:
+    """The PodContext without LimitRanges or RuntimeClasses (read-only, so one per ``options`` is shared)."""
+    return PodContext(options=options)
 
 
 def _check_pod_sets(pod_sets: Sequence[RawPodSet]) -> None:
@@ -206,19 +221,19 @@ def _job_priority_class(kind: str, spec: Mapping[str, Any], pod_sets: Sequence[P
     """The pod priority class Kueue's ``ExtractPriority`` uses when no WorkloadPriorityClass label is set."""
     if kind == "PyTorchJob":
         run_policy = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), Mapping) else {}
-        scheduling = run_policy.get("schedulingPolicy") if isinstance(run_policy, Mapping) else None
-        if isinstance(scheduling, Mapping) and scheduling.get("priorityClass"):
+        scheduling = run_policy.get("schedulingPolicy") if isinstance(run_policy, (dict, Mapping)) else None
+        if isinstance(scheduling, (dict, Mapping)) and scheduling.get("priorityClass"):
             return str(scheduling["priorityClass"])
     for pod_set in pod_sets:
         pod_spec = pod_set.template.get("spec")
-        if isinstance(pod_spec, Mapping) and pod_spec.get("priorityClassName"):
+        if isinstance(pod_spec, (dict, Mapping)) and pod_spec.get("priorityClassName"):
             return str(pod_spec["priorityClassName"])
     return None
 
 
 def _namespace_of(obj: Mapping[str, Any]) -> str:
     meta = obj.get("metadata")
-    namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
+    namespace = meta.get("namespace") if isinstance(meta, (dict, Mapping)) else None
     return str(namespace) if namespace else DEFAULT_NAMESPACE
 
 
@@ -227,7 +242,7 @@ def _index_runtimes(runtimes: Sequence[Mapping[str, Any]]) -> TrainingRuntimes:
     namespaced: dict[tuple[str, str], Mapping[str, Any]] = {}
     for runtime in runtimes:
         meta = runtime.get("metadata")
-        name = meta.get("name") if isinstance(meta, Mapping) else None
+        name = meta.get("name") if isinstance(meta, (dict, Mapping)) else None
         if not isinstance(name, str) or not name:
             raise AccountingError(str(runtime.get("kind") or ""), "<unnamed>", "metadata.name", "is required")
         if runtime.get("kind") == "ClusterTrainingRuntime":

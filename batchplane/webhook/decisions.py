@@ -286,7 +286,7 @@ class Decider:
 
     def _skip(self, obj: Mapping[str, Any], namespace: str | None, operation: str) -> Decision | None:
         if (
-            not isinstance(obj, Mapping)
+            not isinstance(obj, (dict, Mapping))
             or not isinstance(obj.get("apiVersion"), str)
             or not isinstance(obj.get("kind"), str)
             or not is_workload(obj)
@@ -306,13 +306,13 @@ class Decider:
         if namespace:
             return namespace
         meta = obj.get("metadata")
-        ns = meta.get("namespace") if isinstance(meta, Mapping) else None
+        ns = meta.get("namespace") if isinstance(meta, (dict, Mapping)) else None
         return str(ns) if ns else "default"
 
     def _shape_problems(self, obj: Mapping[str, Any], kind: str) -> list[_Problem]:
         problems: list[_Problem] = []
         spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-        assert isinstance(spec, Mapping)
+        assert isinstance(spec, (dict, Mapping))
         frameworks = self.policy.kueue.frameworks
         framework = FRAMEWORK_OF_KIND.get(kind)
         if frameworks is not None and framework is not None and framework not in frameworks:
@@ -344,7 +344,7 @@ class Decider:
                 )
         if kind in ("RayJob", "RayCluster"):
             cluster = spec.get("rayClusterSpec") if kind == "RayJob" else spec
-            if isinstance(cluster, Mapping) and cluster.get("enableInTreeAutoscaling") is True:
+            if isinstance(cluster, (dict, Mapping)) and cluster.get("enableInTreeAutoscaling") is True:
                 annotations = _annotations(obj)
                 if str(annotations.get(ELASTIC_JOB_ANNOTATION, "")).lower() != "true":
                     problems.append(
@@ -460,6 +460,8 @@ class Decider:
                 and (possible := possible_flavors(d, queue, self.flavors))
                 and possible <= checked
             ]
+            if len(provisioned) <= 1:
+                continue  # one PodSet is one ProvisioningRequest PodSet: nothing to merge, no key to build
             merged: list[list[str]] = []
             keys: list[str] = []
             for ps in provisioned:
@@ -531,7 +533,7 @@ def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, 
     ``/metadata/labels/<key>`` would fail there), else ``/metadata/labels/<escaped key>``.
     """
     meta = obj.get("metadata")
-    if not isinstance(meta, Mapping):
+    if not isinstance(meta, (dict, Mapping)):
         return [{"op": "add", "path": "/metadata", "value": {"labels": {key: value}}}]
     if not isinstance(meta.get("labels"), Mapping):
         return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
@@ -544,7 +546,7 @@ def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
+    return meta if isinstance(meta, (dict, Mapping)) else {}
 
 
 def _name(obj: Mapping[str, Any]) -> str:
@@ -555,20 +557,20 @@ def _name(obj: Mapping[str, Any]) -> str:
 def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
     """String-valued labels (the API server rejects anything else; a mutating review may still carry it)."""
     labels = _meta(obj).get("labels")
-    if not isinstance(labels, Mapping):
+    if not isinstance(labels, (dict, Mapping)):
         return {}
     return {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     annotations = _meta(obj).get("annotations")
-    return annotations if isinstance(annotations, Mapping) else {}
+    return annotations if isinstance(annotations, (dict, Mapping)) else {}
 
 
 def _controller_owner(obj: Mapping[str, Any]) -> bool:
     owners = _meta(obj).get("ownerReferences")
     return isinstance(owners, list) and any(
-        isinstance(o, Mapping) and o.get("controller") is True for o in owners
+        isinstance(o, (dict, Mapping)) and o.get("controller") is True for o in owners
     )
 
 
@@ -578,7 +580,7 @@ def _fmt(amount: Decimal) -> str:
 
 def _prune(value: Any) -> Any:
     """Drop empty maps/lists/None recursively (``equality.Semantic`` treats nil and empty alike)."""
-    if isinstance(value, Mapping):
+    if isinstance(value, (dict, Mapping)):
         out = {k: _prune(v) for k, v in value.items()}
         return {k: v for k, v in out.items() if v not in (None, {}, [])}
     if isinstance(value, list):
@@ -589,10 +591,10 @@ def _prune(value: Any) -> Any:
 def _requests(containers: Any) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for c in containers if isinstance(containers, list) else []:
-        res = c.get("resources") if isinstance(c, Mapping) else None
-        req = res.get("requests") if isinstance(res, Mapping) else None
+        res = c.get("resources") if isinstance(c, (dict, Mapping)) else None
+        req = res.get("requests") if isinstance(res, (dict, Mapping)) else None
         parsed: dict[str, str] = {}
-        for k, v in req.items() if isinstance(req, Mapping) else ():
+        for k, v in req.items() if isinstance(req, (dict, Mapping)) else ():
             try:
                 parsed[str(k)] = str(parse_quantity(v).normalize())
             except ValueError:
@@ -606,7 +608,7 @@ def _merge_key(template: Mapping[str, Any], policy: str | None, name: str) -> st
     if policy is None:
         return f"unmergeable:{name}"
     spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
-    assert isinstance(spec, Mapping)
+    assert isinstance(spec, (dict, Mapping))
     if policy == "IdenticalPodTemplates":
         return json.dumps(_prune(template), sort_keys=True, default=str)
     return json.dumps(

@@ -328,7 +328,7 @@ def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
     tolerations for ``NoSchedule``/``NoExecute`` taints; ``flavorSelector`` restricted to the keys of
     the flavor's own node labels). Anything it cannot decide counts as a match.
     """
-    tolerations = [t for t in (pod_spec.get("tolerations") or []) if isinstance(t, Mapping)]
+    tolerations = [t for t in (pod_spec.get("tolerations") or []) if isinstance(t, (dict, Mapping))]
     tolerations += list(flavor.tolerations)
     for taint in flavor.taints:
         if taint.get("effect") not in ("NoSchedule", "NoExecute"):
@@ -340,29 +340,29 @@ def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
             )
     labels = flavor.node_labels
     selector = pod_spec.get("nodeSelector")
-    if isinstance(selector, Mapping):
+    if isinstance(selector, (dict, Mapping)):
         for key, value in selector.items():
             if key in labels and labels[key] != value:
                 return (
                     f'nodeSelector {key}={value} does not match flavor "{flavor.name}" ({key}={labels[key]})'
                 )
     affinity = pod_spec.get("affinity")
-    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, (dict, Mapping)) else None
     required = (
         node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-        if isinstance(node_affinity, Mapping)
+        if isinstance(node_affinity, (dict, Mapping))
         else None
     )
-    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, (dict, Mapping)) else None
     if isinstance(terms, list) and terms:
 
         def term_matches(term: Any) -> bool:
-            if not isinstance(term, Mapping):
+            if not isinstance(term, (dict, Mapping)):
                 return True
             exprs = [
                 e
                 for e in (term.get("matchExpressions") or [])
-                if isinstance(e, Mapping) and e.get("key") in labels
+                if isinstance(e, (dict, Mapping)) and e.get("key") in labels
             ]
             return all(_match_expression(e, labels) for e in exprs)
 
