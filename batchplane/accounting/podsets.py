@@ -111,10 +111,10 @@ def job_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
 def pod_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     """v1 Pod (the ``pod`` integration, a single pod) → one PodSet ``main`` of 1 pod."""
     spec = _mapping(obj, "spec", "spec")
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), (dict, Mapping)) else {}
     template: dict[str, Any] = {"metadata": {}, "spec": copy.deepcopy(dict(spec))}
     for key in ("labels", "annotations"):
-        if isinstance(meta, (dict, Mapping)) and isinstance(meta.get(key), Mapping):
+        if isinstance(meta, (dict, Mapping)) and isinstance(meta.get(key), (dict, Mapping)):
             template["metadata"][key] = dict(meta[key])
     return [RawPodSet(DEFAULT_POD_SET_NAME, 1, None, template, "")]
 
@@ -284,7 +284,9 @@ def build_ray_pod_sets(
 
 
 def _raise_head_requests(head: dict[str, Any], path: str) -> None:
-    containers = head.get("spec", {}).get("containers") if isinstance(head.get("spec"), Mapping) else None
+    containers = (
+        head.get("spec", {}).get("containers") if isinstance(head.get("spec"), (dict, Mapping)) else None
+    )
     if not isinstance(containers, list) or not containers or not isinstance(containers[0], (dict, Mapping)):
         raise FieldError(
             f"{path}.spec.containers",
@@ -369,7 +371,7 @@ def appwrapper_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
 
 def _infer_appwrapper_pod_sets(wrapped: Mapping[str, Any], path: str) -> list[tuple[str, int]]:
     kind = (wrapped.get("apiVersion"), wrapped.get("kind"))
-    spec = wrapped.get("spec") if isinstance(wrapped.get("spec"), Mapping) else {}
+    spec = wrapped.get("spec") if isinstance(wrapped.get("spec"), (dict, Mapping)) else {}
     assert isinstance(spec, (dict, Mapping))
     if kind == ("v1", "Pod"):
         return [("template", 1)]
@@ -381,7 +383,7 @@ def _infer_appwrapper_pod_sets(wrapped: Mapping[str, Any], path: str) -> list[tu
         entries = []
         jobs = spec.get("replicatedJobs")
         for index, job in enumerate(jobs if isinstance(jobs, list) else []):
-            if not isinstance(job, (dict, Mapping)) or not isinstance(job.get("template"), Mapping):
+            if not isinstance(job, (dict, Mapping)) or not isinstance(job.get("template"), (dict, Mapping)):
                 continue
             job_spec = job["template"].get("spec")
             pods = _wrapped_job_pods(job_spec if isinstance(job_spec, (dict, Mapping)) else {}, 1)
@@ -471,13 +473,13 @@ def _appwrapper_template(raw: Any, path: str) -> dict[str, Any]:
 
     Mirrors appwrapper v1.2.1 ``GetPodTemplateSpec`` and ``copyContainers``.
     """
-    if not isinstance(raw, (dict, Mapping)) or not isinstance(raw.get("spec"), Mapping):
+    if not isinstance(raw, (dict, Mapping)) or not isinstance(raw.get("spec"), (dict, Mapping)):
         raise FieldError(path, "does not contain a pod spec")
     spec = raw["spec"]
     template: dict[str, Any] = {"metadata": {}, "spec": {}}
     meta = raw.get("metadata")
     for key in ("labels", "annotations"):
-        if isinstance(meta, (dict, Mapping)) and isinstance(meta.get(key), Mapping):
+        if isinstance(meta, (dict, Mapping)) and isinstance(meta.get(key), (dict, Mapping)):
             template["metadata"][key] = {k: v for k, v in meta[key].items() if isinstance(v, str)}
     for key in ("initContainers", "containers"):
         containers = spec.get(key)
@@ -728,7 +730,7 @@ def _template(obj: Mapping[str, Any], key: str, path: str) -> dict[str, Any]:
     if not isinstance(spec, (dict, Mapping)):
         raise FieldError(f"{path}.spec", "must be a mapping")
     copied = dict(template)
-    if isinstance(copied.get("metadata"), Mapping):
+    if isinstance(copied.get("metadata"), (dict, Mapping)):
         copied["metadata"] = dict(copied["metadata"])
     spec_copy = dict(spec)
     for list_key in ("containers", "initContainers"):
@@ -743,7 +745,7 @@ def _container_copy(container: Any) -> Any:
     if not isinstance(container, (dict, Mapping)):
         return container
     copied = dict(container)
-    if isinstance(copied.get("resources"), Mapping):
+    if isinstance(copied.get("resources"), (dict, Mapping)):
         copied["resources"] = dict(copied["resources"])
     return copied
 

@@ -121,7 +121,7 @@ def workload_requests(
         raise AccountingError("", "<unnamed>", "", "is not a Kubernetes object (expected a mapping)")
     kind = str(obj.get("kind") or "")
     api_version = obj.get("apiVersion")
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), (dict, Mapping)) else {}
     assert isinstance(meta, (dict, Mapping))
     name = str(meta.get("name") or meta.get("generateName") or "<unnamed>")
     raw_namespace = meta.get("namespace")
@@ -176,9 +176,9 @@ def workload_requests(
             # a string): the API server would reject such an object; report it instead of crashing.
             raise AccountingError(kind, name, "", f"malformed object ({type(exc).__name__}: {exc})") from exc
 
-    labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+    labels = meta.get("labels") if isinstance(meta.get("labels"), (dict, Mapping)) else {}
     assert isinstance(labels, (dict, Mapping))
-    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    spec = obj.get("spec") if isinstance(obj.get("spec"), (dict, Mapping)) else {}
     assert isinstance(spec, (dict, Mapping))
     if kind == "Workload":
         queue_name = spec.get("queueName")
@@ -220,7 +220,7 @@ def _check_pod_sets(pod_sets: Sequence[RawPodSet]) -> None:
 def _job_priority_class(kind: str, spec: Mapping[str, Any], pod_sets: Sequence[PodSetRequests]) -> str | None:
     """The pod priority class Kueue's ``ExtractPriority`` uses when no WorkloadPriorityClass label is set."""
     if kind == "PyTorchJob":
-        run_policy = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), Mapping) else {}
+        run_policy = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), (dict, Mapping)) else {}
         scheduling = run_policy.get("schedulingPolicy") if isinstance(run_policy, (dict, Mapping)) else None
         if isinstance(scheduling, (dict, Mapping)) and scheduling.get("priorityClass"):
             return str(scheduling["priorityClass"])

@@ -311,7 +311,7 @@ class Decider:
 
     def _shape_problems(self, obj: Mapping[str, Any], kind: str) -> list[_Problem]:
         problems: list[_Problem] = []
-        spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+        spec = obj.get("spec") if isinstance(obj.get("spec"), (dict, Mapping)) else {}
         assert isinstance(spec, (dict, Mapping))
         frameworks = self.policy.kueue.frameworks
         framework = FRAMEWORK_OF_KIND.get(kind)
@@ -535,7 +535,7 @@ def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, 
     meta = obj.get("metadata")
     if not isinstance(meta, (dict, Mapping)):
         return [{"op": "add", "path": "/metadata", "value": {"labels": {key: value}}}]
-    if not isinstance(meta.get("labels"), Mapping):
+    if not isinstance(meta.get("labels"), (dict, Mapping)):
         return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
     return [{"op": "add", "path": f"/metadata/labels/{escape_pointer(key)}", "value": value}]
 
@@ -607,7 +607,7 @@ def _merge_key(template: Mapping[str, Any], policy: str | None, name: str) -> st
     """PodSets with equal keys are merged into one ProvisioningRequest PodSet (Kueue ``canMergePodSets``)."""
     if policy is None:
         return f"unmergeable:{name}"
-    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+    spec = template.get("spec") if isinstance(template.get("spec"), (dict, Mapping)) else {}
     assert isinstance(spec, (dict, Mapping))
     if policy == "IdenticalPodTemplates":
         return json.dumps(_prune(template), sort_keys=True, default=str)

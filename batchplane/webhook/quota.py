@@ -283,7 +283,7 @@ def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
         }
         if covers_pods and count > 0:
             requests[PODS] = requests.get(PODS, 0) + count
-        spec = ps.template.get("spec") if isinstance(ps.template.get("spec"), Mapping) else {}
+        spec = ps.template.get("spec") if isinstance(ps.template.get("spec"), (dict, Mapping)) else {}
         out.append(Demand(name=ps.name, count=count, requests=requests, pod_spec=spec or {}))
     return out
 
