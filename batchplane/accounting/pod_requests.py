@@ -282,7 +282,7 @@ def aggregate_requests(
 def drop_excluded(requests: Mapping[str, Decimal], prefixes: Sequence[str]) -> ResourceList:
     """Drop resources whose name starts with any of ``prefixes`` (Kueue ``dropExcludedResources``)."""
     if not prefixes:
-        return dict(requests)
+        return requests if isinstance(requests, dict) else dict(requests)  # callers do not mutate it
     return {
         name: amount for name, amount in requests.items() if not any(name.startswith(p) for p in prefixes)
     }
@@ -297,6 +297,8 @@ def apply_transformations(requests: Mapping[str, Decimal], options: ResourceOpti
     ``Replace`` drops it. Untransformed resources pass through. Generated outputs are added to an
     untransformed resource of the same name (upstream leaves that case to map iteration order).
     """
+    if not options.transformations:
+        return requests if isinstance(requests, dict) else dict(requests)  # callers do not mutate it
     by_input = {t.input: t for t in options.transformations}
     if not any(name in by_input for name in requests):
         return dict(requests)

@@ -127,6 +127,14 @@ class Demand:
     count: int
     requests: Mapping[str, int]
     pod_spec: Mapping[str, Any]
+    _mismatch: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+
+    def mismatch(self, flavor: Flavor) -> str | None:
+        """:func:`flavor_mismatch` of this PodSet's pod spec and ``flavor``, computed once per flavor (the capacity
+        check and the provisioning check both ask)."""
+        if flavor.name not in self._mismatch:
+            self._mismatch[flavor.name] = flavor_mismatch(self.pod_spec, flavor)
+        return self._mismatch[flavor.name]
 
 
 # --- compiling the cohort tree ------------------------------------------------------------------
@@ -498,7 +506,8 @@ def _eligible(
             (r for r, amount in pairs if amount > queue.capacity[(flavor_name, r)].maximum), None
         )
         if too_small is None:
-            mismatch = flavor_mismatch(demand.pod_spec, flavors.get(flavor_name, Flavor(flavor_name)))
+            flavor = flavors.get(flavor_name)
+            mismatch = demand.mismatch(Flavor(flavor_name) if flavor is None else flavor)
             if mismatch is None:
                 eligible.append(flavor_name)
             elif explain:
@@ -506,7 +515,9 @@ def _eligible(
         elif explain:
             # Kueue reports a taint or selector mismatch before capacity; so does the message.
             reasons.append(
-                flavor_mismatch(demand.pod_spec, flavors.get(flavor_name, Flavor(flavor_name)))
+                demand.mismatch(
+                    flavors.get(flavor_name) or Flavor(flavor_name)
+                )  # a denial: cost is no matter
                 or f'flavor "{flavor_name}" offers at most {queue.capacity[(flavor_name, too_small)].describe()}'
             )
     return eligible, reasons
