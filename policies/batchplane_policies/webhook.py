@@ -28,6 +28,7 @@ from batchplane_policies._support import (
     PRODUCTION_ENVIRONMENTS,
     ReportViolation,
     config_value,
+    depends_on,
     describe,
     flag,
     get,
@@ -331,7 +332,7 @@ def _image_published(args: StackValidationArgs, report_violation: ReportViolatio
             continue
         if text(get(deployment.props, "metadata", "labels", key)) != value:
             continue
-        if built and _waits_for_any(deployment, built):
+        if built and depends_on(deployment, lambda r: r.urn in built):
             continue  # the stack builds the image and the Deployment runs what it built
         for container in items(get(deployment.props, "spec", "template", "spec", "containers")):
             image = text(get(container, "image"))
@@ -351,20 +352,6 @@ def _repository(image: str) -> str:
     """``registry[:port]/path/name`` of an image reference, without its tag or digest."""
     name = image.split("@", 1)[0]
     return name[: name.rfind(":")] if name.rfind(":") > name.rfind("/") else name
-
-
-def _waits_for_any(resource: Any, urns: set[str]) -> bool:
-    seen: set[str] = set()
-    stack = list(resource.dependencies)
-    while stack:
-        other = stack.pop()
-        if other.urn in seen:
-            continue
-        seen.add(other.urn)
-        if other.urn in urns:
-            return True
-        stack.extend(other.dependencies)
-    return False
 
 
 webhook_image_published = StackValidationPolicy(
