@@ -11,6 +11,7 @@ import pulumi
 
 from batchplane.components.batch_cluster import BatchCluster, BatchClusterArgs
 from batchplane.errors import ConfigValidationError
+from batchplane.multikueue.config import MANAGER_CLUSTER
 from batchplane.stack import load_stack
 from batchplane.stack.pulumi_source import pulumi_config_map
 from batchplane.webhook.manifests import deployment_problems
@@ -45,7 +46,7 @@ workers = {
 # the names and (through aliases) the URNs that stacks deployed before BatchCluster existed have, so `pulumi up`
 # on them replaces nothing.
 cluster = BatchCluster(
-    "batchplane",
+    MANAGER_CLUSTER,
     BatchClusterArgs(
         stack=stack,
         project_dir=project_dir,

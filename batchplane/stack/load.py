@@ -29,7 +29,7 @@ from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_RESOURCES
 from batchplane.stack.pools import check_pools, expand_pools
-from batchplane.stack.target import TARGET_KINDS, Target
+from batchplane.stack.target import TARGET_KINDS, Target, cluster_identity
 from batchplane.targets.gke.config import project_id_problem
 from batchplane.targets.openshift.config import (
     RHBOK_INTEGRATIONS,
@@ -249,12 +249,36 @@ def _load_workers(
                 path, message = issue.path, issue.message  # the manager's own warning, reported once
             issues.append(ConfigIssue(path, message, issue.severity))
     if workers and not any(i.severity == "error" for i in issues):
+        issues += _same_clusters(StackConfig.model_validate(ours), section, workers)
+    if workers and not any(i.severity == "error" for i in issues):
         kueues = {name: w.kueue for name, w in workers.items()}
         manager = _expand_reporting(StackConfig.model_validate(ours))[0]
         expand_multikueue(section, manager)
         missing = missing_local_queues(section, manager, kueues)
         issues += missing or quota_balance(section, manager, kueues)
     return workers, issues
+
+
+def _same_clusters(
+    manager: StackConfig, section: MultiKueueSection, workers: Mapping[str, Stack]
+) -> list[ConfigIssue]:
+    """Errors for a declared worker whose target is the manager's cluster or another worker's: MultiKueue needs
+    distinct clusters, and two BatchClusters would declare the same cluster twice."""
+    seen = {cluster_identity(manager.target): "the manager"}
+    issues = []
+    for index, worker in section.declared():
+        identity = cluster_identity(workers[worker.name].config.target)
+        if identity in seen:
+            issues.append(
+                ConfigIssue(
+                    f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}].target",
+                    f'worker "{worker.name}" is the same cluster as {seen[identity]} ({", ".join(identity)}): '
+                    "a worker must be a cluster of its own",
+                )
+            )
+        else:
+            seen[identity] = f'worker "{worker.name}"'
+    return issues
 
 
 def kueue_integrations(config: StackConfig) -> list[str] | None:

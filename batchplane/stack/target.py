@@ -32,3 +32,13 @@ Target = Annotated[KindTarget | ExistingTarget | OpenShiftTarget | GkeTarget, Fi
 
 TARGET_KINDS: tuple[str, ...] = ("kind", "existing", "openshift", "gke")
 """Every ``kind`` tag the union accepts (used to tidy error paths)."""
+
+
+def cluster_identity(target: ExistingTarget | GkeTarget | KindTarget | OpenShiftTarget) -> tuple[str, ...]:
+    """What makes two targets the same cluster: a GKE cluster's location and name, a kind cluster's name, an existing
+    or OpenShift cluster's kubeconfig and context."""
+    if isinstance(target, GkeTarget):
+        return ("gke", target.location(), target.cluster_name)
+    if isinstance(target, KindTarget):
+        return ("kind", target.cluster_name)
+    return (target.kind, getattr(target, "kubeconfig", None) or "", target.kube_context())

@@ -310,3 +310,49 @@ def test_a_bad_manager_section_is_reported_without_validating_the_workers() -> N
     assert problems(config) == [
         "batchplane:environment: -1 is not allowed; expected 'dev', 'staging' or 'production'",
     ]
+
+
+def _same_as(index: int, other: dict[str, Any]) -> dict[str, Any]:
+    config = template()
+    config["batchplane:multiKueue"]["workers"][index]["target"] = copy.deepcopy(other)
+    return config
+
+
+@pytest.mark.parametrize(
+    ("config", "want"),
+    [
+        (
+            _same_as(1, template()["batchplane:multiKueue"]["workers"][0]["target"]),
+            'batchplane:multiKueue.workers[1].target: worker "europe-west4" is the same cluster as worker "us-east4" '
+            "(gke, us-east4, batchplane-us-east4): a worker must be a cluster of its own",
+        ),
+        (
+            _same_as(
+                0,
+                {
+                    **template()["batchplane:target"],
+                    "gpuPools": [
+                        {
+                            **template()["batchplane:multiKueue"]["workers"][0]["target"]["gpuPools"][0],
+                            "nodeLocations": ["us-central1-a", "us-central1-b"],
+                        }
+                    ],
+                },
+            ),
+            'batchplane:multiKueue.workers[0].target: worker "us-east4" is the same cluster as the manager '
+            "(gke, us-central1, batchplane-manager): a worker must be a cluster of its own",
+        ),
+    ],
+    ids=["two-workers-one-cluster", "worker-is-the-manager"],
+)
+def test_a_worker_must_be_a_cluster_of_its_own(config: dict[str, Any], want: str) -> None:
+    assert problems(config) == [want]
+
+
+def test_the_managers_component_name_is_not_a_worker_name() -> None:
+    config = template()
+    config["batchplane:multiKueue"]["workers"][1]["name"] = "batchplane"
+    assert problems(config) == [
+        'batchplane:multiKueue: "batchplane" names the manager\'s own cluster in the program: give the worker '
+        "another name"
+    ]
