@@ -35,6 +35,9 @@ from batchplane.errors import ConfigIssue
 from batchplane.quantity import parse_quantity
 from batchplane.wellknown import BUILTIN_NAMESPACES, NAMESPACE_NAME_LABEL
 
+#: ``controllerName`` of MultiKueue's admission check (its own constant lives in batchplane.multikueue).
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+
 T = TypeVar("T")
 
 
@@ -403,9 +406,26 @@ def _check_cluster_queue(cq: Located[ClusterQueue], k: ExpandedKueue, out: _Issu
             "preference may only be set when whenCanBorrow and whenCanPreempt are both TryNextFlavor "
             "(whenCanBorrow defaults to MayStopSearch)",
         )
+    _check_queue_admission_checks(cq, k, out)
+    if q.namespace_selector is not None:
+        _check_selector(q.namespace_selector, cq.path.key("namespaceSelector"), out)
+
+
+def _check_queue_admission_checks(cq: Located[ClusterQueue], k: ExpandedKueue, out: _Issues) -> None:
+    """A ClusterQueue's admission checks exist, are listed once, scope their own flavors only, and — MultiKueue —
+    at most one, never per flavor (Kueue keeps such a ClusterQueue inactive)."""
+    q = cq.obj
     checks = {a.obj.name for a in k.admission_checks}
+    multikueue = {a.obj.name for a in k.admission_checks if a.obj.resolved_controller_name() == MULTIKUEUE}
     own_flavors = set(q.flavor_names())
     seen: set[str] = set()
+    multikueue_refs = [ref.name for ref in q.admission_checks if ref.name in multikueue]
+    if len(multikueue_refs) > 1:
+        out.error(
+            cq.path.key("admissionChecks"),
+            f"{', '.join(multikueue_refs)} are all MultiKueue admission checks: Kueue keeps a ClusterQueue with more "
+            'than one inactive ("Cannot use multiple MultiKueue AdmissionChecks on the same ClusterQueue")',
+        )
     for i, ref in enumerate(q.admission_checks):
         p = cq.path.key("admissionChecks").index(i)
         if ref.name in seen:
@@ -418,14 +438,19 @@ def _check_cluster_queue(cq: Located[ClusterQueue], k: ExpandedKueue, out: _Issu
             )
         if len(set(ref.on_flavors)) != len(ref.on_flavors):
             out.error(p.key("onFlavors"), "onFlavors must not repeat a flavor")
+        if ref.on_flavors and ref.name in multikueue:
+            out.error(
+                p.key("onFlavors"),
+                f'"{ref.name}" is a MultiKueue admission check, which Kueue applies to every flavor or not at all: a '
+                'ClusterQueue that scopes it with onFlavors stays inactive ("Cannot specify MultiKueue AdmissionCheck '
+                'per flavor"); drop onFlavors',
+            )
         for fi, fl in enumerate(ref.on_flavors):
             if fl not in own_flavors:
                 out.error(
                     p.key("onFlavors").index(fi),
                     f'"{fl}" is not a flavor of ClusterQueue "{q.name}" (its flavors: {_names(own_flavors)})',
                 )
-    if q.namespace_selector is not None:
-        _check_selector(q.namespace_selector, cq.path.key("namespaceSelector"), out)
 
 
 def _check_selector(sel: LabelSelector, path: KeyPath, out: _Issues) -> None:

@@ -93,3 +93,38 @@ def test_bad_sections_are_errors_at_their_key(section: dict[str, Any], want: lis
     with pytest.raises(ConfigValidationError) as caught:
         load_stack({**base_config(), "batchplane:multiKueue": section})
     assert [str(e) for e in caught.value.errors] == want
+
+
+def _with_manual_multikueue_checks(*uses: dict[str, Any]) -> dict[str, Any]:
+    config = base_config()
+    kueue = config["batchplane:kueue"]
+    kueue["admissionChecks"] = [
+        {"name": "mk-a", "controllerName": "kueue.x-k8s.io/multikueue"},
+        {"name": "mk-b", "controllerName": "kueue.x-k8s.io/multikueue"},
+    ]
+    kueue["clusterQueues"][0]["admissionChecks"] = list(uses)
+    return config
+
+
+@pytest.mark.parametrize(
+    ("uses", "want"),
+    [
+        (
+            [{"name": "mk-a", "onFlavors": ["f1"]}],
+            'batchplane:kueue.clusterQueues[0].admissionChecks[0].onFlavors: "mk-a" is a MultiKueue admission check, '
+            "which Kueue applies to every flavor or not at all: a ClusterQueue that scopes it with onFlavors stays "
+            'inactive ("Cannot specify MultiKueue AdmissionCheck per flavor"); drop onFlavors',
+        ),
+        (
+            [{"name": "mk-a"}, {"name": "mk-b"}],
+            "batchplane:kueue.clusterQueues[0].admissionChecks: mk-a, mk-b are all MultiKueue admission checks: Kueue "
+            'keeps a ClusterQueue with more than one inactive ("Cannot use multiple MultiKueue AdmissionChecks on the '
+            'same ClusterQueue")',
+        ),
+    ],
+    ids=["per-flavor", "two-multikueue-checks"],
+)
+def test_clusterqueues_kueue_would_keep_inactive_are_refused(uses: list[dict[str, Any]], want: str) -> None:
+    with pytest.raises(ConfigValidationError) as caught:
+        load_stack(_with_manual_multikueue_checks(*uses))
+    assert [str(e) for e in caught.value.errors] == [want]
