@@ -7,7 +7,15 @@ Modules: :mod:`~batchplane.config.base` (the model base class and the Kubernetes
 A platform's own models live in :mod:`batchplane.targets`; loading a whole stack in :mod:`batchplane.stack`.
 """
 
-__all__ = ["CONFIG_NAMESPACE", "Stack", "StackConfig", "load_stack", "load_stack_file", "read_stack_file", "split_config"]
+__all__ = [
+    "CONFIG_NAMESPACE",
+    "Stack",
+    "StackConfig",
+    "load_stack",
+    "load_stack_file",
+    "read_stack_file",
+    "split_config",
+]
 
 _MOVED_TO_STACK = frozenset(__all__)
 
