@@ -25,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
+from batchplane.accounting.model import from_stored, to_stored
 from batchplane.config.kueue import (
     AdmissionCheck,
     AdmissionCheckRef,
@@ -544,3 +546,82 @@ def _capacity_issue(
             )
         ]
     return []
+
+
+# --- sizing quotas to pools (MultiKueue workers) ------------------------------------------------
+
+
+def fit_quotas_to_pools(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
+    """Scale the nominal quota on each pool's flavors down to what the pool can hold, in place, keeping the queues'
+    proportions (MultiKueue: a declared worker without its own queues gets the manager's, sized to its pools).
+
+    Per pool and per resource whose per-node amount is known, when the ClusterQueues' and Cohorts' nominal quota on
+    the pool's flavors sums to more than ``max_nodes × per node``, every entry becomes ``floor(nominal × capacity /
+    sum)`` (in Kueue's stored units: millicores, bytes; memory rounded down to Mi), so the sum fits; a lending limit is
+    capped at the new nominal quota. Returns one warning per scaled pool and resource, naming old and new amounts.
+    """
+    out: list[ConfigIssue] = []
+    mapping = flavor_pools(k, pools)
+    for pool in pools:
+        flavors = {name for name, p in mapping.items() if p is pool}
+        if pool.max_nodes is None or not flavors:
+            continue
+        for resource, per_node in pool.per_node.items():
+            capacity = to_stored(resource, per_node * pool.max_nodes)
+            owners: tuple[list[Any], ...] = (k.cluster_queues, k.cohorts)
+            entries = [(owner, index, loc) for owner in owners for index, loc in enumerate(owner)]
+            total = sum(
+                to_stored(resource, parse_quantity(q.nominal_quota))
+                for _, _, loc in entries
+                for g in loc.obj.resource_groups
+                for f in g.flavors
+                if f.name in flavors
+                for q in f.resources
+                if q.name == resource
+            )
+            if total <= capacity:
+                continue
+            changes: list[str] = []
+            for owner, index, loc in entries:
+                updated, changed = _scaled(loc.obj.resource_groups, flavors, resource, capacity, total)
+                if changed:
+                    owner[index] = Located(loc.obj.model_copy(update={"resource_groups": updated}), loc.path)
+                    changes += [f'{type(loc.obj).__name__} "{loc.obj.name}" {c}' for c in changed]
+            out.append(
+                ConfigIssue(
+                    str(pool.max_nodes_path),
+                    f"{resource} quota on the flavor(s) of {pool.describe()} sized to the pool's "
+                    f"{format_quantity(from_stored(resource, capacity), resource)}: {'; '.join(changes)}",
+                    "warning",
+                )
+            )
+    return out
+
+
+def _scaled(
+    groups: list[ResourceGroup], flavors: set[str], resource: str, capacity: int, total: int
+) -> tuple[list[ResourceGroup], list[str]]:
+    changes: list[str] = []
+    new_groups = []
+    for group in groups:
+        new_flavors = []
+        for flavor in group.flavors:
+            new_quotas = []
+            for quota in flavor.resources:
+                if flavor.name in flavors and quota.name == resource:
+                    old = to_stored(resource, parse_quantity(quota.nominal_quota))
+                    new = old * capacity // total
+                    if resource == "memory":
+                        new -= new % (1 << 20)
+                    text = format_quantity(from_stored(resource, new), resource)
+                    update: dict[str, str] = {"nominal_quota": text}
+                    if quota.lending_limit is not None and parse_quantity(quota.lending_limit) > from_stored(
+                        resource, new
+                    ):
+                        update["lending_limit"] = text
+                    quota = quota.model_copy(update=update)
+                    changes.append(f"{format_quantity(from_stored(resource, old), resource)} → {text}")
+                new_quotas.append(quota)
+            new_flavors.append(flavor.model_copy(update={"resources": new_quotas}))
+        new_groups.append(group.model_copy(update={"flavors": new_flavors}))
+    return new_groups, changes

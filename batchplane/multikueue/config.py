@@ -34,10 +34,12 @@ class MultiKueueWorker(ConfigModel):
     LocalQueues on every worker), validated as a stack of its own. The program creates the worker's MultiKueue
     ServiceAccount, ClusterRole, binding and token, and the manager's kubeconfig Secret from them."""
     kueue: dict[str, Any] | None = None
-    """A declared worker's own ``batchplane:kueue`` (same schema), e.g. quotas sized to its pools. Defaults to
-    the manager's."""
+    """A declared worker's own ``batchplane:kueue`` (same schema). Defaults to the manager's; when neither ``kueue``
+    nor ``teams`` is given, nominal quota on flavors backed by this worker's pools is scaled down to what the pools
+    hold, keeping the queues' proportions (a warning lists each change)."""
     teams: dict[str, Any] | None = None
-    """A declared worker's own ``batchplane:teams`` (same schema). Defaults to the manager's."""
+    """A declared worker's own ``batchplane:teams`` (same schema). Defaults to the manager's, sized to this
+    worker's pools as for ``kueue``."""
     server: Annotated[str, Field(pattern=r"^https://[^\s/]+(/\S*)?$", max_length=2048)] | None = None
     """The URL at which the manager's Kueue reaches a declared worker's API server. Defaults to the GKE cluster's
     endpoint (``https://<endpoint>``); required for other declared targets."""

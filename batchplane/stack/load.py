@@ -28,7 +28,8 @@ from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_RESOURCES
-from batchplane.stack.pools import check_pools, expand_pools
+from batchplane.pools import fit_quotas_to_pools
+from batchplane.stack.pools import backed_pools, check_pools, expand_pools
 from batchplane.stack.target import TARGET_KINDS, Target, cluster_identity
 from batchplane.targets.gke.config import project_id_problem
 from batchplane.targets.openshift.config import (
@@ -119,7 +120,7 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
+def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_pools: bool = False) -> Stack:
     """Validate a stack's config map and expand it, reporting every error at once.
 
     Each top-level key is parsed on its own: a key that fails pydantic parsing is reported, and every
@@ -131,6 +132,9 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
     Args:
         raw: config map, ``{"batchplane:target": {...}, "batchplane:kueue": {...}, "gcp:project": ...}``.
         stack_name: the stack's name, kept on the result.
+        size_to_pools: scale nominal quota on pool-backed flavors down to what each pool holds, keeping the
+            queues' proportions, before the capacity check (a declared MultiKueue worker that inherits the
+            manager's queues); each scaling is a warning. Defaults to false.
 
     Returns:
         The validated :class:`Stack`.
@@ -156,6 +160,8 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack") -> Stack:
         issues += expand_multikueue(config.multi_kueue, kueue)
     if expanded_ok and not expand_issues:
         issues += check_kueue(kueue)
+        if size_to_pools:
+            issues += fit_quotas_to_pools(kueue, backed_pools(config))
         issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
         if isinstance(config.target, OpenShiftTarget):
             issues += check_openshift(config.target, kueue)
@@ -233,7 +239,10 @@ def _load_workers(
             raw.pop(f"{CONFIG_NAMESPACE}:operators", None)
         raw.update({f"{CONFIG_NAMESPACE}:{key}": value for key, value in own.items() if value is not None})
         try:
-            workers[worker.name] = loaded = load_stack(raw, f"{stack_name}-{worker.name}")
+            inherits_queues = worker.kueue is None and worker.teams is None
+            workers[worker.name] = loaded = load_stack(
+                raw, f"{stack_name}-{worker.name}", size_to_pools=inherits_queues
+            )
             found = loaded.warnings + _declared_worker_problems(loaded, manager_integrations)
         except ConfigValidationError as exc:
             found = exc.issues
@@ -245,7 +254,11 @@ def _load_workers(
                 message = issue.message.replace(f"{CONFIG_NAMESPACE}:{section_key}", f"{here}.{section_key}")
             else:
                 path, message = issue.path, f'on MultiKueue worker "{worker.name}" ({here}): {issue.message}'
-            if issue.severity == "warning" and own.get(section_key) is None:
+            if (
+                issue.severity == "warning"
+                and own.get(section_key) is None
+                and "sized to the pool" not in message
+            ):
                 path, message = issue.path, issue.message  # the manager's own warning, reported once
             issues.append(ConfigIssue(path, message, issue.severity))
     if workers and not any(i.severity == "error" for i in issues):

@@ -356,3 +356,55 @@ def test_the_managers_component_name_is_not_a_worker_name() -> None:
         'batchplane:multiKueue: "batchplane" names the manager\'s own cluster in the program: give the worker '
         "another name"
     ]
+
+
+def test_a_worker_without_its_own_queues_gets_the_managers_sized_to_its_pools() -> None:
+    config = template()
+    for worker in config["batchplane:multiKueue"]["workers"]:
+        worker.pop("teams")
+    s = load_stack(config, TEMPLATE)
+    east = s.workers["us-east4"].kueue
+
+    def quotas(k: Any, flavor: str) -> dict[str, dict[str, str]]:
+        return {
+            cq.obj.name: {
+                q.name: q.nominal_quota
+                for g in cq.obj.resource_groups
+                for f in g.flavors
+                if f.name == flavor
+                for q in f.resources
+            }
+            for cq in k.cluster_queues
+        }
+
+    # The manager's 12 GPUs per team, 2 teams, on an 8-node × 1 L4 pool: 4 each, the proportions kept.
+    assert quotas(east, "l4") == {
+        team: {"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"} for team in ("team-a", "team-b")
+    }
+    assert quotas(east, "default-flavor") == quotas(s.kueue, "default-flavor")  # not pool-backed: unchanged
+    assert (
+        "warning: batchplane:multiKueue.workers[0].target.gpuPools[0].maxNodes: nvidia.com/gpu quota on the flavor(s) "
+        'of GKE node pool "l4" (batchplane:multiKueue.workers[0].target.gpuPools[0]) sized to the pool\'s 8: '
+        'ClusterQueue "team-a" 12 → 4; ClusterQueue "team-b" 12 → 4'
+    ) in [str(w) for w in s.warnings]
+    assert [
+        w for w in s.warnings if "more than the workers' combined" in w.message
+    ] == []  # 3 × 4 = 12: balanced
+
+
+def test_quota_a_pool_can_hold_is_left_alone() -> None:
+    config = template()
+    config["batchplane:teams"]["members"][0]["quotas"]["l4"] = {
+        "cpu": 4,
+        "memory": "16Gi",
+        "nvidia.com/gpu": 1,
+    }
+    config["batchplane:teams"]["members"][1]["quotas"]["l4"] = {
+        "cpu": 4,
+        "memory": "16Gi",
+        "nvidia.com/gpu": 1,
+    }
+    for worker in config["batchplane:multiKueue"]["workers"]:
+        worker.pop("teams")
+    s = load_stack(config, TEMPLATE)
+    assert [w for w in s.warnings if "sized to the pool" in w.message] == []
