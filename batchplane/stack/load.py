@@ -183,7 +183,9 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
     workers: dict[str, Stack] = {}
     if config.multi_kueue is not None and not failed:  # workers inherit every section: all must parse
-        workers, worker_issues = _load_workers(ours, other, config.multi_kueue, stack_name)
+        workers, worker_issues = _load_workers(
+            ours, other, config, kueue if not expand_issues else None, stack_name
+        )
         issues += [i for i in worker_issues if i.severity == "error" or i not in issues]
     errors = [i for i in issues if i.severity == "error"]
     if errors:
@@ -222,15 +224,22 @@ def _build_problems(config: StackConfig) -> list[ConfigIssue]:
 
 
 def _load_workers(
-    ours: Mapping[str, Any], other: Mapping[str, Any], section: MultiKueueSection, stack_name: str
+    ours: Mapping[str, Any],
+    other: Mapping[str, Any],
+    manager: StackConfig,
+    manager_kueue: ExpandedKueue | None,
+    stack_name: str,
 ) -> tuple[dict[str, Stack], list[ConfigIssue]]:
     """Validate each declared MultiKueue worker as a stack of its own: the manager's keys (operators, webhook,
     kueue, teams, environment) with the worker's ``target`` and, when given, its ``kueue``/``teams``. A worker's
-    issues point at its own keys (``multiKueue.workers[i].target…``) or, for keys it inherits, name the worker."""
+    issues point at its own keys (``multiKueue.workers[i].target…``) or, for keys it inherits, name the worker.
+    The cross-cluster rules need the manager's expanded Kueue objects (``manager_kueue``; skipped when None)."""
+    section = manager.multi_kueue
+    assert section is not None
     workers: dict[str, Stack] = {}
     issues: list[ConfigIssue] = []
     base = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in ours.items() if key != "multiKueue"}
-    manager_integrations = kueue_integrations(StackConfig.model_validate(ours))
+    manager_integrations = kueue_integrations(manager)
     for index, worker in section.declared():
         here = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}]"
         own = {"target": worker.target, "kueue": worker.kueue, "teams": worker.teams}
@@ -254,21 +263,15 @@ def _load_workers(
                 message = issue.message.replace(f"{CONFIG_NAMESPACE}:{section_key}", f"{here}.{section_key}")
             else:
                 path, message = issue.path, f'on MultiKueue worker "{worker.name}" ({here}): {issue.message}'
-            if (
-                issue.severity == "warning"
-                and own.get(section_key) is None
-                and "sized to the pool" not in message
-            ):
+            if issue.severity == "warning" and own.get(section_key) is None:
                 path, message = issue.path, issue.message  # the manager's own warning, reported once
             issues.append(ConfigIssue(path, message, issue.severity))
     if workers and not any(i.severity == "error" for i in issues):
-        issues += _same_clusters(StackConfig.model_validate(ours), section, workers)
-    if workers and not any(i.severity == "error" for i in issues):
+        issues += _same_clusters(manager, section, workers)
+    if workers and manager_kueue is not None and not any(i.severity == "error" for i in issues):
         kueues = {name: w.kueue for name, w in workers.items()}
-        manager = _expand_reporting(StackConfig.model_validate(ours))[0]
-        expand_multikueue(section, manager)
-        missing = missing_local_queues(section, manager, kueues)
-        issues += missing or quota_balance(section, manager, kueues)
+        missing = missing_local_queues(section, manager_kueue, kueues)
+        issues += missing or quota_balance(section, manager_kueue, kueues)
     return workers, issues
 
 
