@@ -21,6 +21,9 @@ PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 """controllerName of Kueue's built-in ProvisioningRequest admission check
 (``apis/kueue/v1beta2/provisioningrequestconfig_types.go``)."""
 
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
+"""``controllerName`` of MultiKueue's AdmissionCheck (Kueue ``kueue.MultiKueueControllerName``)."""
+
 GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 """Label GKE puts on every node with its node pool's name."""
 

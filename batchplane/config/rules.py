@@ -33,10 +33,7 @@ from batchplane.config.kueue import (
 from batchplane.config.names import label_value_problem
 from batchplane.errors import ConfigIssue
 from batchplane.quantity import parse_quantity
-from batchplane.wellknown import BUILTIN_NAMESPACES, NAMESPACE_NAME_LABEL
-
-#: ``controllerName`` of MultiKueue's admission check (its own constant lives in batchplane.multikueue).
-MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+from batchplane.wellknown import BUILTIN_NAMESPACES, MULTIKUEUE_CONTROLLER, NAMESPACE_NAME_LABEL
 
 T = TypeVar("T")
 
@@ -416,7 +413,9 @@ def _check_queue_admission_checks(cq: Located[ClusterQueue], k: ExpandedKueue, o
     at most one, never per flavor (Kueue keeps such a ClusterQueue inactive)."""
     q = cq.obj
     checks = {a.obj.name for a in k.admission_checks}
-    multikueue = {a.obj.name for a in k.admission_checks if a.obj.resolved_controller_name() == MULTIKUEUE}
+    multikueue = {
+        a.obj.name for a in k.admission_checks if a.obj.resolved_controller_name() == MULTIKUEUE_CONTROLLER
+    }
     own_flavors = set(q.flavor_names())
     seen: set[str] = set()
     multikueue_refs = [ref.name for ref in q.admission_checks if ref.name in multikueue]

@@ -10,11 +10,11 @@ through a kubeconfig Secret in Kueue's namespace (key ``kubeconfig``, as Kueue's
 
 from batchplane.multikueue.config import MultiKueueSection, MultiKueueWorker
 from batchplane.multikueue.objects import (
-    MULTIKUEUE_CONTROLLER,
     expand_multikueue,
     multikueue_objects,
     with_multikueue,
 )
+from batchplane.wellknown import MULTIKUEUE_CONTROLLER
 
 __all__ = [
     "MULTIKUEUE_CONTROLLER",

@@ -8,9 +8,8 @@ from batchplane.config.kueue import AdmissionCheck, AdmissionCheckParameters, Ad
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
 from batchplane.multikueue.config import MultiKueueSection
+from batchplane.wellknown import MULTIKUEUE_CONTROLLER
 
-#: ``controllerName`` of MultiKueue's admission check (Kueue ``kueue.x-k8s.io/multikueue``).
-MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 _PATH = "batchplane:multiKueue"
 
 
