@@ -88,11 +88,9 @@ def _docker_image(name: str, inputs: Mapping[str, Any], config: Mapping[str, str
     by it when pushed, ``contextHash`` likewise."""
     tags = [str(tag) for tag in inputs.get("tags") or []]
     digest = "sha256:" + hashlib.sha256(f"{name}:{tags}".encode()).hexdigest()
-    ref = (
-        f"{tags[0].rsplit(':', 1)[0] if ':' in tags[0].rsplit('/', 1)[-1] else tags[0]}@{digest}"
-        if tags
-        else ""
-    )
+    name = tags[0] if tags else ""
+    repository = name[: name.rfind(":")] if name.rfind(":") > name.rfind("/") else name  # the tag dropped
+    ref = f"{repository}@{digest}" if repository else ""
     return {"digest": digest, "ref": ref, "contextHash": hashlib.sha256(name.encode()).hexdigest()}
 
 
