@@ -88,8 +88,10 @@ def _docker_image(name: str, inputs: Mapping[str, Any], config: Mapping[str, str
     by it when pushed, ``contextHash`` likewise."""
     tags = [str(tag) for tag in inputs.get("tags") or []]
     digest = "sha256:" + hashlib.sha256(f"{name}:{tags}".encode()).hexdigest()
-    name = tags[0] if tags else ""
-    repository = name[: name.rfind(":")] if name.rfind(":") > name.rfind("/") else name  # the tag dropped
+    first = tags[0] if tags else ""
+    repository = (
+        first[: first.rfind(":")] if first.rfind(":") > first.rfind("/") else first
+    )  # the tag dropped
     ref = f"{repository}@{digest}" if repository else ""
     return {"digest": digest, "ref": ref, "contextHash": hashlib.sha256(name.encode()).hexdigest()}
 
