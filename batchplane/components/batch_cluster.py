@@ -47,7 +47,7 @@ from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
 from batchplane.operators import install_plan
 from batchplane.stack import Stack
-from batchplane.stack.load import kueue_integrations as stack_integrations
+from batchplane.stack.load import kueue_integrations
 from batchplane.targets.gke.cluster import GkeCluster, GkeClusterArgs
 from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.gke.image import image_build
@@ -104,12 +104,6 @@ def kueue_namespace(stack: Stack) -> str:
         return "openshift-kueue-operator"
     ops = stack.config.operators
     return ops.kueue.namespace if ops is not None else "kueue-system"
-
-
-def kueue_integrations(stack: Stack) -> list[str]:
-    """The Kueue integrations the stack's Kueue enables (``batch/job``, ``ray.io/rayjob``, …), from its operators
-    or, on OpenShift, its ``Kueue`` CR; none known for a pre-installed Kueue."""
-    return stack_integrations(stack.config) or []
 
 
 def stack_webhook_ports(stack: Stack) -> list[int]:
@@ -264,7 +258,7 @@ class BatchCluster(pulumi.ComponentResource):
                 {
                     "worker": worker_name,
                     "kueue_namespace": kueue_namespace(stack),
-                    "frameworks": kueue_integrations(stack),
+                    "frameworks": kueue_integrations(stack.config) or [],
                     "server": server,
                     "context": context,
                     "kubeconfig": self.kubeconfig,
