@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -91,7 +90,7 @@ def test_dropping_the_aliases_shows_every_resource_as_replaced() -> None:
     assert provider in want  # the provider too: replacing it would replace every object it manages
 
 
-def test_golden_files_are_the_snapshot_format(tmp_path: Path) -> None:
+def test_golden_files_are_the_snapshot_format() -> None:
     for stack in TEMPLATE_NAMES:
         for urn, entry in golden(stack).items():
             assert urn.startswith(f"urn:pulumi:{stack}::batchplane::")
