@@ -9,6 +9,7 @@ other resource up to the next integer, both clamped to the int64 range and floor
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
@@ -101,8 +102,10 @@ class PodSetRequests:
             (lower-cased: ``main``, ``head``, ``small-group``, ``submitter``, ``aw-0`` ...).
         count: number of pods (``podSets[].count``).
         min_count: ``podSets[].minCount`` for partial admission, or ``None``.
-        per_pod: requests of one pod after every adjustment, in base units, rounded as Kueue stores
-            them (resources with zero requests are kept: Kueue skips zero undeclared requests).
+        stored: requests of one pod after every adjustment, as Kueue stores them
+            (``pkg/resources/requests.go`` ``ResourceValue``): int64 millicores for CPU, units (bytes,
+            devices) for everything else, rounded up and floored at zero; sorted by resource name
+            (resources with zero requests are kept: Kueue skips zero undeclared requests).
         template: the PodSet's pod template as Kueue stores it (e.g. a Ray head with the injected
             ``autoscaler`` container), before RuntimeClass/LimitRange adjustments.
     """
@@ -110,13 +113,19 @@ class PodSetRequests:
     name: str
     count: int
     min_count: int | None
-    per_pod: dict[str, Decimal]
+    stored: dict[str, int]
     template: dict[str, Any]
+
+    @functools.cached_property
+    def per_pod(self) -> dict[str, Decimal]:
+        """``stored`` in base units as Decimals: CPU cores (``0.5`` for 500m), bytes, device counts."""
+        return {res: from_stored(res, value) for res, value in self.stored.items()}
 
     @property
     def requests(self) -> dict[str, Decimal]:
-        """``per_pod × count`` per resource (saturating at Kueue's int64 limit)."""
-        return {res: scale(res, amount, self.count) for res, amount in self.per_pod.items()}
+        """``per_pod × count`` per resource (saturating at Kueue's int64 limit, ``Requests.Mul``)."""
+        count = self.count
+        return {res: from_stored(res, min(value * count, INT64_MAX)) for res, value in self.stored.items()}
 
 
 @dataclass(frozen=True)
@@ -146,8 +155,9 @@ class WorkloadRequests:
         """Sum of every PodSet's ``requests`` (Kueue ``SumTotalRequests``), saturating at int64."""
         totals: dict[str, int] = {}
         for pod_set in self.pod_sets:
-            for res, amount in pod_set.requests.items():
-                totals[res] = min(totals.get(res, 0) + to_stored(res, amount), INT64_MAX)
+            count = pod_set.count
+            for res, value in pod_set.stored.items():
+                totals[res] = min(totals.get(res, 0) + min(value * count, INT64_MAX), INT64_MAX)
         return {res: from_stored(res, value) for res, value in sorted(totals.items())}
 
 

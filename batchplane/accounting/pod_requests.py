@@ -17,12 +17,15 @@ The steps, in Kueue's order (see ``shared/docs/kueue-accounting.md`` §1):
 
 from __future__ import annotations
 
+import decimal
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from batchplane.accounting.model import (
+    INT64_MAX,
     REPLACE,
     AccountingError,
     FieldError,
@@ -244,6 +247,202 @@ def pod_requests(template: Mapping[str, Any], path: str, context: PodContext) ->
     return {
         name: from_stored(name, max(to_stored(name, amount), 0)) for name, amount in sorted(totals.items())
     }
+
+
+def stored_pod_requests(template: Mapping[str, Any], path: str, context: PodContext) -> dict[str, int]:
+    """:func:`pod_requests` as Kueue's stored integers: CPU millicores, every other resource in units.
+
+    Equal to ``{name: to_stored(name, amount) for name, amount in pod_requests(...).items()}`` for every
+    input, errors included. The common case — no LimitRange defaults, RuntimeClass overheads or
+    ``transformations`` in ``context``, a template of plain dicts and lists, every quantity a string or an
+    integer that is a whole number of nano-units — is computed on Python integers in nano-units (exact, like
+    the Decimal path, and several times faster: issue #14); anything else goes through :func:`pod_requests`.
+
+    Raises:
+        FieldError: as :func:`pod_requests`.
+    """
+    if context.options.transformations or context.runtime_class_overheads or _has_defaults(context):
+        fast = None
+    else:
+        fast = _stored_plain(template, context.options.exclude_resource_prefixes)
+    if fast is not None:
+        return fast
+    return {name: to_stored(name, amount) for name, amount in pod_requests(template, path, context).items()}
+
+
+def _has_defaults(context: PodContext) -> bool:
+    d = context.limit_range_defaults
+    return bool(d.container_default or d.container_default_request or d.pod_default or d.pod_default_request)
+
+
+#: Nano-units per base unit, and per stored unit of CPU (a millicore).
+_NANO = 10**9
+_NANO_PER_MILLI = 10**6
+_NANO_DECIMAL = Decimal(_NANO)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_nanos(text: str) -> int | None:
+    """A quantity text in nano-units, or None when it is not a quantity or not a whole number of nano-units
+    (``"1e-12"``): the caller then takes the Decimal path, which reports the error or computes it exactly.
+    Cached and bounded like :func:`batchplane.quantity.parse_quantity`."""
+    try:
+        amount = parse_quantity(text)
+    except QuantityError:
+        return None
+    return _decimal_nanos(amount)
+
+
+def _decimal_nanos(amount: Decimal) -> int | None:
+    nanos = _EXACT_NANOS.multiply(amount, _NANO_DECIMAL)
+    if nanos != nanos.to_integral_value():
+        return None
+    return int(nanos)
+
+
+#: Exact for every quantity :func:`parse_quantity` accepts (at most 64 characters, magnitude within 1e±30).
+_EXACT_NANOS = decimal.Context(prec=128, Emax=999, Emin=-999)
+
+
+def _nanos_of(value: object) -> int | None:
+    if type(value) is str:
+        return _text_nanos(value)
+    if type(value) is int:
+        try:
+            return _decimal_nanos(parse_quantity(value))
+        except QuantityError:
+            return None
+    return None  # floats and anything else: the Decimal path
+
+
+def _nanos_list(value: object) -> dict[str, int] | None:
+    """A ResourceList in nano-units; None for anything :func:`parse_resource_list` would refuse or the integer
+    path does not take."""
+    if value is None:
+        return {}
+    if type(value) is not dict:
+        return None
+    out: dict[str, int] = {}
+    for name, quantity in value.items():
+        if type(name) is not str or not name:
+            return None
+        nanos = _nanos_of(quantity)
+        if nanos is None:
+            return None
+        out[name] = nanos
+    return out
+
+
+def _container_nanos(container: object) -> dict[str, int] | None:
+    """A container's requests with its limits as missing requests (step 3), in nano-units; None: Decimal path."""
+    if type(container) is not dict:
+        return None
+    resources = container.get("resources")
+    if resources is None:
+        return {}
+    if type(resources) is not dict:
+        return None
+    requests = _nanos_list(resources.get("requests"))
+    limits = _nanos_list(resources.get("limits"))
+    if requests is None or limits is None:
+        return None
+    for name, amount in limits.items():
+        requests.setdefault(name, amount)
+    return requests
+
+
+def _stored_plain(template: object, exclude: Sequence[str]) -> dict[str, int] | None:
+    """Steps 3-6 of :func:`pod_requests` on integers, for a context without defaults, overheads or
+    transformations; None whenever the template holds anything this path does not take."""
+    if type(template) is not dict:
+        return None
+    spec = template.get("spec")
+    if spec is None:
+        spec = {}
+    elif type(spec) is not dict:
+        return None
+    totals = _regular_nanos(spec.get("containers"))
+    if totals is None or not _add_init_nanos(totals, spec.get("initContainers")):
+        return None
+    overhead = _nanos_list(spec.get("overhead"))
+    if overhead is None or not _replace_pod_level_nanos(totals, spec.get("resources")):
+        return None
+    for name, amount in overhead.items():
+        totals[name] = totals.get(name, 0) + amount
+    stored: dict[str, int] = {}
+    for name in sorted(totals):
+        if exclude and any(name.startswith(p) for p in exclude):
+            continue
+        per = _NANO_PER_MILLI if name == "cpu" else _NANO
+        value = -(-totals[name] // per)  # round up, as Quantity.MilliValue / Quantity.Value
+        stored[name] = 0 if value < 0 else min(value, INT64_MAX)
+    return stored
+
+
+def _regular_nanos(containers: object) -> dict[str, int] | None:
+    """The sum over regular containers (step 4), in nano-units."""
+    totals: dict[str, int] = {}
+    if containers is None:
+        return totals
+    if type(containers) is not list:
+        return None
+    for container in containers:
+        requests = _container_nanos(container)
+        if requests is None:
+            return None
+        for name, amount in requests.items():
+            totals[name] = totals.get(name, 0) + amount
+    return totals
+
+
+def _add_init_nanos(totals: dict[str, int], init_containers: object) -> bool:
+    """Sidecars added to ``totals``, then the max over init-time uses (as :func:`aggregate_requests`)."""
+    if init_containers is None:
+        return True
+    if type(init_containers) is not list:
+        return False
+    sidecars: dict[str, int] = {}
+    init_max: dict[str, int] = {}
+    for container in init_containers:
+        requests = _container_nanos(container)
+        if requests is None:
+            return False
+        if container.get("restartPolicy") == "Always":  # type: ignore[union-attr]  # a dict: checked above
+            for name, amount in requests.items():
+                totals[name] = totals.get(name, 0) + amount
+                sidecars[name] = sidecars.get(name, 0) + amount
+            use = dict(sidecars)
+        else:
+            use = requests
+            for name, amount in sidecars.items():
+                use[name] = use.get(name, 0) + amount
+        _max_into(init_max, use)
+    _max_into(totals, init_max)
+    return True
+
+
+def _replace_pod_level_nanos(totals: dict[str, int], pod_resources: object) -> bool:
+    """Pod-level ``cpu``/``memory``/``hugepages-*`` requests (limits as missing ones) replace the aggregate."""
+    if pod_resources is None:
+        return True
+    if type(pod_resources) is not dict:
+        return False
+    requests = _nanos_list(pod_resources.get("requests"))
+    limits = _nanos_list(pod_resources.get("limits"))
+    if requests is None or limits is None:
+        return False
+    for name, amount in limits.items():
+        requests.setdefault(name, amount)
+    for name, amount in requests.items():
+        if name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-"):
+            totals[name] = amount
+    return True
+
+
+def _max_into(target: dict[str, int], values: dict[str, int]) -> None:
+    for name, amount in values.items():
+        if name not in target or amount > target[name]:
+            target[name] = amount
 
 
 def aggregate_requests(

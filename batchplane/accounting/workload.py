@@ -23,8 +23,8 @@ from batchplane.accounting.model import (
 from batchplane.accounting.pod_requests import (
     PodContext,
     limit_range_defaults,
-    pod_requests,
     runtime_class_overheads,
+    stored_pod_requests,
 )
 from batchplane.accounting.podsets import (
     MAX_POD_SETS,
@@ -164,7 +164,7 @@ def workload_requests(
                     name=ps.name,
                     count=ps.count,
                     min_count=ps.min_count,
-                    per_pod=pod_requests(ps.template, ps.path, context),
+                    stored=stored_pod_requests(ps.template, ps.path, context),
                     template=ps.template,
                 )
                 for ps in raw

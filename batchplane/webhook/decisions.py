@@ -455,7 +455,7 @@ class Decider:
                 ps
                 for ps, d in zip(workload.pod_sets, by_pod_set, strict=True)
                 if ps.count > 0
-                and (not managed or any(ps.per_pod.get(r, 0) > 0 for r in managed))
+                and (not managed or any(ps.stored.get(r, 0) > 0 for r in managed))
                 # only PodSets that cannot escape to a flavor the check skips (conservative)
                 and (possible := possible_flavors(d, queue, self.flavors))
                 and possible <= checked

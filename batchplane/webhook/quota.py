@@ -283,11 +283,11 @@ def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
     out: list[Demand] = []
     for ps in workload.pod_sets:
         count = ps.count if ps.min_count is None else min(ps.count, ps.min_count)
-        # Kueue's Requests.Mul on stored integers (to_stored(scale(...)) without the round trip through Decimal).
+        # Kueue's Requests.Mul on its stored integers.
         requests = {
-            res: stored
-            for res, amount in ps.per_pod.items()
-            if amount > 0 and (stored := min(to_stored(res, amount) * count, INT64_MAX)) > 0
+            res: total
+            for res, value in ps.stored.items()
+            if value > 0 and (total := min(value * count, INT64_MAX)) > 0
         }
         if covers_pods and count > 0:
             requests[PODS] = requests.get(PODS, 0) + count

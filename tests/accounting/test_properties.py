@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from batchplane.accounting import PodSetRequests, WorkloadRequests, workload_requests
+from batchplane.accounting.model import to_stored
 from tests.accounting.conftest import batch_job, container, pod_template
 
 millicores = st.integers(min_value=0, max_value=64_000).map(lambda m: f"{m}m")
@@ -17,7 +18,8 @@ containers = st.lists(st.fixed_dictionaries({"cpu": millicores, "memory": mebiby
 
 
 def pod_set(name: str, count: int, per_pod: dict[str, Decimal]) -> PodSetRequests:
-    return PodSetRequests(name=name, count=count, min_count=None, per_pod=per_pod, template={})
+    stored = {resource: to_stored(resource, amount) for resource, amount in per_pod.items()}
+    return PodSetRequests(name=name, count=count, min_count=None, stored=stored, template={})
 
 
 @given(
