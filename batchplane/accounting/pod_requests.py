@@ -407,7 +407,7 @@ def _add_init_nanos(totals: dict[str, int], init_containers: object) -> bool:
         requests = _container_nanos(container)
         if requests is None:
             return False
-        if container.get("restartPolicy") == "Always":  # type: ignore[union-attr]  # a dict: checked above
+        if container.get("restartPolicy") == "Always":  # a dict: _container_nanos checked it
             for name, amount in requests.items():
                 totals[name] = totals.get(name, 0) + amount
                 sidecars[name] = sidecars.get(name, 0) + amount
