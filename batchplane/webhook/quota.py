@@ -26,6 +26,7 @@ budget the answer is "fits" — the check is conservative, never stricter than K
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -84,12 +85,29 @@ class Group:
 
 @dataclass(frozen=True)
 class Flavor:
-    """A ResourceFlavor's scheduling constraints (node labels, taints, tolerations), as plain dicts."""
+    """A ResourceFlavor's scheduling constraints (node labels, taints, tolerations), as plain dicts.
+
+    Compiled once (issue #14): ``hard_taints`` are the ``NoSchedule``/``NoExecute`` taints the flavor's own
+    tolerations leave untolerated (in order; only a pod toleration can still tolerate them), and ``plain`` is
+    :func:`flavor_mismatch` of a pod spec with no tolerations, nodeSelector or affinity (most PodSets).
+    """
 
     name: str
     node_labels: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Mapping[str, Any], ...] = ()
     tolerations: tuple[Mapping[str, Any], ...] = ()
+    hard_taints: tuple[Mapping[str, Any], ...] = field(init=False, repr=False, compare=False)
+    plain: str | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        hard = tuple(
+            t
+            for t in self.taints
+            if t.get("effect") in ("NoSchedule", "NoExecute")
+            and not any(_tolerates(o, t) for o in self.tolerations)
+        )
+        object.__setattr__(self, "hard_taints", hard)
+        object.__setattr__(self, "plain", _taint_message(hard[0], self.name) if hard else None)
 
 
 @dataclass(frozen=True)
@@ -100,16 +118,24 @@ class QueueModel:
         name: the ClusterQueue.
         groups: its resource groups.
         capacity: ``(flavor, resource)`` → :class:`Capacity`.
+        maxima: derived: per group, per flavor, each resource's ``Capacity.maximum`` (integers).
+        covered: derived: every resource some group covers.
     """
 
     name: str
     groups: tuple[Group, ...]
     capacity: Mapping[FlavorResource, Capacity]
+    maxima: tuple[tuple[tuple[int, ...], ...], ...] = field(init=False, repr=False, compare=False)
+    covered: frozenset[str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def covered(self) -> frozenset[str]:
-        """Every resource some group covers."""
-        return frozenset(r for g in self.groups for r in g.resources)
+    def __post_init__(self) -> None:
+        # Compiled once: per group, per flavor (in order), the maximum of each of the group's resources.
+        maxima = tuple(
+            tuple(tuple(self.capacity[(f, r)].maximum for r in g.resources) for f in g.flavors)
+            for g in self.groups
+        )
+        object.__setattr__(self, "maxima", maxima)
+        object.__setattr__(self, "covered", frozenset(r for g in self.groups for r in g.resources))
 
 
 @dataclass(frozen=True)
@@ -128,6 +154,7 @@ class Demand:
     requests: Mapping[str, int]
     pod_spec: Mapping[str, Any]
     _mismatch: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    _eligible: dict[int, list[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def mismatch(self, flavor: Flavor) -> str | None:
         """:func:`flavor_mismatch` of this PodSet's pod spec and ``flavor``, computed once per flavor (the capacity
@@ -336,25 +363,22 @@ def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
     tolerations for ``NoSchedule``/``NoExecute`` taints; ``flavorSelector`` restricted to the keys of
     the flavor's own node labels). Anything it cannot decide counts as a match.
     """
-    tolerations = [t for t in (pod_spec.get("tolerations") or []) if isinstance(t, (dict, Mapping))]
-    tolerations += list(flavor.tolerations)
-    for taint in flavor.taints:
-        if taint.get("effect") not in ("NoSchedule", "NoExecute"):
-            continue
-        if not any(_tolerates(t, taint) for t in tolerations):
-            value = f"={taint['value']}" if taint.get("value") else ""
-            return (
-                f'untolerated taint {taint.get("key")}{value}:{taint.get("effect")} of flavor "{flavor.name}"'
-            )
-    labels = flavor.node_labels
+    pod_tolerations = pod_spec.get("tolerations")
     selector = pod_spec.get("nodeSelector")
+    affinity = pod_spec.get("affinity")
+    if not pod_tolerations and not selector and not affinity:
+        return flavor.plain
+    tolerations = [t for t in (pod_tolerations or []) if isinstance(t, (dict, Mapping))]
+    for taint in flavor.hard_taints:  # the flavor's own tolerations are already applied
+        if not any(_tolerates(t, taint) for t in tolerations):
+            return _taint_message(taint, flavor.name)
+    labels = flavor.node_labels
     if isinstance(selector, (dict, Mapping)):
         for key, value in selector.items():
             if key in labels and labels[key] != value:
                 return (
                     f'nodeSelector {key}={value} does not match flavor "{flavor.name}" ({key}={labels[key]})'
                 )
-    affinity = pod_spec.get("affinity")
     node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, (dict, Mapping)) else None
     required = (
         node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -377,6 +401,11 @@ def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
         if not any(term_matches(t) for t in terms):
             return f'required node affinity does not match the node labels of flavor "{flavor.name}"'
     return None
+
+
+def _taint_message(taint: Mapping[str, Any], flavor: str) -> str:
+    value = f"={taint['value']}" if taint.get("value") else ""
+    return f'untolerated taint {taint.get("key")}{value}:{taint.get("effect")} of flavor "{flavor}"'
 
 
 # --- the search ---------------------------------------------------------------------------------
@@ -434,6 +463,8 @@ def check_capacity(
     covered = queue.covered
     if block_undeclared:
         for d in workload_demands:
+            if covered.issuperset(d.requests):
+                continue
             for resource in sorted(set(d.requests) - covered):
                 out.append(
                     Shortfall(
@@ -445,15 +476,16 @@ def check_capacity(
                 )
     if out:
         return out
-    for group in queue.groups:
+    for index, group in enumerate(queue.groups):
         items: list[tuple[Demand, tuple[int, ...], list[str]]] = []
         for d in workload_demands:
-            vector = tuple(d.requests.get(r, 0) for r in group.resources)
+            requests = d.requests
+            vector = tuple([requests.get(r, 0) for r in group.resources])
             if not any(vector):
                 continue
-            eligible, _ = _eligible(d, vector, group, queue, flavors)
+            eligible = _eligible(d, vector, index, queue, flavors)
             if not eligible:
-                _, reasons = _eligible(d, vector, group, queue, flavors, explain=True)
+                reasons = _ineligible_reasons(d, vector, index, queue, flavors)
                 asked = ", ".join(
                     f"{r} {_pod_breakdown(d, r)}" for r, v in zip(group.resources, vector, strict=True) if v
                 )
@@ -461,80 +493,98 @@ def check_capacity(
                     Shortfall("podset", d.name, f'PodSet "{d.name}" needs {asked}, but ' + "; ".join(reasons))
                 )
             items.append((d, vector, eligible))
-        if any(not e for _, _, e in items) or len(items) < 2:
+        if len(items) < 2 or any(not e for _, _, e in items):
             continue
-        if _fits_together(items, group, queue, budget) is False:
-            totals = [sum(v[i] for _, v, _ in items) for i in range(len(group.resources))]
-            asked = ", ".join(f"{r} {show(r, t)}" for r, t in zip(group.resources, totals, strict=True) if t)
-            offers = "; ".join(
-                f'flavor "{f}" at most '
-                + ", ".join(
-                    f"{r} {show(r, queue.capacity[(f, r)].maximum)}"
-                    for r, t in zip(group.resources, totals, strict=True)
-                    if t
-                )
-                for f in group.flavors
-            )
-            out.append(
-                Shortfall(
-                    "workload",
-                    "",
-                    f"its PodSets ({', '.join(d.name for d, _, _ in items)}) together need {asked}, and no split of "
-                    f"them over the flavors fits ({offers})",
-                )
-            )
+        if _fits_together(items, queue.maxima[index], group, budget) is False:
+            out.append(_workload_shortfall(items, group, queue))
     return out
 
 
-def _eligible(
-    demand: Demand,
-    vector: tuple[int, ...],
-    group: Group,
-    queue: QueueModel,
-    flavors: Mapping[str, Flavor],
-    *,
-    explain: bool = False,
-) -> tuple[list[str], list[str]]:
-    """The flavors of ``group`` one PodSet could use on its own, and — with ``explain``, which the caller asks
-    for only when none is eligible (a denial) — why each other one cannot. Capacity is compared first: it is
-    integer arithmetic, and a flavor that is too small needs no taint or selector check."""
-    eligible: list[str] = []
-    reasons: list[str] = []
-    pairs = tuple(zip(group.resources, vector, strict=True))
-    for flavor_name in group.flavors:
-        too_small = next(
-            (r for r, amount in pairs if amount > queue.capacity[(flavor_name, r)].maximum), None
+def _workload_shortfall(
+    items: list[tuple[Demand, tuple[int, ...], list[str]]], group: Group, queue: QueueModel
+) -> Shortfall:
+    totals = [sum(v[i] for _, v, _ in items) for i in range(len(group.resources))]
+    asked = ", ".join(f"{r} {show(r, t)}" for r, t in zip(group.resources, totals, strict=True) if t)
+    offers = "; ".join(
+        f'flavor "{f}" at most '
+        + ", ".join(
+            f"{r} {show(r, queue.capacity[(f, r)].maximum)}"
+            for r, t in zip(group.resources, totals, strict=True)
+            if t
         )
-        if too_small is None:
-            flavor = flavors.get(flavor_name)
-            mismatch = demand.mismatch(Flavor(flavor_name) if flavor is None else flavor)
-            if mismatch is None:
-                eligible.append(flavor_name)
-            elif explain:
-                reasons.append(mismatch)
-        elif explain:
-            # Kueue reports a taint or selector mismatch before capacity; so does the message.
-            reasons.append(
-                demand.mismatch(
-                    flavors.get(flavor_name) or Flavor(flavor_name)
-                )  # a denial: cost is no matter
-                or f'flavor "{flavor_name}" offers at most {queue.capacity[(flavor_name, too_small)].describe()}'
-            )
-    return eligible, reasons
+        for f in group.flavors
+    )
+    return Shortfall(
+        "workload",
+        "",
+        f"its PodSets ({', '.join(d.name for d, _, _ in items)}) together need {asked}, and no split of "
+        f"them over the flavors fits ({offers})",
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _unconstrained(name: str) -> Flavor:
+    """A flavor the policy does not describe: no taints, no node labels."""
+    return Flavor(name)
+
+
+def _eligible(
+    demand: Demand, vector: tuple[int, ...], index: int, queue: QueueModel, flavors: Mapping[str, Flavor]
+) -> list[str]:
+    """The flavors of group ``index`` one PodSet could use on its own (computed once per PodSet and group: the
+    capacity check and the provisioning check both ask). Capacity is compared first — integers compiled into
+    ``queue.maxima`` — and a flavor that is too small needs no taint or selector check."""
+    cached = demand._eligible.get(index)
+    if cached is not None:
+        return cached
+    eligible: list[str] = []
+    for flavor_name, maxima in zip(queue.groups[index].flavors, queue.maxima[index], strict=True):
+        fits = all(amount <= maximum for amount, maximum in zip(vector, maxima))  # noqa: B905 - same length
+        if fits and demand.mismatch(flavors.get(flavor_name) or _unconstrained(flavor_name)) is None:
+            eligible.append(flavor_name)
+    demand._eligible[index] = eligible
+    return eligible
+
+
+def _ineligible_reasons(
+    demand: Demand, vector: tuple[int, ...], index: int, queue: QueueModel, flavors: Mapping[str, Flavor]
+) -> list[str]:
+    """Why each flavor of group ``index`` cannot take the PodSet (asked only when none can: a denial). Kueue
+    reports a taint or selector mismatch before capacity; so does the message."""
+    group = queue.groups[index]
+    reasons: list[str] = []
+    for flavor_name in group.flavors:
+        mismatch = demand.mismatch(flavors.get(flavor_name) or _unconstrained(flavor_name))
+        if mismatch is not None:
+            reasons.append(mismatch)
+            continue
+        too_small = next(
+            r
+            for r, amount in zip(group.resources, vector, strict=True)
+            if amount > queue.capacity[(flavor_name, r)].maximum
+        )
+        reasons.append(
+            f'flavor "{flavor_name}" offers at most {queue.capacity[(flavor_name, too_small)].describe()}'
+        )
+    return reasons
 
 
 def possible_flavors(demand: Demand, queue: QueueModel, flavors: Mapping[str, Flavor]) -> set[str]:
     """Every flavor ``demand`` could be assigned in some resource group it requests (empty: none / no requests)."""
     out: set[str] = set()
-    for group in queue.groups:
-        vector = tuple(demand.requests.get(r, 0) for r in group.resources)
+    requests = demand.requests
+    for index, group in enumerate(queue.groups):
+        vector = tuple([requests.get(r, 0) for r in group.resources])
         if any(vector):
-            out.update(_eligible(demand, vector, group, queue, flavors)[0])
+            out.update(_eligible(demand, vector, index, queue, flavors))
     return out
 
 
 def _fits_together(
-    items: list[tuple[Demand, tuple[int, ...], list[str]]], group: Group, queue: QueueModel, budget: int
+    items: list[tuple[Demand, tuple[int, ...], list[str]]],
+    maxima: tuple[tuple[int, ...], ...],
+    group: Group,
+    budget: int,
 ) -> bool | None:
     """Depth-first search for a flavor per PodSet that fits every flavor's maximum; None = budget spent.
 
@@ -542,7 +592,7 @@ def _fits_together(
     recursive nested closure refers to itself and is only freed by the cycle collector.
     """
     order = sorted(items, key=lambda it: (len(it[2]), -sum(it[1])))
-    caps = {f: [queue.capacity[(f, r)].maximum for r in group.resources] for f in group.flavors}
+    caps = dict(zip(group.flavors, maxima, strict=True))
     used = {f: [0] * len(group.resources) for f in group.flavors}
     if not order:
         return True
