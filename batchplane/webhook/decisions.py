@@ -44,7 +44,7 @@ from batchplane.accounting.workload import is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.errors import PolicyError
-from batchplane.webhook.policy import NamespacePolicy, PolicyDocument
+from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
 from batchplane.webhook.quota import (
     Demand,
     Flavor,
@@ -119,6 +119,17 @@ class _Problem:
     text: str
 
 
+@dataclass(frozen=True)
+class _DwsCheck:
+    """A queued-provisioning (DWS) admission check of one ClusterQueue, compiled once: the check's name, its
+    ProvisioningRequestConfig, the resources it manages and the flavors it applies to."""
+
+    name: str
+    config: ProvisioningPolicy
+    managed: frozenset[str]
+    checked: frozenset[str]
+
+
 class Decider:
     """Judges workload objects against one compiled policy document (thread-safe, immutable).
 
@@ -143,11 +154,38 @@ class Decider:
             if multi is None
             else tuple((w.name, None if w.policy is None else Decider(w.policy)) for w in multi.workers)
         )
+        self._dws: dict[str, tuple[_DwsCheck, ...]] = {
+            name: checks for name in policy.cluster_queues if (checks := self._compile_dws(name))
+        }
+        self._stop_warnings: dict[str, str] = {
+            name: f'ClusterQueue "{name}" has stopPolicy {cq.stop_policy}: nothing is admitted until it is lifted'
+            for name, cq in policy.cluster_queues.items()
+            if cq.stop_policy in ("Hold", "HoldAndDrain")
+        }
+        self._block_undeclared = policy.kueue.quota_check_strategy == "BlockUndeclared"
         self._limits: dict[str, dict[str, Decimal]] = {
             ns: {res: parse_quantity(q) for res, q in p.limits.max_workload_requests.items()}
             for ns, p in policy.namespaces.items()
             if p.limits is not None
         }
+
+    def _compile_dws(self, cq_name: str) -> tuple[_DwsCheck, ...]:
+        """The ClusterQueue's admission checks that provision through GKE queued provisioning (DWS)."""
+        queue = self.queues.get(cq_name)
+        if queue is None:
+            return ()
+        all_flavors = frozenset(f for g in queue.groups for f in g.flavors)
+        out: list[_DwsCheck] = []
+        for use in self.policy.cluster_queues[cq_name].admission_checks:
+            check = self.policy.admission_checks.get(use.name)
+            if check is None or check.controller_name != PROVISIONING_CONTROLLER:
+                continue
+            prc = check.provisioning_request_config
+            if prc is None or prc.provisioning_class_name != DWS_PROVISIONING_CLASS:
+                continue
+            checked = frozenset(use.on_flavors) if use.on_flavors else all_flavors
+            out.append(_DwsCheck(use.name, prc, frozenset(prc.managed_resources), checked))
+        return tuple(out)
 
     # --- validating ---------------------------------------------------------------------------
 
@@ -232,20 +270,17 @@ class Decider:
         problems: list[_Problem] = []
         workload_demands = demands(workload, queue_model)
         shortfalls = check_capacity(
-            workload_demands,
-            queue_model,
-            self.flavors,
-            block_undeclared=self.policy.kueue.quota_check_strategy == "BlockUndeclared",
+            workload_demands, queue_model, self.flavors, block_undeclared=self._block_undeclared
         )
         if shortfalls:
             details = "; ".join(s.detail for s in shortfalls)
             problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
-        problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model)
-        stop = self.policy.cluster_queues[cq_name].stop_policy
-        if stop in ("Hold", "HoldAndDrain"):
-            warnings.append(
-                f'ClusterQueue "{cq_name}" has stopPolicy {stop}: nothing is admitted until it is lifted'
-            )
+        dws = self._dws.get(cq_name)
+        if dws is not None:
+            problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model, dws)
+        stop = self._stop_warnings.get(cq_name)
+        if stop is not None:
+            warnings.append(stop)
         return problems
 
     def _dispatches(self, cq_name: str) -> bool:
@@ -437,20 +472,16 @@ class Decider:
         return problems
 
     def _provisioning_problems(
-        self, workload: WorkloadRequests, by_pod_set: list[Demand], cq_name: str, queue: QueueModel
+        self,
+        workload: WorkloadRequests,
+        by_pod_set: list[Demand],
+        cq_name: str,
+        queue: QueueModel,
+        dws: tuple[_DwsCheck, ...],
     ) -> list[_Problem]:
-        cq = self.policy.cluster_queues[cq_name]
-        all_flavors = {f for g in queue.groups for f in g.flavors}
         problems: list[_Problem] = []
-        for use in cq.admission_checks:
-            check = self.policy.admission_checks.get(use.name)
-            if check is None or check.controller_name != PROVISIONING_CONTROLLER:
-                continue
-            prc = check.provisioning_request_config
-            if prc is None or prc.provisioning_class_name != DWS_PROVISIONING_CLASS:
-                continue
-            managed = set(prc.managed_resources)
-            checked = set(use.on_flavors) if use.on_flavors else all_flavors
+        for use in dws:
+            prc, managed, checked = use.config, use.managed, use.checked
             provisioned = [
                 ps
                 for ps, d in zip(workload.pod_sets, by_pod_set, strict=True)

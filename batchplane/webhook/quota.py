@@ -98,6 +98,7 @@ class Flavor:
     tolerations: tuple[Mapping[str, Any], ...] = ()
     hard_taints: tuple[Mapping[str, Any], ...] = field(init=False, repr=False, compare=False)
     plain: str | None = field(init=False, repr=False, compare=False)
+    unconstrained: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         hard = tuple(
@@ -108,6 +109,8 @@ class Flavor:
         )
         object.__setattr__(self, "hard_taints", hard)
         object.__setattr__(self, "plain", _taint_message(hard[0], self.name) if hard else None)
+        # No taint left to tolerate and no node label to mismatch: every pod spec matches.
+        object.__setattr__(self, "unconstrained", not hard and not self.node_labels)
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ class QueueModel:
         object.__setattr__(self, "covered", frozenset(r for g in self.groups for r in g.resources))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Demand:
     """One PodSet as the capacity check sees it.
 
@@ -318,8 +321,10 @@ def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
         }
         if covers_pods and count > 0:
             requests[PODS] = requests.get(PODS, 0) + count
-        spec = ps.template.get("spec") if isinstance(ps.template.get("spec"), (dict, Mapping)) else {}
-        out.append(Demand(name=ps.name, count=count, requests=requests, pod_spec=spec or {}))
+        spec = ps.template.get("spec")
+        if type(spec) is not dict:
+            spec = spec if isinstance(spec, Mapping) else {}
+        out.append(Demand(ps.name, count, requests, spec or {}))
     return out
 
 
@@ -363,6 +368,8 @@ def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
     tolerations for ``NoSchedule``/``NoExecute`` taints; ``flavorSelector`` restricted to the keys of
     the flavor's own node labels). Anything it cannot decide counts as a match.
     """
+    if flavor.unconstrained:
+        return None
     pod_tolerations = pod_spec.get("tolerations")
     selector = pod_spec.get("nodeSelector")
     affinity = pod_spec.get("affinity")
@@ -539,9 +546,12 @@ def _eligible(
         return cached
     eligible: list[str] = []
     for flavor_name, maxima in zip(queue.groups[index].flavors, queue.maxima[index], strict=True):
-        fits = all(amount <= maximum for amount, maximum in zip(vector, maxima))  # noqa: B905 - same length
-        if fits and demand.mismatch(flavors.get(flavor_name) or _unconstrained(flavor_name)) is None:
-            eligible.append(flavor_name)
+        for amount, maximum in zip(vector, maxima):  # noqa: B905 - same length
+            if amount > maximum:
+                break
+        else:
+            if demand.mismatch(flavors.get(flavor_name) or _unconstrained(flavor_name)) is None:
+                eligible.append(flavor_name)
     demand._eligible[index] = eligible
     return eligible
 
@@ -580,6 +590,31 @@ def possible_flavors(demand: Demand, queue: QueueModel, flavors: Mapping[str, Fl
     return out
 
 
+def _search_order(item: tuple[Demand, tuple[int, ...], list[str]]) -> tuple[int, int]:
+    """PodSets with the fewest eligible flavors first, then the largest."""
+    return (len(item[2]), -sum(item[1]))
+
+
+def _first_fit(
+    order: list[tuple[Demand, tuple[int, ...], list[str]]], caps: dict[str, tuple[int, ...]]
+) -> bool:
+    """Each PodSet, in order, on its first eligible flavor with room left: the depth-first search's first path."""
+    left = {f: list(c) for f, c in caps.items()}
+    for _, vector, eligible in order:
+        for flavor in eligible:
+            room = left[flavor]
+            for amount, free in zip(vector, room):  # noqa: B905 - same length
+                if amount > free:
+                    break
+            else:
+                for j, amount in enumerate(vector):
+                    room[j] -= amount
+                break
+        else:
+            return False
+    return True
+
+
 def _fits_together(
     items: list[tuple[Demand, tuple[int, ...], list[str]]],
     maxima: tuple[tuple[int, ...], ...],
@@ -591,8 +626,10 @@ def _fits_together(
     Iterative (an explicit stack of choice indexes), so a review leaves no reference cycle behind: a
     recursive nested closure refers to itself and is only freed by the cycle collector.
     """
-    order = sorted(items, key=lambda it: (len(it[2]), -sum(it[1])))
+    order = sorted(items, key=_search_order)
     caps = dict(zip(group.flavors, maxima, strict=True))
+    if _first_fit(order, caps):
+        return True  # the search's first descent, without its bookkeeping: most workloads fit there
     used = {f: [0] * len(group.resources) for f in group.flavors}
     if not order:
         return True
