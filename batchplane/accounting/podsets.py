@@ -56,7 +56,9 @@ class RawPodSet:
         name: Kueue's PodSet name (lower-cased).
         count: pods in the PodSet.
         min_count: partial-admission minimum, or ``None``.
-        template: the pod template Kueue stores for the PodSet (a private deep copy).
+        template: the pod template Kueue stores for the PodSet: the job object's own template where Kueue
+            changes nothing (shared: read it, never mutate it), a private copy where it does (the Ray head with
+            an injected container or raised requests).
         path: field path of the template's origin in the job object, for error messages.
     """
 
@@ -112,7 +114,7 @@ def pod_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     """v1 Pod (the ``pod`` integration, a single pod) → one PodSet ``main`` of 1 pod."""
     spec = _mapping(obj, "spec", "spec")
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), (dict, Mapping)) else {}
-    template: dict[str, Any] = {"metadata": {}, "spec": copy.deepcopy(dict(spec))}
+    template: dict[str, Any] = {"metadata": {}, "spec": spec}  # read only: shared with the Pod
     for key in ("labels", "annotations"):
         if isinstance(meta, (dict, Mapping)) and isinstance(meta.get(key), (dict, Mapping)):
             template["metadata"][key] = dict(meta[key])
@@ -233,9 +235,10 @@ def rayjob_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
             path = "<default submitter pod>"
         pod_sets.append(RawPodSet("submitter", 1, None, template, path))
     elif mode == "SidecarMode":
-        pod_sets[0].template.setdefault("spec", {}).setdefault("containers", []).append(
-            _default_submitter_container()
-        )
+        head = pod_sets[0]
+        template = _writable(head.template)
+        template["spec"].setdefault("containers", []).append(_default_submitter_container())
+        pod_sets[0] = RawPodSet(head.name, head.count, head.min_count, template, head.path)
     return pod_sets
 
 
@@ -253,12 +256,16 @@ def build_ray_pod_sets(
     head_path = f"{path}.headGroupSpec"
     head_spec = _mapping(cluster_spec, "headGroupSpec", head_path)
     head = _template(head_spec, "template", f"{head_path}.template")
-    if cluster_spec.get("gcsFaultToleranceOptions") is not None or (
+    fault_tolerant = cluster_spec.get("gcsFaultToleranceOptions") is not None or (
         str(annotations.get(RAY_FT_ENABLED_ANNOTATION, "")).lower() == "true"
-    ):
+    )
+    autoscaling = cluster_spec.get("enableInTreeAutoscaling") is True
+    if fault_tolerant or autoscaling:
+        head = _writable(head)
+    if fault_tolerant:
         _raise_head_requests(head, f"{head_path}.template")
-    if cluster_spec.get("enableInTreeAutoscaling") is True:
-        head.setdefault("spec", {}).setdefault("containers", []).append(
+    if autoscaling:
+        head["spec"].setdefault("containers", []).append(
             _autoscaler_container(cluster_spec, f"{path}.autoscalerOptions")
         )
     pod_sets = [RawPodSet("head", 1, None, head, f"{head_path}.template")]
@@ -716,19 +723,25 @@ def _list(obj: Mapping[str, Any], key: str, path: str) -> Sequence[Any]:
 
 
 def _template(obj: Mapping[str, Any], key: str, path: str) -> dict[str, Any]:
-    """A copy of the pod template at ``obj[key]`` that the accounting may change without touching ``obj``.
-
-    Copies only what Kueue's accounting changes (issue #14): the template, its ``metadata`` and ``spec``,
-    the ``containers``/``initContainers`` lists, each container and its ``resources`` (containers are
-    appended for the Ray autoscaler and submitter, the head's requests are raised). Everything else is
-    shared with ``obj`` and only read. The template must be a mapping with a ``spec`` mapping.
-    """
+    """The pod template at ``obj[key]``, which must be a mapping with a ``spec`` mapping — the object's own
+    (nothing is copied: issue #14); a caller that changes it takes a :func:`_writable` copy first."""
     template = _mapping(obj, key, path)
     spec = template.get("spec")
     if spec is None:
         raise FieldError(f"{path}.spec", "is required")
     if not isinstance(spec, (dict, Mapping)):
         raise FieldError(f"{path}.spec", "must be a mapping")
+    return template if type(template) is dict else dict(template)
+
+
+def _writable(template: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a pod template (from :func:`_template`) that the accounting may change without touching the job.
+
+    Copies only what Kueue's accounting changes: the template, its ``metadata`` and ``spec``, the
+    ``containers``/``initContainers`` lists, each container and its ``resources`` (containers are appended for
+    the Ray autoscaler and submitter, the head's requests are raised). Everything else is shared and only read.
+    """
+    spec = template["spec"]
     copied = dict(template)
     if isinstance(copied.get("metadata"), (dict, Mapping)):
         copied["metadata"] = dict(copied["metadata"])

@@ -48,10 +48,14 @@ def test_accounting_never_changes_the_object_it_reads(document: dict[str, Any]) 
     """Templates are copied only where Kueue's accounting changes them; the reviewed object stays as sent."""
     if not is_workload(document):
         return
-    for ft in (None, "true"):  # the GCS fault-tolerance path raises the head's requests in its copy
+    # The GCS fault-tolerance path raises the head's requests and SidecarMode adds the submitter to the head,
+    # both in a copy of the head's template.
+    for ft, sidecar in ((None, False), ("true", False), (None, True)):
         obj = copy.deepcopy(document)
         if ft:
             obj.setdefault("metadata", {}).setdefault("annotations", {})["ray.io/ft-enabled"] = ft
+        if sidecar and obj.get("kind") == "RayJob":
+            obj["spec"]["submissionMode"] = "SidecarMode"
         before = copy.deepcopy(obj)
         with contextlib.suppress(ValueError):
             workload_requests(obj)
