@@ -73,6 +73,17 @@ class PodContext:
     limit_range_defaults: LimitRangeDefaults = field(default_factory=LimitRangeDefaults)
     runtime_class_overheads: Mapping[str, ResourceList] = field(default_factory=dict)
     options: ResourceOptions = field(default_factory=ResourceOptions)
+    integer_path: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Derived once: no LimitRange defaults, RuntimeClass overheads or transformations, so the per-pod
+        # requests can be computed on integers (:func:`stored_pod_requests`).
+        d = self.limit_range_defaults
+        defaults = (
+            d.container_default or d.container_default_request or d.pod_default or d.pod_default_request
+        )
+        plain = not (defaults or self.runtime_class_overheads or self.options.transformations)
+        object.__setattr__(self, "integer_path", plain)
 
 
 def parse_resource_list(value: object, path: str) -> ResourceList:
@@ -261,18 +272,11 @@ def stored_pod_requests(template: Mapping[str, Any], path: str, context: PodCont
     Raises:
         FieldError: as :func:`pod_requests`.
     """
-    if context.options.transformations or context.runtime_class_overheads or _has_defaults(context):
-        fast = None
-    else:
+    if context.integer_path:
         fast = _stored_plain(template, context.options.exclude_resource_prefixes)
-    if fast is not None:
-        return fast
+        if fast is not None:
+            return fast
     return {name: to_stored(name, amount) for name, amount in pod_requests(template, path, context).items()}
-
-
-def _has_defaults(context: PodContext) -> bool:
-    d = context.limit_range_defaults
-    return bool(d.container_default or d.container_default_request or d.pod_default or d.pod_default_request)
 
 
 #: Nano-units per base unit, and per stored unit of CPU (a millicore).
@@ -326,7 +330,7 @@ def _nanos_list(value: object) -> dict[str, int] | None:
     for name, quantity in value.items():
         if type(name) is not str or not name:
             return None
-        nanos = _nanos_of(quantity)
+        nanos = _text_nanos(quantity) if type(quantity) is str else _nanos_of(quantity)
         if nanos is None:
             return None
         out[name] = nanos
@@ -346,8 +350,9 @@ def _container_nanos(container: object) -> dict[str, int] | None:
     limits = _nanos_list(resources.get("limits"))
     if requests is None or limits is None:
         return None
-    for name, amount in limits.items():
-        requests.setdefault(name, amount)
+    if len(limits) > len(requests) or not limits.keys() <= requests.keys():
+        for name, amount in limits.items():
+            requests.setdefault(name, amount)
     return requests
 
 
@@ -371,11 +376,12 @@ def _stored_plain(template: object, exclude: Sequence[str]) -> dict[str, int] | 
         totals[name] = totals.get(name, 0) + amount
     stored: dict[str, int] = {}
     for name in sorted(totals):
-        if exclude and any(name.startswith(p) for p in exclude):
+        if exclude and name.startswith(tuple(exclude)):
             continue
-        per = _NANO_PER_MILLI if name == "cpu" else _NANO
-        value = -(-totals[name] // per)  # round up, as Quantity.MilliValue / Quantity.Value
-        stored[name] = 0 if value < 0 else min(value, INT64_MAX)
+        value = -(
+            -totals[name] // (_NANO_PER_MILLI if name == "cpu" else _NANO)
+        )  # round up, as Quantity.Value
+        stored[name] = 0 if value < 0 else value if value < INT64_MAX else INT64_MAX
     return stored
 
 

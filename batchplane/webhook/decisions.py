@@ -26,6 +26,7 @@ over flavors that runs out of budget) is allowed, with a warning when useful.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -111,6 +112,10 @@ class Decision:
     message: str = ""
     warnings: tuple[str, ...] = ()
     patch: tuple[dict[str, Any], ...] = ()
+
+
+_OK = Decision(True, "ok")
+"""The answer to most reviews (immutable, so one instance serves them all)."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +212,7 @@ class Decider:
         tenant = self.policy.namespaces[ns]
         kind = str(obj.get("kind"))
         who = f'{kind} "{ns}/{_name(obj)}"'
-        queue = _labels(obj).get(QUEUE_LABEL)
+        queue = _label(obj, QUEUE_LABEL)
         if not queue:
             if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
                 return Decision(True, "no-queue-label")
@@ -258,7 +263,7 @@ class Decider:
             problems += self._worker_problems(obj, namespace, operation, cq_name, where)
         if problems:
             return _deny(who, problems, tuple(warnings))
-        return Decision(True, "ok", warnings=tuple(warnings))
+        return Decision(True, "ok", warnings=tuple(warnings)) if warnings else _OK
 
     def _queue_problems(
         self, workload: WorkloadRequests, cq_name: str, where: str, warnings: list[str]
@@ -411,9 +416,7 @@ class Decider:
 
     @staticmethod
     def _pod_set_name_problems(workload: WorkloadRequests) -> list[_Problem]:
-        bad = [
-            ps.name for ps in workload.pod_sets if len(ps.name) > 63 or not DNS1123_LABEL_RE.match(ps.name)
-        ]
+        bad = [ps.name for ps in workload.pod_sets if not _is_pod_set_name(ps.name)]
         if not bad:
             return []
         names = ", ".join(f'"{n}"' for n in bad)
@@ -486,7 +489,7 @@ class Decider:
                 ps
                 for ps, d in zip(workload.pod_sets, by_pod_set, strict=True)
                 if ps.count > 0
-                and (not managed or any(ps.stored.get(r, 0) > 0 for r in managed))
+                and (not managed or _requests_any(ps.stored, managed))
                 # only PodSets that cannot escape to a flavor the check skips (conservative)
                 and (possible := possible_flavors(d, queue, self.flavors))
                 and possible <= checked
@@ -538,7 +541,7 @@ class Decider:
         if skip is not None:
             return skip
         tenant = self.policy.namespaces[self._namespace(obj, namespace)]
-        if _labels(obj).get(QUEUE_LABEL):
+        if _label(obj, QUEUE_LABEL):
             return Decision(True, "labeled")
         if not self.policy.webhook.default_queue_label:
             return Decision(True, "defaulting-off")
@@ -571,6 +574,10 @@ def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, 
     return [{"op": "add", "path": f"/metadata/labels/{escape_pointer(key)}", "value": value}]
 
 
+def _requests_any(stored: Mapping[str, int], resources: frozenset[str]) -> bool:
+    return not resources.isdisjoint(r for r, v in stored.items() if v > 0)
+
+
 def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()) -> Decision:
     return Decision(False, problems[0].reason, f"{who}: " + "; ".join(p.text for p in problems), warnings)
 
@@ -585,12 +592,12 @@ def _name(obj: Mapping[str, Any]) -> str:
     return str(meta.get("name") or meta.get("generateName") or "<unnamed>")
 
 
-def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
-    """String-valued labels (the API server rejects anything else; a mutating review may still carry it)."""
+def _label(obj: Mapping[str, Any], key: str) -> str | None:
+    """A label's value when it is a string (the API server rejects anything else; a mutating review may still
+    carry it), else None."""
     labels = _meta(obj).get("labels")
-    if not isinstance(labels, (dict, Mapping)):
-        return {}
-    return {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
+    value = labels.get(key) if isinstance(labels, (dict, Mapping)) else None
+    return value if isinstance(value, str) else None
 
 
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -607,6 +614,12 @@ def _controller_owner(obj: Mapping[str, Any]) -> bool:
 
 def _fmt(amount: Decimal) -> str:
     return format_quantity(amount)
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_pod_set_name(name: str) -> bool:
+    """A DNS label of at most 63 characters (cached: reviews repeat the same few names — main, head, worker)."""
+    return len(name) <= 63 and DNS1123_LABEL_RE.match(name) is not None
 
 
 def _prune(value: Any) -> Any:
