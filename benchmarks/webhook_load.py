@@ -6,7 +6,10 @@ it) on the same server in the same run, runs ``wrk -t1 -c<N> -d<D>s --latency`` 
 ``post_review.lua`` against ``python -m batchplane.webhook serve`` on 127.0.0.1, and reports the
 ratio real/trivial and the server's RSS. Usage::
 
-    .venv/bin/python benchmarks/webhook_load.py [--duration 5] [--connections 1,16,64] [--json out.json]
+    .venv/bin/python benchmarks/webhook_load.py [--duration 5] [--connections 1,16,64] [--churn 128] [--json out.json]
+
+After the runs, ``--churn N`` opens N new keep-alive connections in waves of 16 (each a 1 s wrk run of RayJob
+reviews that closes its connections at the end) and reports the server's RSS before and 2 s after.
 
 Needs ``wrk`` (Debian: ``apt-get install -y wrk``).
 """
@@ -19,6 +22,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +50,21 @@ def wrk(url: str, bodies: list[Path], connections: int, duration: int) -> dict[s
     }  # fmt: skip
 
 
+def churn(url: str, body: Path, connections: int, wave: int = 16) -> int:
+    """Open ``connections`` new keep-alive connections, ``wave`` at a time (wrk closes each wave's at its end)."""
+    opened = 0
+    while opened < connections:
+        n = min(wave, connections - opened)
+        wrk(f"{url}/validate", [body], n, 1)
+        opened += n
+    return opened
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=int, default=5)
     parser.add_argument("--connections", default="1,16,64")
+    parser.add_argument("--churn", type=int, default=128, help="new connections after the runs (0: none)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     conns = [int(c) for c in args.connections.split(",")]
@@ -74,11 +89,20 @@ def main() -> None:
                           f"(trivial {trivial['rps']:.0f} req/s, p50 {trivial['p50_ms']:.2f} ms, p99 {trivial['p99_ms']:.2f} ms)  "
                           f"errors {real['non_2xx'] + real['socket_errors']}", flush=True)  # fmt: skip
             results["rss_kib_end"] = server.rss_kib()
+            if args.churn:
+                results["churn_connections"] = churn(server.url, bodies["gpu-rayjob"], args.churn)
+                time.sleep(2)
+                results["rss_kib_after_churn"] = server.rss_kib()
         finally:
             server.stop()
     print(
         f"RSS: {results['rss_kib_start'] / 1024:.1f} MiB at start, {results['rss_kib_end'] / 1024:.1f} MiB after the runs"
     )
+    if args.churn:
+        print(
+            f"RSS after {results['churn_connections']} new connections (churn): "
+            f"{results['rss_kib_after_churn'] / 1024:.1f} MiB"
+        )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

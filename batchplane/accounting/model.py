@@ -9,7 +9,6 @@ other resource up to the next integer, both clamped to the int64 range and floor
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
@@ -93,9 +92,12 @@ class ResourceOptions:
     transformations: tuple[ResourceTransformation, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PodSetRequests:
     """One Kueue PodSet with the requests of one of its pods.
+
+    Read-only by convention (slotted rather than frozen: one is built per PodSet of every admission review,
+    and a frozen dataclass costs four times as much to construct — issue #14).
 
     Attributes:
         name: the PodSet name exactly as Kueue writes it into ``Workload.spec.podSets[].name``
@@ -116,7 +118,7 @@ class PodSetRequests:
     stored: dict[str, int]
     template: dict[str, Any]
 
-    @functools.cached_property
+    @property
     def per_pod(self) -> dict[str, Decimal]:
         """``stored`` in base units as Decimals: CPU cores (``0.5`` for 500m), bytes, device counts."""
         return {res: from_stored(res, value) for res, value in self.stored.items()}
@@ -128,9 +130,10 @@ class PodSetRequests:
         return {res: from_stored(res, min(value * count, INT64_MAX)) for res, value in self.stored.items()}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WorkloadRequests:
-    """The Kueue Workload a job object turns into, with its resource requests.
+    """The Kueue Workload a job object turns into, with its resource requests (read-only by convention, like
+    :class:`PodSetRequests`).
 
     Attributes:
         kind: the job object's kind (``RayJob``, ``Job`` ...).

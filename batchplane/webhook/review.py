@@ -102,9 +102,10 @@ class ResponseReview(TypedDict):
     response: ResponsePayload
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class AdmissionRequest:
-    """A validated AdmissionReview request.
+    """A validated AdmissionReview request (read-only by convention: slotted, not frozen, as one is built per
+    review and a frozen dataclass costs four times as much to construct).
 
     Attributes:
         uid: the request uid, echoed in the response.
