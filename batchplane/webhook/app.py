@@ -173,13 +173,14 @@ class _Handlers:
             kind = parsed.kind["kind"] if parsed.kind["kind"] in FRAMEWORK_OF_KIND else "other"
             outcome = "patched" if decision.patch else ("allowed" if decision.allowed else "denied")
             dry_run = "true" if parsed.dry_run else "false"
-            self.metrics.reviews.labels(endpoint, kind, outcome, decision.reason, dry_run).inc()
             if not decision.allowed:
                 log.info(
                     "denied %s%s: %s", parsed.uid, " (dry run)" if parsed.dry_run else "", decision.message
                 )
             response = Response(orjson.dumps(body), media_type=JSON)
-            self.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
+            self.metrics.count_review(
+                endpoint, kind, outcome, decision.reason, dry_run, time.perf_counter() - started
+            )
             return response
 
         return review

@@ -73,6 +73,23 @@ class WebhookMetrics:
             ("result",),
             registry=self.registry,
         )
+        self._reviews: dict[tuple[str, str, str, str, str], Counter] = {}
+        self._latency: dict[str, Histogram] = {}
+
+    def count_review(
+        self, endpoint: str, kind: str, decision: str, reason: str, dry_run: str, seconds: float
+    ) -> None:
+        """Count one answered review and observe its latency. The labelled children are looked up once per label
+        set and kept (every label is from a bounded set): ``labels()`` costs more than the increment itself."""
+        key = (endpoint, kind, decision, reason, dry_run)
+        child = self._reviews.get(key)
+        if child is None:
+            child = self._reviews[key] = self.reviews.labels(*key)
+        child.inc()
+        timer = self._latency.get(endpoint)
+        if timer is None:
+            timer = self._latency[endpoint] = self.latency.labels(endpoint)
+        timer.observe(seconds)
 
     def render(self) -> bytes:
         """The registry in the Prometheus text exposition format."""
