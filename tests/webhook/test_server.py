@@ -4,10 +4,12 @@ keep-alive connection, and the serving certificate reloaded when its files chang
 from __future__ import annotations
 
 import base64
+import gc
 import json
 import shutil
 import socket
 import ssl
+import struct
 import time
 from pathlib import Path
 
@@ -108,3 +110,39 @@ def test_the_server_runs_on_uvloop_with_a_keep_alive_longer_than_the_api_servers
         metrics = c.get("/metrics").text
     assert 'batchplane_webhook_event_loop_info{loop="uvloop.Loop"} 1.0' in metrics
     assert KEEP_ALIVE_SECONDS > 90  # client-go closes idle connections after 90 s
+
+
+def _live_protocols() -> int:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    return sum(1 for o in gc.get_objects() if isinstance(o, HttpToolsProtocol))
+
+
+@pytest.mark.parametrize("close_notify", [True, False], ids=["tls-close-notify", "abrupt-close"])
+def test_closed_connections_are_released_before_the_keep_alive_timer_fires(
+    tmp_path: Path, close_notify: bool
+) -> None:
+    """Issue #14: uvicorn kept a connection closed without close_notify (or reset) alive for the whole keep-alive
+    period (100 s) through its armed timer — its protocol, transport and TLS buffers — so RSS climbed with churn."""
+    cert, key = write_cert(tmp_path / "a", "webhook-a")
+    context = ssl.create_default_context(cafile=str(cert))
+    request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with running_server(one_queue({"cpu": 4}), cert, key) as port:
+        for _ in range(20):
+            raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+            tls = context.wrap_socket(raw, server_hostname="127.0.0.1")
+            tls.sendall(request)
+            answer = b""
+            while not answer.endswith(b"\r\n\r\nok"):  # the whole answer: the keep-alive timer is armed
+                answer += tls.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 200")
+            if close_notify:
+                tls.unwrap().close()
+            else:  # reset, no TLS close_notify: the server sees the connection end with an error
+                tls.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                tls.close()
+        deadline = time.monotonic() + 5
+        while _live_protocols() and time.monotonic() < deadline:
+            gc.collect()
+            time.sleep(0.05)
+        assert _live_protocols() == 0
