@@ -3,11 +3,12 @@
 The same body runs for both: ``Decider(policy).validate(object, namespace, "CREATE")`` called in a loop on one
 core, with the gke-dws template's policy and the sample objects of docs/performance.md (a GPU RayJob with 3
 PodSets, a PyTorchJob, a batch Job, and a RayJob asking for more GPUs than any flavor offers: the denial
-path). Each tree is measured in its own subprocess (its own imports), alternating, in one run; the figure is
+path). Each tree is measured in its own subprocess (its own imports), one after the other, in one run; the figure is
 the minimum over repeats of the mean per call, and the median is printed beside it.
 
     .venv/bin/python benchmarks/webhook_decision_bench.py                    # this tree only
     .venv/bin/python benchmarks/webhook_decision_bench.py --baseline 7581f8a # also a commit, same run
+    .venv/bin/python benchmarks/webhook_decision_bench.py --baseline 7581f8a --baseline 492c26c
 
 ``--baseline`` checks the commit out into a temporary ``git worktree`` (removed afterwards).
 """
@@ -90,23 +91,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--baseline", help="a commit to measure in the same run (git worktree)")
+    parser.add_argument(
+        "--baseline", action="append", default=[], help="a commit to measure in the same run (repeatable)"
+    )
     parser.add_argument("-n", type=int, default=2000, help="calls per repeat (default 2000)")
     parser.add_argument("--repeats", type=int, default=5, help="repeats per tree (default 5)")
     args = parser.parse_args()
-    trees = {"this tree": REPO}
     with tempfile.TemporaryDirectory() as tmp:
-        if args.baseline:
-            base = Path(tmp) / "baseline"
+        trees: dict[str, Path] = {}
+        for commit in args.baseline:
+            base = Path(tmp) / f"baseline-{commit}"
             subprocess.run(
-                ["git", "worktree", "add", "-q", "--detach", str(base), args.baseline], cwd=REPO, check=True
+                ["git", "worktree", "add", "-q", "--detach", str(base), commit], cwd=REPO, check=True
             )
-            trees = {f"baseline {args.baseline}": base, "this tree": REPO}
+            trees[f"baseline {commit}"] = base
+        trees["this tree"] = REPO
         try:
             results = {name: measure(tree, args.n, args.repeats) for name, tree in trees.items()}
         finally:
-            if args.baseline:
-                subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=REPO, check=False)
+            for tree in trees.values():
+                if tree != REPO:
+                    subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
     labels = list(next(iter(results.values())))
     print(f"{'review':16} " + " ".join(f"{name:>34}" for name in results))
     for label in labels:

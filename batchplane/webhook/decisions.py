@@ -36,6 +36,7 @@ from typing import Any
 
 from batchplane.accounting import (
     AccountingError,
+    PodSetRequests,
     WorkloadRequests,
     resource_options_from_mapping,
     workload_requests,
@@ -485,15 +486,21 @@ class Decider:
         problems: list[_Problem] = []
         for use in dws:
             prc, managed, checked = use.config, use.managed, use.checked
-            provisioned = [
-                ps
-                for ps, d in zip(workload.pod_sets, by_pod_set, strict=True)
-                if ps.count > 0
-                and (not managed or _requests_any(ps.stored, managed))
+            provisioned: list[PodSetRequests] = []
+            for ps, d in zip(workload.pod_sets, by_pod_set, strict=True):
+                if ps.count <= 0:
+                    continue
+                if managed:  # only PodSets requesting a resource the check manages
+                    stored = ps.stored
+                    for resource in managed:
+                        if stored.get(resource, 0) > 0:
+                            break
+                    else:
+                        continue
                 # only PodSets that cannot escape to a flavor the check skips (conservative)
-                and (possible := possible_flavors(d, queue, self.flavors))
-                and possible <= checked
-            ]
+                possible = possible_flavors(d, queue, self.flavors)
+                if possible and possible <= checked:
+                    provisioned.append(ps)
             if len(provisioned) <= 1:
                 continue  # one PodSet is one ProvisioningRequest PodSet: nothing to merge, no key to build
             merged: list[list[str]] = []
@@ -572,10 +579,6 @@ def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, 
     if not isinstance(meta.get("labels"), (dict, Mapping)):
         return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
     return [{"op": "add", "path": f"/metadata/labels/{escape_pointer(key)}", "value": value}]
-
-
-def _requests_any(stored: Mapping[str, int], resources: frozenset[str]) -> bool:
-    return not resources.isdisjoint(r for r, v in stored.items() if v > 0)
 
 
 def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()) -> Decision:

@@ -156,15 +156,8 @@ class Demand:
     count: int
     requests: Mapping[str, int]
     pod_spec: Mapping[str, Any]
-    _mismatch: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
-    _eligible: dict[int, list[str]] = field(default_factory=dict, compare=False, repr=False)
-
-    def mismatch(self, flavor: Flavor) -> str | None:
-        """:func:`flavor_mismatch` of this PodSet's pod spec and ``flavor``, computed once per flavor (the capacity
-        check and the provisioning check both ask)."""
-        if flavor.name not in self._mismatch:
-            self._mismatch[flavor.name] = flavor_mismatch(self.pod_spec, flavor)
-        return self._mismatch[flavor.name]
+    #: Eligible flavors per resource group index, computed once (the capacity and provisioning checks both ask).
+    eligible: dict[int, list[str]] | None = field(default=None, compare=False, repr=False)
 
 
 # --- compiling the cohort tree ------------------------------------------------------------------
@@ -541,18 +534,23 @@ def _eligible(
     """The flavors of group ``index`` one PodSet could use on its own (computed once per PodSet and group: the
     capacity check and the provisioning check both ask). Capacity is compared first — integers compiled into
     ``queue.maxima`` — and a flavor that is too small needs no taint or selector check."""
-    cached = demand._eligible.get(index)
-    if cached is not None:
-        return cached
+    cache = demand.eligible
+    if cache is None:
+        cache = demand.eligible = {}
+    else:
+        cached = cache.get(index)
+        if cached is not None:
+            return cached
     eligible: list[str] = []
+    spec = demand.pod_spec
     for flavor_name, maxima in zip(queue.groups[index].flavors, queue.maxima[index], strict=True):
         for amount, maximum in zip(vector, maxima):  # noqa: B905 - same length
             if amount > maximum:
                 break
         else:
-            if demand.mismatch(flavors.get(flavor_name) or _unconstrained(flavor_name)) is None:
+            if flavor_mismatch(spec, flavors.get(flavor_name) or _unconstrained(flavor_name)) is None:
                 eligible.append(flavor_name)
-    demand._eligible[index] = eligible
+    cache[index] = eligible
     return eligible
 
 
@@ -564,7 +562,7 @@ def _ineligible_reasons(
     group = queue.groups[index]
     reasons: list[str] = []
     for flavor_name in group.flavors:
-        mismatch = demand.mismatch(flavors.get(flavor_name) or _unconstrained(flavor_name))
+        mismatch = flavor_mismatch(demand.pod_spec, flavors.get(flavor_name) or _unconstrained(flavor_name))
         if mismatch is not None:
             reasons.append(mismatch)
             continue
