@@ -478,6 +478,7 @@ def check_capacity(
         return out
     for index, group in enumerate(queue.groups):
         items: list[tuple[Demand, tuple[int, ...], list[str]]] = []
+        all_eligible = True
         for d in workload_demands:
             requests = d.requests
             vector = tuple([requests.get(r, 0) for r in group.resources])
@@ -485,6 +486,7 @@ def check_capacity(
                 continue
             eligible = _eligible(d, vector, index, queue, flavors)
             if not eligible:
+                all_eligible = False
                 reasons = _ineligible_reasons(d, vector, index, queue, flavors)
                 asked = ", ".join(
                     f"{r} {_pod_breakdown(d, r)}" for r, v in zip(group.resources, vector, strict=True) if v
@@ -493,7 +495,7 @@ def check_capacity(
                     Shortfall("podset", d.name, f'PodSet "{d.name}" needs {asked}, but ' + "; ".join(reasons))
                 )
             items.append((d, vector, eligible))
-        if len(items) < 2 or any(not e for _, _, e in items):
+        if len(items) < 2 or not all_eligible:
             continue
         if _fits_together(items, queue.maxima[index], group, budget) is False:
             out.append(_workload_shortfall(items, group, queue))
@@ -594,13 +596,16 @@ def _search_order(item: tuple[Demand, tuple[int, ...], list[str]]) -> tuple[int,
 
 
 def _first_fit(
-    order: list[tuple[Demand, tuple[int, ...], list[str]]], caps: dict[str, tuple[int, ...]]
+    items: list[tuple[Demand, tuple[int, ...], list[str]]], caps: dict[str, tuple[int, ...]]
 ) -> bool:
-    """Each PodSet, in order, on its first eligible flavor with room left: the depth-first search's first path."""
-    left = {f: list(c) for f, c in caps.items()}
-    for _, vector, eligible in order:
+    """Each PodSet, in the workload's order, on its first eligible flavor with room left. True proves that the
+    PodSets fit together; False proves nothing (the exhaustive search decides)."""
+    left: dict[str, list[int]] = {}
+    for _, vector, eligible in items:
         for flavor in eligible:
-            room = left[flavor]
+            room = left.get(flavor)
+            if room is None:
+                room = left[flavor] = list(caps[flavor])
             for amount, free in zip(vector, room):  # noqa: B905 - same length
                 if amount > free:
                     break
@@ -624,10 +629,10 @@ def _fits_together(
     Iterative (an explicit stack of choice indexes), so a review leaves no reference cycle behind: a
     recursive nested closure refers to itself and is only freed by the cycle collector.
     """
-    order = sorted(items, key=_search_order)
     caps = dict(zip(group.flavors, maxima, strict=True))
-    if _first_fit(order, caps):
-        return True  # the search's first descent, without its bookkeeping: most workloads fit there
+    if _first_fit(items, caps):
+        return True  # any assignment that fits proves it; most workloads fit at the first try
+    order = sorted(items, key=_search_order)
     used = {f: [0] * len(group.resources) for f in group.flavors}
     if not order:
         return True
