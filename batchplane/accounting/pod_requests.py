@@ -367,13 +367,21 @@ def _stored_plain(template: object, exclude: Sequence[str]) -> dict[str, int] | 
     elif type(spec) is not dict:
         return None
     totals = _regular_nanos(spec.get("containers"))
-    if totals is None or not _add_init_nanos(totals, spec.get("initContainers")):
+    if totals is None:
         return None
-    overhead = _nanos_list(spec.get("overhead"))
-    if overhead is None or not _replace_pod_level_nanos(totals, spec.get("resources")):
+    init_containers = spec.get("initContainers")
+    if init_containers is not None and not _add_init_nanos(totals, init_containers):
         return None
-    for name, amount in overhead.items():
-        totals[name] = totals.get(name, 0) + amount
+    raw_overhead = spec.get("overhead")
+    overhead = None if raw_overhead is None else _nanos_list(raw_overhead)
+    if raw_overhead is not None and overhead is None:
+        return None
+    pod_resources = spec.get("resources")
+    if pod_resources is not None and not _replace_pod_level_nanos(totals, pod_resources):
+        return None
+    if overhead:
+        for name, amount in overhead.items():
+            totals[name] = totals.get(name, 0) + amount
     stored: dict[str, int] = {}
     for name in sorted(totals):
         if exclude and name.startswith(tuple(exclude)):
