@@ -346,6 +346,11 @@ def _container_nanos(container: object) -> dict[str, int] | None:
         return {}
     if type(resources) is not dict:
         return None
+    return _requests_or_limits(resources)
+
+
+def _requests_or_limits(resources: dict[str, Any]) -> dict[str, int] | None:
+    """``requests`` with ``limits`` as the missing requests (step 3), in nano-units; None: the Decimal path."""
     requests = _nanos_list(resources.get("requests"))
     limits = _nanos_list(resources.get("limits"))
     if requests is None or limits is None:
@@ -441,12 +446,9 @@ def _replace_pod_level_nanos(totals: dict[str, int], pod_resources: object) -> b
         return True
     if type(pod_resources) is not dict:
         return False
-    requests = _nanos_list(pod_resources.get("requests"))
-    limits = _nanos_list(pod_resources.get("limits"))
-    if requests is None or limits is None:
+    requests = _requests_or_limits(pod_resources)
+    if requests is None:
         return False
-    for name, amount in limits.items():
-        requests.setdefault(name, amount)
     for name, amount in requests.items():
         if name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-"):
             totals[name] = amount
