@@ -9,7 +9,7 @@ ratio real/trivial and the server's RSS. Usage::
     .venv/bin/python benchmarks/webhook_load.py [--duration 5] [--connections 1,16,64] [--churn 128] [--json out.json]
 
 After the runs, ``--churn N`` opens N new keep-alive connections in waves of 16 (each a 1 s wrk run of RayJob
-reviews that closes its connections at the end) and reports the server's RSS before and 2 s after.
+reviews that closes its connections at the end) and reports the server's RSS every 128 connections and 2 s after.
 
 Needs ``wrk`` (Debian: ``apt-get install -y wrk``).
 """
@@ -90,8 +90,14 @@ def main() -> None:
                           f"errors {real['non_2xx'] + real['socket_errors']}", flush=True)  # fmt: skip
             results["rss_kib_end"] = server.rss_kib()
             if args.churn:
-                results["churn_connections"] = churn(server.url, bodies["gpu-rayjob"], args.churn)
+                results["churn"] = []  # (new connections so far, RSS KiB 1 s after), every 128
+                opened = 0
+                while opened < args.churn:
+                    opened += churn(server.url, bodies["gpu-rayjob"], min(128, args.churn - opened))
+                    time.sleep(1)
+                    results["churn"].append((opened, server.rss_kib()))
                 time.sleep(2)
+                results["churn_connections"] = opened
                 results["rss_kib_after_churn"] = server.rss_kib()
         finally:
             server.stop()
@@ -99,8 +105,10 @@ def main() -> None:
         f"RSS: {results['rss_kib_start'] / 1024:.1f} MiB at start, {results['rss_kib_end'] / 1024:.1f} MiB after the runs"
     )
     if args.churn:
+        steps = ", ".join(f"{n}: {kib / 1024:.1f}" for n, kib in results["churn"])
+        print(f"RSS during churn (new connections: MiB): {steps}")
         print(
-            f"RSS after {results['churn_connections']} new connections (churn): "
+            f"RSS 2 s after {results['churn_connections']} new connections (churn): "
             f"{results['rss_kib_after_churn'] / 1024:.1f} MiB"
         )
     if args.json:
