@@ -17,7 +17,7 @@ $(BIN)/.installed: pyproject.toml
 # it is installed quietly; otherwise this stops with the package to install.
 GRAPHVIZ_PACKAGE := graphviz
 
-.PHONY: help install graphviz preview test lint typecheck imports check bench graphs e2e-kind
+.PHONY: help install graphviz preview test compile test-compiled lint typecheck imports check bench graphs e2e-kind
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -38,8 +38,18 @@ graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz p
 preview: $(BIN)/.installed ## set up, then preview the default stack offline (STACK=kind)
 	$(BIN)/batchplane preview --stack $(STACK)
 
-test: graphviz $(BIN)/.installed ## set up, then run the whole test suite
+# The webhook's decision path compiled with mypyc (webhook/compile.py): what the webhook image runs.
+COMPILED := build/compiled
+
+test: graphviz $(BIN)/.installed ## set up, then run the whole test suite (and the decision path compiled)
 	$(BIN)/pytest -q
+	$(MAKE) --no-print-directory test-compiled
+
+compile: $(BIN)/.installed ## compile the webhook's decision path with mypyc into build/compiled
+	$(BIN)/python webhook/compile.py --out $(COMPILED)
+
+test-compiled: compile ## the webhook, accounting and quantity tests against the compiled decision path
+	BATCHPLANE_COMPILED=$(COMPILED) $(BIN)/pytest -q tests/webhook tests/accounting tests/quantity
 
 lint: $(BIN)/.installed ## ruff lint + format check
 	$(BIN)/ruff check .

@@ -111,7 +111,9 @@ def free_port() -> int:
 class Server:
     """``python -m batchplane.webhook serve`` as a child process on 127.0.0.1."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, package: Path | None = None) -> None:
+        """Start the server; ``package``: import batchplane from there (a ``webhook/compile.py --out`` directory)
+        instead of this checkout."""
         self.cert, self.key = write_cert(workdir / "tls")
         self.policy = write_policy(workdir)
         self.port = free_port()
@@ -119,7 +121,8 @@ class Server:
         self.proc = subprocess.Popen(
             [PYTHON, "-m", "batchplane.webhook", "serve", "--policy", str(self.policy), "--cert-file", str(self.cert),
              "--key-file", str(self.key), "--host", "127.0.0.1", "--port", str(self.port), "--enable-noop"],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=REPO, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=self.log, stderr=subprocess.STDOUT, cwd=package or REPO,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **({"PYTHONPATH": str(package)} if package else {})},
         )  # fmt: skip
         self._wait()
 

@@ -9,6 +9,7 @@ the minimum over repeats of the mean per call, and the median is printed beside 
     .venv/bin/python benchmarks/webhook_decision_bench.py                    # this tree only
     .venv/bin/python benchmarks/webhook_decision_bench.py --baseline 7581f8a # also a commit, same run
     .venv/bin/python benchmarks/webhook_decision_bench.py --baseline 7581f8a --baseline 492c26c
+    .venv/bin/python benchmarks/webhook_decision_bench.py --baseline 7581f8a --compiled   # + mypyc (the image)
 
 ``--baseline`` checks the commit out into a temporary ``git worktree`` (removed afterwards).
 """
@@ -73,12 +74,13 @@ print(json.dumps(out))
 """
 
 
-def measure(tree: Path, n: int, repeats: int) -> dict[str, dict[str, object]]:
+def measure(tree: Path, n: int, repeats: int, package: Path | None = None) -> dict[str, dict[str, object]]:
+    """Run the loop in ``tree`` (its stacks/), importing batchplane from ``package`` (default: ``tree``)."""
     samples = (REPO / ".." / "shared" / "samples").resolve()
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, str(samples), str(n), str(repeats)],
         cwd=tree,
-        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(package or tree), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         check=True,
@@ -94,6 +96,11 @@ def main() -> None:
     parser.add_argument(
         "--baseline", action="append", default=[], help="a commit to measure in the same run (repeatable)"
     )
+    parser.add_argument(
+        "--compiled",
+        action="store_true",
+        help="also this tree compiled with mypyc (webhook/compile.py), same run",
+    )
     parser.add_argument("-n", type=int, default=2000, help="calls per repeat (default 2000)")
     parser.add_argument("--repeats", type=int, default=5, help="repeats per tree (default 5)")
     args = parser.parse_args()
@@ -108,6 +115,12 @@ def main() -> None:
         trees["this tree"] = REPO
         try:
             results = {name: measure(tree, args.n, args.repeats) for name, tree in trees.items()}
+            if args.compiled:
+                out = Path(tmp) / "compiled"
+                subprocess.run(
+                    [sys.executable, str(REPO / "webhook" / "compile.py"), "--out", str(out)], check=True
+                )
+                results["this tree, compiled"] = measure(REPO, args.n, args.repeats, package=out)
         finally:
             for tree in trees.values():
                 if tree != REPO:

@@ -66,12 +66,17 @@ def main() -> None:
     parser.add_argument("--connections", default="1,16,64")
     parser.add_argument("--churn", type=int, default=128, help="new connections after the runs (0: none)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--compiled",
+        type=Path,
+        help="run the server from a `webhook/compile.py --out` directory (as the image does)",
+    )
     args = parser.parse_args()
     conns = [int(c) for c in args.connections.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         bodies = write_bodies(work / "bodies")
-        server = Server(work)
+        server = Server(work, args.compiled.resolve() if args.compiled else None)
         results: dict[str, Any] = {"rss_kib_start": server.rss_kib(), "runs": []}
         try:
             for c in conns:

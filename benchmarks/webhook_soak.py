@@ -23,11 +23,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=int, default=60)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument(
+        "--compiled",
+        type=Path,
+        help="run the server from a `webhook/compile.py --out` directory (as the image does)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         bodies = write_bodies(work / "bodies")
-        server = Server(work)
+        server = Server(work, args.compiled.resolve() if args.compiled else None)
         try:
             # warm-up so the first sample is not the import-time footprint
             subprocess.run(["wrk", "-t1", "-c4", "-d3s", "-s", str(LUA), f"{server.url}/validate"], check=True,

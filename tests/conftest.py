@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.machinery
+import os
+import sys
 from pathlib import Path
 
 import pytest
+
+#: ``BATCHPLANE_COMPILED=<dir>`` runs the tests against the mypyc-compiled decision path that
+#: ``webhook/compile.py --out <dir>`` wrote (``make test`` does, for tests/webhook and tests/accounting).
+COMPILED = os.environ.get("BATCHPLANE_COMPILED")
+if COMPILED:
+    # Import the package from the compiled copy before any test module or conftest does: its submodules then come
+    # from the package's own directory, whatever order pytest later gives sys.path (it puts the rootdir first).
+    sys.path.insert(0, str(Path(COMPILED).resolve()))
+    importlib.import_module("batchplane")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = (REPO_ROOT / ".." / "shared").resolve()
@@ -17,3 +30,17 @@ def shared_dir() -> Path:
     """The shared/ reference data beside the repository (CI clones the repo with shared/ beside it)."""
     assert SHARED.is_dir(), f"shared/ reference data not found at {SHARED}"
     return SHARED
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In a compiled run, refuse to pass on pure Python: every hot-path module must be the extension module."""
+    if not COMPILED:
+        return
+    sys.path.insert(0, str(REPO_ROOT / "webhook"))
+    from compile import MODULES  # webhook/compile.py
+
+    for path in MODULES:
+        module = importlib.import_module(path[: -len(".py")].replace("/", "."))
+        origin = str(getattr(module, "__file__", ""))
+        if not origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            raise pytest.UsageError(f"BATCHPLANE_COMPILED is set but {module.__name__} is {origin}")

@@ -171,10 +171,12 @@ def workload_requests(
             )
         except FieldError as exc:
             raise AccountingError(kind, name, exc.field, exc.reason) from exc
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as malformed:
             # A field of an unexpected type deep inside the object (e.g. a pod template `spec` that is
-            # a string): the API server would reject such an object; report it instead of crashing.
-            raise AccountingError(kind, name, "", f"malformed object ({type(exc).__name__}: {exc})") from exc
+            # a string): the API server would reject such an object; report it instead of crashing. (Its own
+            # name: compiled by mypyc, one `as` name takes the type of its first except clause.)
+            reason = f"malformed object ({type(malformed).__name__}: {malformed})"
+            raise AccountingError(kind, name, "", reason) from malformed
 
     labels = meta.get("labels") if isinstance(meta.get("labels"), (dict, Mapping)) else {}
     assert isinstance(labels, (dict, Mapping))

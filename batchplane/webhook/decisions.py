@@ -249,8 +249,8 @@ class Decider:
             if problems:
                 return _deny(who, problems)
             return Decision(True, "not-accounted", warnings=(f"quota not checked by batchplane: {exc}",))
-        except Exception as exc:  # malformed input the accounting does not anticipate: never a denial
-            log.warning("accounting failed on %s: %r", who, exc)
+        except Exception as unexpected:  # malformed input the accounting does not anticipate: never a denial
+            log.warning("accounting failed on %s: %r", who, unexpected)
             if problems:
                 return _deny(who, problems)
             return Decision(

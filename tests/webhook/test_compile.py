@@ -1,0 +1,89 @@
+"""The mypyc-compiled decision path (webhook/compile.py): what it covers and how the image builds it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+import yaml
+
+from batchplane.stack import load_stack_file
+from batchplane.webhook.decisions import Decider
+from batchplane.webhook.policy import render_policy
+from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
+
+sys.path.insert(0, str(REPO_ROOT / "webhook"))
+from compile import MODULES  # webhook/compile.py: a script beside the Dockerfile
+
+PACKAGE = REPO_ROOT / "batchplane"
+
+
+def _reviews() -> Iterator[tuple[dict[str, Any], str]]:
+    samples = SHARED / "samples"
+    for rel in ("kuberay/ray-job.pytorch-image-classifier.yaml", "kueue/sample-job.yaml"):
+        obj = next(d for d in yaml.safe_load_all((samples / rel).read_text()) if d)
+        obj.setdefault("metadata", {})["namespace"] = "default"
+        obj["metadata"].setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = "user-queue"
+        yield obj, "allowed"
+        greedy = yaml.safe_load(yaml.safe_dump(obj))
+        for container in _containers(greedy):
+            container.setdefault("resources", {}).setdefault("requests", {})["nvidia.com/gpu"] = "64"
+        yield greedy, "denied"
+
+
+def _containers(obj: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if key == "containers" and isinstance(value, list):
+                yield from (c for c in value if isinstance(c, dict))
+            else:
+                yield from _containers(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            yield from _containers(item)
+
+
+def test_every_module_whose_code_a_review_runs_is_compiled() -> None:
+    """Profile real reviews (allowed and denied, RayJob and Job) and require every batchplane module that runs
+    code on the way to be in the compiled set: a new hot-path module must be added to webhook/compile.py."""
+    decider = Decider(render_policy(load_stack_file(STACKS_DIR / "Pulumi.gke-dws.yaml")))
+    ran: set[str] = set()
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            path = Path(frame.f_code.co_filename)
+            if path.is_relative_to(PACKAGE):
+                ran.add(path.relative_to(REPO_ROOT).as_posix())
+
+    outcomes = []
+    sys.setprofile(profile)
+    try:
+        for obj, _ in _reviews():
+            outcomes.append(decider.validate(obj, "default", "CREATE").allowed)
+    finally:
+        sys.setprofile(None)
+    assert outcomes == [expected == "allowed" for _, expected in _reviews()]
+    assert ran <= set(MODULES), f"not compiled: {sorted(ran - set(MODULES))}"
+
+
+def test_the_image_compiles_with_the_pinned_mypy() -> None:
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    dev_pin = re.search(r'"mypy==([^"]+)"', pyproject)
+    build_pin = re.search(
+        r"^mypy==(\S+)$", (REPO_ROOT / "webhook" / "compile-requirements.txt").read_text(), re.M
+    )
+    assert dev_pin and build_pin and dev_pin.group(1) == build_pin.group(1)
+    dockerfile = (REPO_ROOT / "webhook" / "Dockerfile").read_text()
+    assert "webhook/compile.py --in-place" in dockerfile
+    ignore = (REPO_ROOT / "webhook" / "Dockerfile.dockerignore").read_text().splitlines()
+    assert {"!webhook/compile.py", "!webhook/compile-requirements.txt"} <= set(ignore)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=[m.rsplit("/", 1)[-1] for m in MODULES])
+def test_compiled_modules_exist_in_the_package(module: str) -> None:
+    assert (REPO_ROOT / module).is_file()
