@@ -38,7 +38,7 @@ except ImportError:  # trees before the #15 layout
 from batchplane.webhook.decisions import Decider
 from batchplane.webhook.policy import render_policy
 samples = Path(sys.argv[1])
-policy = render_policy(load_stack_file(Path("stacks/Pulumi.gke-dws.yaml")))
+policy = render_policy(load_stack_file(Path(sys.argv[4])))
 decider = Decider(policy)
 def load(rel):
     return next(d for d in yaml.safe_load_all((samples / rel).read_text()) if d)
@@ -61,6 +61,8 @@ cases = {
 }
 n, repeats = int(sys.argv[2]), int(sys.argv[3])
 out = {}
+import batchplane.webhook.decisions as _d
+out["_module"] = _d.__file__
 for label, obj in cases.items():
     decision = decider.validate(obj, "default", "CREATE")
     runs = []
@@ -75,11 +77,12 @@ print(json.dumps(out))
 
 
 def measure(tree: Path, n: int, repeats: int, package: Path | None = None) -> dict[str, dict[str, object]]:
-    """Run the loop in ``tree`` (its stacks/), importing batchplane from ``package`` (default: ``tree``)."""
+    """Run the loop with ``tree``'s gke-dws stack, importing batchplane from ``package`` (default: ``tree``)."""
     samples = (REPO / ".." / "shared" / "samples").resolve()
+    stack = tree / "stacks" / "Pulumi.gke-dws.yaml"
     done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, str(samples), str(n), str(repeats)],
-        cwd=tree,
+        [sys.executable, "-c", _MEASURE, str(samples), str(n), str(repeats), str(stack)],
+        cwd=package or tree,  # `python -c` puts the working directory first on sys.path
         env={"PYTHONPATH": str(package or tree), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
@@ -125,6 +128,8 @@ def main() -> None:
             for tree in trees.values():
                 if tree != REPO:
                     subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
+    for name, result in results.items():  # which decisions module each tree ran (.py, or mypyc's extension)
+        print(f"{name}: {result.pop('_module')}")
     labels = list(next(iter(results.values())))
     print(f"{'review':16} " + " ".join(f"{name:>34}" for name in results))
     for label in labels:
