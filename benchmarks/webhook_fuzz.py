@@ -186,11 +186,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--compiled",
+        type=Path,
+        help="run the server from a `webhook/compile.py --out` directory (as the image does)",
+    )
     args = parser.parse_args()
     objects = base_objects()
     stats: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp))
+        server = Server(Path(tmp), args.compiled.resolve() if args.compiled else None)
         client = httpx.Client(
             base_url=server.url, verify=ssl.create_default_context(cafile=str(server.cert)), timeout=10
         )
