@@ -9,7 +9,7 @@ modules too, and the webhook image (webhook/Dockerfile) ships them.
 Usage::
 
     python webhook/compile.py --out build/compiled     # a compiled copy of batchplane/ (PYTHONPATH=build/compiled)
-    python webhook/compile.py --in-place DIR            # compile the installed package under DIR (the image build)
+    python webhook/compile.py --in-place DIR            # add them to the package installed under DIR (the image)
 
 A copy is compiled rather than the working tree, so a stale extension module never shadows an edited ``.py``.
 Needs a C compiler and the Python headers. Exits non-zero when mypyc fails or a module did not come out compiled.
@@ -38,9 +38,9 @@ MODULES = (
     "batchplane/webhook/decisions.py",
 )
 
-#: mypyc's own mypy run: the modules are checked --strict by `make typecheck`; here only the imports of
-#: third-party packages need resolving (pydantic ships its types).
-_MYPY_CONFIG = "[mypy]\nignore_missing_imports = True\n"
+#: mypyc's own mypy run: the modules are checked --strict by `make typecheck` (pyproject.toml); here the same
+#: pydantic plugin, and third-party packages without types are Any.
+_MYPY_CONFIG = "[mypy]\nplugins = pydantic.mypy\nignore_missing_imports = True\n"
 
 
 def compile_tree(root: Path) -> list[Path]:
@@ -60,7 +60,8 @@ def compile_tree(root: Path) -> list[Path]:
             text=True,
             check=False,
         )
-    shutil.rmtree(root / "build", ignore_errors=True)
+    shutil.rmtree(root / "build", ignore_errors=True)  # mypyc's C sources and objects
+    shutil.rmtree(root / ".mypy_cache", ignore_errors=True)
     if done.returncode != 0:
         raise RuntimeError(f"mypyc failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
     built = []
@@ -79,23 +80,31 @@ def main() -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--out", type=Path, help="write a compiled copy of batchplane/ into this directory")
     where.add_argument(
-        "--in-place", type=Path, help="compile the batchplane/ package found in this directory"
+        "--in-place", type=Path, help="add the extension modules to the batchplane/ package in this directory"
     )
     args = parser.parse_args()
-    if args.out is not None:
-        root: Path = args.out.resolve()
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
+    source = REPO if args.out is not None else args.in_place.resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        # Compile a copy of the package alone: mypy must not take the other modules of an installation
+        # directory (site-packages) for project code.
+        work = Path(tmp)
         shutil.copytree(
-            REPO / "batchplane", root / "batchplane", ignore=shutil.ignore_patterns("__pycache__", "*.so")
+            source / "batchplane", work / "batchplane", ignore=shutil.ignore_patterns("__pycache__", "*.so")
         )
-    else:
-        root = args.in_place.resolve()
-    try:
-        built = compile_tree(root)
-    except RuntimeError as exc:
-        sys.exit(str(exc))
-    print(f"compiled {len(built)} modules under {root}")
+        try:
+            built = compile_tree(work)
+        except RuntimeError as exc:
+            sys.exit(str(exc))
+        if args.out is not None:
+            target: Path = args.out.resolve()
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(work, target)
+        else:
+            target = source
+            for path in [*built, *work.glob("*__mypyc*")]:
+                destination = target / path.relative_to(work)
+                shutil.copy2(path, destination)
+    print(f"compiled {len(built)} modules into {target}")
 
 
 if __name__ == "__main__":
