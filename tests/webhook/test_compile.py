@@ -87,3 +87,34 @@ def test_the_image_compiles_with_the_pinned_mypy() -> None:
 @pytest.mark.parametrize("module", MODULES, ids=[m.rsplit("/", 1)[-1] for m in MODULES])
 def test_compiled_modules_exist_in_the_package(module: str) -> None:
     assert (REPO_ROOT / module).is_file()
+
+
+@pytest.mark.slow
+def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(tmp_path: Path) -> None:
+    """The image build (`compile.py --in-place <site-packages>`): other modules there (typing_extensions.py ...) must
+    not be taken for project code, and the extension modules land in the installed package, importable."""
+    import shutil
+    import subprocess
+
+    site = tmp_path / "site-packages"
+    shutil.copytree(PACKAGE, site / "batchplane", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    decoy = site / "typing_extensions.py"  # mypy refused to compile beside it ("shadows library module")
+    decoy.write_text("raise ImportError('a decoy')\n")
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "webhook" / "compile.py"), "--in-place", str(site)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (site / "build").exists() and not (site / ".mypy_cache").exists()
+    decoy.unlink()  # pydantic imports the real one
+    probe = "import batchplane.webhook.decisions as d; print(d.__file__)"
+    imported = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+    )
+    assert imported.stdout.strip().startswith(str(site / "batchplane" / "webhook" / "decisions.cpython-"))
