@@ -186,10 +186,10 @@ def format_quantity(amount: Decimal, resource: str = "") -> str:
         if resource == "memory" or resource == "ephemeral-storage" or resource.startswith("hugepages-"):
             return _shortest_exact(whole)
         return str(whole)
-    milli = amount * 1000
+    milli = _EXACT.multiply(amount, 1000)  # exact whatever the caller's decimal context
     if milli == milli.to_integral_value():
         return f"{int(milli)}m"
-    return format(amount.normalize(), "f")
+    return format(amount.normalize(_EXACT), "f")
 
 
 _SUFFIXES = (
@@ -221,7 +221,7 @@ def _shortest_exact(whole: int) -> str:
 
 def round_up_milli(amount: Decimal) -> Decimal:
     """Round up to a whole millicore/milliunit (Kueue stores requests as int64 milli-values)."""
-    return (amount * 1000).to_integral_value(rounding=ROUND_CEILING) / 1000
+    return _EXACT.divide(_EXACT.multiply(amount, 1000).to_integral_value(rounding=ROUND_CEILING), 1000)
 
 
 def _show(value: object) -> str:

@@ -9,6 +9,7 @@ other resource up to the next integer, both clamped to the int64 range and floor
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
@@ -19,6 +20,11 @@ from batchplane.errors import BatchplaneError
 #: Largest value Kueue can store for one resource (int64; CPU is stored in millicores).
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
+
+#: Decimal context of the accounting's Decimal arithmetic: exact for any quantity the parser accepts (at most 64
+#: characters, magnitude within 1e±30) and any factor, summed over a pod. Every function that does Decimal
+#: arithmetic enters it itself, so no caller's context (or its absence) changes a result.
+ACCOUNTING_CONTEXT = decimal.Context(prec=80)
 
 #: Kueue's ``Configuration.resources.transformations[].strategy`` values.
 RETAIN = "Retain"
@@ -170,14 +176,14 @@ def to_stored(resource: str, amount: Decimal) -> int:
     Rounds up (``Quantity.MilliValue``/``Quantity.Value``) and clamps to the int64 range
     (``pkg/resources/requests.go:146-151``, ``pkg/util/math/math.go:55-83``).
     """
-    scaled = amount * 1000 if resource == "cpu" else amount
+    scaled = ACCOUNTING_CONTEXT.multiply(amount, 1000) if resource == "cpu" else amount
     value = int(scaled.to_integral_value(rounding=ROUND_CEILING))
     return max(INT64_MIN, min(value, INT64_MAX))
 
 
 def from_stored(resource: str, value: int) -> Decimal:
     """Inverse of :func:`to_stored`: millicores back to cores for CPU, units otherwise."""
-    return Decimal(value) / 1000 if resource == "cpu" else Decimal(value)
+    return ACCOUNTING_CONTEXT.divide(Decimal(value), 1000) if resource == "cpu" else Decimal(value)
 
 
 def scale(resource: str, amount: Decimal, count: int) -> Decimal:

@@ -25,6 +25,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from batchplane.accounting.model import (
+    ACCOUNTING_CONTEXT,
     INT64_MAX,
     REPLACE,
     AccountingError,
@@ -203,6 +204,11 @@ def pod_requests(template: Mapping[str, Any], path: str, context: PodContext) ->
     Raises:
         FieldError: a container, resource list or quantity in the template is malformed.
     """
+    with decimal.localcontext(ACCOUNTING_CONTEXT):
+        return _pod_requests(template, path, context)
+
+
+def _pod_requests(template: Mapping[str, Any], path: str, context: PodContext) -> ResourceList:
     spec = template.get("spec")
     if spec is None:
         spec = {}

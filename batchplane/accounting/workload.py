@@ -8,7 +8,6 @@ RuntimeClasses and ``Configuration.resources`` given.
 
 from __future__ import annotations
 
-import decimal
 import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -151,32 +150,32 @@ def workload_requests(
             runtime_class_overheads=runtime_class_overheads(runtime_classes),
             options=options,
         )
-    with decimal.localcontext() as ctx:
-        ctx.prec = 80  # exact arithmetic for any int64-range quantity and factor
-        try:
-            if key == TRAINJOB_KIND:
-                raw = trainjob_pod_sets(obj, _index_runtimes(training_runtimes), effective_ns)
-            else:
-                raw = SIMPLE_EXTRACTORS[(str(api_version), kind)](obj)
-            _check_pod_sets(raw)
-            pod_sets = tuple(
-                PodSetRequests(
-                    name=ps.name,
-                    count=ps.count,
-                    min_count=ps.min_count,
-                    stored=stored_pod_requests(ps.template, ps.path, context),
-                    template=ps.template,
-                )
-                for ps in raw
+    # Decimal arithmetic (the Decimal path of the per-pod requests, the Ray head's raised requests, AppWrapper
+    # rounding) enters ACCOUNTING_CONTEXT where it happens; the integer path needs none.
+    try:
+        if key == TRAINJOB_KIND:
+            raw = trainjob_pod_sets(obj, _index_runtimes(training_runtimes), effective_ns)
+        else:
+            raw = SIMPLE_EXTRACTORS[(str(api_version), kind)](obj)
+        _check_pod_sets(raw)
+        pod_sets = tuple(
+            PodSetRequests(
+                name=ps.name,
+                count=ps.count,
+                min_count=ps.min_count,
+                stored=stored_pod_requests(ps.template, ps.path, context),
+                template=ps.template,
             )
-        except FieldError as exc:
-            raise AccountingError(kind, name, exc.field, exc.reason) from exc
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as malformed:
-            # A field of an unexpected type deep inside the object (e.g. a pod template `spec` that is
-            # a string): the API server would reject such an object; report it instead of crashing. (Its own
-            # name: compiled by mypyc, one `as` name takes the type of its first except clause.)
-            reason = f"malformed object ({type(malformed).__name__}: {malformed})"
-            raise AccountingError(kind, name, "", reason) from malformed
+            for ps in raw
+        )
+    except FieldError as exc:
+        raise AccountingError(kind, name, exc.field, exc.reason) from exc
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as malformed:
+        # A field of an unexpected type deep inside the object (e.g. a pod template `spec` that is
+        # a string): the API server would reject such an object; report it instead of crashing. (Its own
+        # name: compiled by mypyc, one `as` name takes the type of its first except clause.)
+        reason = f"malformed object ({type(malformed).__name__}: {malformed})"
+        raise AccountingError(kind, name, "", reason) from malformed
 
     labels = meta.get("labels") if isinstance(meta.get("labels"), (dict, Mapping)) else {}
     assert isinstance(labels, (dict, Mapping))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import decimal
 import json
 from decimal import Decimal
 from typing import Any
@@ -282,3 +283,44 @@ def test_sample_queue_label_is_reported() -> None:
 
 def test_generated_name_sample_reports_generate_name() -> None:
     assert workload_requests(sample("kuberay/ray-job.kueue-toy-sample.yaml")).name == "rayjob-sample-"
+
+
+def _reports_in_context(documents: list[dict[str, Any]], prec: int) -> list[Any]:
+    out: list[Any] = []
+    with decimal.localcontext() as ctx:
+        ctx.prec = prec
+        for document in documents:
+            try:
+                workload = workload_requests(document)
+            except ValueError as exc:
+                out.append(str(exc))
+                continue
+            out.append(report_json(workload))
+            out.append([ps.per_pod for ps in workload.pod_sets])
+    return out
+
+
+def test_results_do_not_depend_on_the_callers_decimal_context() -> None:
+    """Every Decimal step enters the accounting's own exact context: a caller running with 3 digits of precision
+    gets the same answers, for every sample (GCS fault tolerance and SidecarMode variants too) and for templates
+    the integer path hands to the Decimal path (sub-nano quantities)."""
+    documents: list[dict[str, Any]] = []
+    for _, _, document in ALL_DOCUMENTS:
+        if not is_workload(document):
+            continue
+        documents.append(document)
+        variant = copy.deepcopy(document)
+        variant.setdefault("metadata", {}).setdefault("annotations", {})["ray.io/ft-enabled"] = "true"
+        if variant.get("kind") == "RayJob":
+            variant["spec"]["submissionMode"] = "SidecarMode"
+        documents.append(variant)
+    sub_nano = {"cpu": "1.0000000000001", "memory": "123456789012.5", "example.com/foo": "1e-30"}
+    documents.append(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "j"},
+            "spec": {"template": {"spec": {"containers": [{"resources": {"requests": sub_nano}}]}}},
+        }
+    )
+    assert _reports_in_context(documents, 3) == _reports_in_context(documents, 80)
