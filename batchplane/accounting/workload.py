@@ -95,6 +95,7 @@ def workload_requests(
     runtime_classes: Sequence[Mapping[str, Any]] = (),
     options: ResourceOptions = ResourceOptions(),  # noqa: B008 - frozen dataclass, immutable default
     training_runtimes: Sequence[Mapping[str, Any]] = (),
+    pod_context: PodContext | None = None,
 ) -> WorkloadRequests:
     """Compute the Kueue Workload and its requests for one job object, exactly as Kueue v0.19.2 does.
 
@@ -107,6 +108,9 @@ def workload_requests(
         options: Kueue ``Configuration.resources`` exclusions and transformations. Defaults to none.
         training_runtimes: ``trainer.kubeflow.org/v1alpha1`` (Cluster)TrainingRuntime objects, needed to
             account a TrainJob. Defaults to none.
+        pod_context: a :class:`~batchplane.accounting.pod_requests.PodContext` built once by a caller that accounts
+            many objects with the same options and no LimitRanges or RuntimeClasses (the webhook); when given,
+            ``limit_ranges``, ``runtime_classes`` and ``options`` are not read. Defaults to building one.
 
     Returns:
         The Workload's PodSets with per-pod requests (base units: CPU cores, memory bytes, device counts).
@@ -133,7 +137,9 @@ def workload_requests(
         )
 
     effective_ns = namespace or DEFAULT_NAMESPACE
-    if not limit_ranges and not runtime_classes:
+    if pod_context is not None:
+        context = pod_context
+    elif not limit_ranges and not runtime_classes:
         try:  # the webhook's case: nothing namespace-specific to summarise, one shared context per options
             context = _plain_context(options)
         except TypeError:  # options with transformations hold dicts: unhashable, build one

@@ -41,6 +41,7 @@ from batchplane.accounting import (
     resource_options_from_mapping,
     workload_requests,
 )
+from batchplane.accounting.pod_requests import PodContext
 from batchplane.accounting.podsets import MAX_POD_SETS, SIMPLE_EXTRACTORS
 from batchplane.accounting.workload import is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
@@ -154,6 +155,7 @@ class Decider:
             self.options = resource_options_from_mapping(policy.kueue.resources)
         except AccountingError as exc:
             raise PolicyError(f"invalid kueue.resources in policy: {exc}") from None
+        self._pod_context = PodContext(options=self.options)
         multi = policy.multi_kueue
         self.workers: tuple[tuple[str, Decider | None], ...] = (
             ()
@@ -241,7 +243,7 @@ class Decider:
         problems = self._shape_problems(obj, kind)
         warnings: list[str] = []
         try:
-            workload = workload_requests(obj, options=self.options)
+            workload = workload_requests(obj, pod_context=self._pod_context)
         except AccountingError as exc:
             too_many = self._count_pod_sets(obj)
             if too_many is not None:
