@@ -156,6 +156,7 @@ class Decider:
         except AccountingError as exc:
             raise PolicyError(f"invalid kueue.resources in policy: {exc}") from None
         self._pod_context = PodContext(options=self.options)
+        self._frameworks = frozenset(policy.kueue.frameworks or ())
         multi = policy.multi_kueue
         self.workers: tuple[tuple[str, Decider | None], ...] = (
             ()
@@ -214,7 +215,6 @@ class Decider:
         ns = self._namespace(obj, namespace)
         tenant = self.policy.namespaces[ns]
         kind = str(obj.get("kind"))
-        who = f'{kind} "{ns}/{_name(obj)}"'
         queue = _label(obj, QUEUE_LABEL)
         if not queue:
             if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
@@ -223,14 +223,14 @@ class Decider:
                 True,
                 "no-queue-label",
                 warnings=(
-                    f"{who} has no {QUEUE_LABEL} label and namespace {ns} has no default LocalQueue: "
+                    f"{_who(kind, ns, obj)} has no {QUEUE_LABEL} label and namespace {ns} has no default LocalQueue: "
                     "Kueue does not manage it, so it runs outside quota",
                 ),
             )
         if queue not in tenant.local_queues:
             known = ", ".join(f'"{q}"' for q in sorted(tenant.local_queues)) or "none"
             return _deny(
-                who,
+                _who(kind, ns, obj),
                 [
                     _Problem(
                         "unknown-local-queue",
@@ -249,14 +249,16 @@ class Decider:
             if too_many is not None:
                 problems.append(too_many)
             if problems:
-                return _deny(who, problems)
+                return _deny(_who(kind, ns, obj), problems)
             return Decision(True, "not-accounted", warnings=(f"quota not checked by batchplane: {exc}",))
         except Exception as unexpected:  # malformed input the accounting does not anticipate: never a denial
-            log.warning("accounting failed on %s: %r", who, unexpected)
+            log.warning("accounting failed on %s: %r", _who(kind, ns, obj), unexpected)
             if problems:
-                return _deny(who, problems)
+                return _deny(_who(kind, ns, obj), problems)
             return Decision(
-                True, "not-accounted", warnings=(f"quota not checked by batchplane: {who} is malformed",)
+                True,
+                "not-accounted",
+                warnings=(f"quota not checked by batchplane: {_who(kind, ns, obj)} is malformed",),
             )
         problems += self._pod_set_name_problems(workload)
         problems += self._limit_problems(workload, ns, tenant)
@@ -265,7 +267,7 @@ class Decider:
         if not problems:
             problems += self._worker_problems(obj, namespace, operation, cq_name, where)
         if problems:
-            return _deny(who, problems, tuple(warnings))
+            return _deny(_who(kind, ns, obj), problems, tuple(warnings))
         return Decision(True, "ok", warnings=tuple(warnings)) if warnings else _OK
 
     def _queue_problems(
@@ -358,7 +360,7 @@ class Decider:
         assert isinstance(spec, (dict, Mapping))
         frameworks = self.policy.kueue.frameworks
         framework = FRAMEWORK_OF_KIND.get(kind)
-        if frameworks is not None and framework is not None and framework not in frameworks:
+        if frameworks is not None and framework is not None and framework not in self._frameworks:
             problems.append(
                 _Problem(
                     "framework-disabled",
@@ -581,6 +583,11 @@ def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, 
     if not isinstance(meta.get("labels"), (dict, Mapping)):
         return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
     return [{"op": "add", "path": f"/metadata/labels/{escape_pointer(key)}", "value": value}]
+
+
+def _who(kind: str, ns: str, obj: Mapping[str, Any]) -> str:
+    """``RayJob "team-a/train-1"``: how messages name the workload (built only for a denial or a warning)."""
+    return f'{kind} "{ns}/{_name(obj)}"'
 
 
 def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()) -> Decision:
