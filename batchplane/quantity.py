@@ -140,7 +140,7 @@ def _parse(value: object) -> Decimal:
 
 
 #: Enough digits for any quantity that passes the bounds (64 characters, magnitude within 1e±30) to be exact.
-_EXACT = Context(prec=128, Emax=999, Emin=-999)
+EXACT_CONTEXT = Context(prec=128, Emax=999, Emin=-999)
 
 
 def _exact(text: str) -> Decimal:
@@ -158,7 +158,7 @@ def _exact(text: str) -> Decimal:
     suffix = parts["suffix"] or ""
     if not number:
         return Decimal(0)  # "0e2255": zero whatever the exponent (which may be beyond any context)
-    with localcontext(_EXACT):
+    with localcontext(EXACT_CONTEXT):
         if suffix in _BINARY_EXPONENT:
             return number * (Decimal(1024) ** (_BINARY_SUFFIXES.index(suffix) + 1))
         exponent = int(suffix[1:]) if len(suffix) > 1 and suffix[0] in "eE" else _SUFFIX_EXPONENT[suffix]
@@ -186,10 +186,10 @@ def format_quantity(amount: Decimal, resource: str = "") -> str:
         if resource == "memory" or resource == "ephemeral-storage" or resource.startswith("hugepages-"):
             return _shortest_exact(whole)
         return str(whole)
-    milli = _EXACT.multiply(amount, 1000)  # exact whatever the caller's decimal context
+    milli = EXACT_CONTEXT.multiply(amount, 1000)  # exact whatever the caller's decimal context
     if milli == milli.to_integral_value():
         return f"{int(milli)}m"
-    return format(amount.normalize(_EXACT), "f")
+    return format(amount.normalize(EXACT_CONTEXT), "f")
 
 
 _SUFFIXES = (
@@ -221,7 +221,9 @@ def _shortest_exact(whole: int) -> str:
 
 def round_up_milli(amount: Decimal) -> Decimal:
     """Round up to a whole millicore/milliunit (Kueue stores requests as int64 milli-values)."""
-    return _EXACT.divide(_EXACT.multiply(amount, 1000).to_integral_value(rounding=ROUND_CEILING), 1000)
+    return EXACT_CONTEXT.divide(
+        EXACT_CONTEXT.multiply(amount, 1000).to_integral_value(rounding=ROUND_CEILING), 1000
+    )
 
 
 def _show(value: object) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 #: ``BATCHPLANE_COMPILED=<dir>`` runs the tests against the mypyc-compiled decision path that
-#: ``webhook/compile.py --out <dir>`` wrote (``make test`` does, for tests/webhook and tests/accounting).
+#: ``webhook/compile.py --out <dir>`` wrote (``make test`` does, for tests/webhook, tests/accounting and tests/quantity).
 COMPILED = os.environ.get("BATCHPLANE_COMPILED")
 if COMPILED:
     # Import the package from the compiled copy before any test module or conftest does: its submodules then come

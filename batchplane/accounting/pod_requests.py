@@ -34,7 +34,7 @@ from batchplane.accounting.model import (
     from_stored,
     to_stored,
 )
-from batchplane.quantity import QuantityError, parse_quantity
+from batchplane.quantity import EXACT_CONTEXT, QuantityError, parse_quantity
 
 ResourceList = dict[str, Decimal]
 
@@ -304,25 +304,21 @@ def _text_nanos(text: str) -> int | None:
 
 
 def _decimal_nanos(amount: Decimal) -> int | None:
-    nanos = _EXACT_NANOS.multiply(amount, _NANO_DECIMAL)
+    nanos = EXACT_CONTEXT.multiply(amount, _NANO_DECIMAL)
     if nanos != nanos.to_integral_value():
         return None
     return int(nanos)
 
 
-#: Exact for every quantity :func:`parse_quantity` accepts (at most 64 characters, magnitude within 1e±30).
-_EXACT_NANOS = decimal.Context(prec=128, Emax=999, Emin=-999)
-
-
-def _nanos_of(value: object) -> int | None:
-    if type(value) is str:
-        return _text_nanos(value)
+def _number_nanos(value: object) -> int | None:
+    """A quantity given as a JSON integer, in nano-units (None: not a quantity, or floats and anything else, which
+    take the Decimal path)."""
     if type(value) is int:
         try:
             return _decimal_nanos(parse_quantity(value))
         except QuantityError:
             return None
-    return None  # floats and anything else: the Decimal path
+    return None
 
 
 def _nanos_list(value: object) -> dict[str, int] | None:
@@ -336,7 +332,7 @@ def _nanos_list(value: object) -> dict[str, int] | None:
     for name, quantity in value.items():
         if type(name) is not str or not name:
             return None
-        nanos = _text_nanos(quantity) if type(quantity) is str else _nanos_of(quantity)
+        nanos = _text_nanos(quantity) if type(quantity) is str else _number_nanos(quantity)
         if nanos is None:
             return None
         out[name] = nanos
@@ -397,9 +393,8 @@ def _stored_plain(template: object, exclude: Sequence[str]) -> dict[str, int] | 
     for name in sorted(totals):
         if exclude and name.startswith(tuple(exclude)):
             continue
-        value = -(
-            -totals[name] // (_NANO_PER_MILLI if name == "cpu" else _NANO)
-        )  # round up, as Quantity.Value
+        # Round up, as Quantity.MilliValue (CPU) / Quantity.Value (everything else).
+        value = -(-totals[name] // (_NANO_PER_MILLI if name == "cpu" else _NANO))
         stored[name] = 0 if value < 0 else value if value < INT64_MAX else INT64_MAX
     return stored
 
@@ -422,8 +417,6 @@ def _regular_nanos(containers: object) -> dict[str, int] | None:
 
 def _add_init_nanos(totals: dict[str, int], init_containers: object) -> bool:
     """Sidecars added to ``totals``, then the max over init-time uses (as :func:`aggregate_requests`)."""
-    if init_containers is None:
-        return True
     if type(init_containers) is not list:
         return False
     sidecars: dict[str, int] = {}
@@ -448,8 +441,6 @@ def _add_init_nanos(totals: dict[str, int], init_containers: object) -> bool:
 
 def _replace_pod_level_nanos(totals: dict[str, int], pod_resources: object) -> bool:
     """Pod-level ``cpu``/``memory``/``hugepages-*`` requests (limits as missing ones) replace the aggregate."""
-    if pod_resources is None:
-        return True
     if type(pod_resources) is not dict:
         return False
     requests = _requests_or_limits(pod_resources)

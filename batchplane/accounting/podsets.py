@@ -11,15 +11,14 @@ naming the field.
 from __future__ import annotations
 
 import copy
-import decimal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 from typing import Any, TypeGuard
 
-from batchplane.accounting.model import ACCOUNTING_CONTEXT, FieldError
+from batchplane.accounting.model import FieldError
 from batchplane.accounting.pod_requests import keep_max, parse_resource_list
-from batchplane.quantity import format_quantity
+from batchplane.quantity import format_quantity, round_up_milli
 
 #: ``kueue.DefaultPodSetName`` (``apis/kueue/v1beta2/constants.go:21``).
 DEFAULT_POD_SET_NAME = "main"
@@ -308,8 +307,7 @@ def _raise_head_requests(head: dict[str, Any], path: str) -> None:
         raise FieldError(f"{path}.spec.containers[0].resources", "must be a mapping")
     requests = parse_resource_list(resources.get("requests"), f"{path}.spec.containers[0].resources.requests")
     raised = keep_max(requests, REDIS_CLEANUP_REQUESTS)
-    with decimal.localcontext(ACCOUNTING_CONTEXT):
-        resources["requests"] = {name: format_quantity(amount, name) for name, amount in raised.items()}
+    resources["requests"] = {name: format_quantity(amount, name) for name, amount in raised.items()}
 
 
 def _autoscaler_container(cluster_spec: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -534,11 +532,7 @@ def _appwrapper_container(container: Any, path: str) -> dict[str, Any]:
 
 def _round_up_milli(value: Any, path: str) -> dict[str, str]:
     amounts = parse_resource_list(value, path)
-    with decimal.localcontext(ACCOUNTING_CONTEXT):
-        return {
-            name: format_quantity((amount * 1000).to_integral_value(rounding=ROUND_CEILING) / 1000, name)
-            for name, amount in amounts.items()
-        }
+    return {name: format_quantity(round_up_milli(amount), name) for name, amount in amounts.items()}
 
 
 # --- trainer.kubeflow.org/v1alpha1 TrainJob --------------------------------------------------------

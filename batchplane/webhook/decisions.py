@@ -156,7 +156,8 @@ class Decider:
         except AccountingError as exc:
             raise PolicyError(f"invalid kueue.resources in policy: {exc}") from None
         self._pod_context = PodContext(options=self.options)
-        self._frameworks = frozenset(policy.kueue.frameworks or ())
+        frameworks = policy.kueue.frameworks
+        self._frameworks = None if frameworks is None else frozenset(frameworks)
         multi = policy.multi_kueue
         self.workers: tuple[tuple[str, Decider | None], ...] = (
             ()
@@ -358,13 +359,12 @@ class Decider:
         problems: list[_Problem] = []
         spec = obj.get("spec") if isinstance(obj.get("spec"), (dict, Mapping)) else {}
         assert isinstance(spec, (dict, Mapping))
-        frameworks = self.policy.kueue.frameworks
         framework = FRAMEWORK_OF_KIND.get(kind)
-        if frameworks is not None and framework is not None and framework not in self._frameworks:
+        if self._frameworks is not None and framework is not None and framework not in self._frameworks:
             problems.append(
                 _Problem(
                     "framework-disabled",
-                    f"Kueue's {framework} integration is not enabled in this stack (enabled: {', '.join(frameworks)}), "
+                    f"Kueue's {framework} integration is not enabled in this stack (enabled: {', '.join(self.policy.kueue.frameworks or ())}), "
                     "so Kueue would ignore the queue label and the job would run outside quota; enable it in "
                     "operators.kueue.configuration.integrations.frameworks",
                 )

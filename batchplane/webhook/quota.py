@@ -632,10 +632,8 @@ def _fits_together(
     caps = dict(zip(group.flavors, maxima, strict=True))
     if _first_fit(items, caps):
         return True  # any assignment that fits proves it; most workloads fit at the first try
-    order = sorted(items, key=_search_order)
+    order = sorted(items, key=_search_order)  # not empty: an empty list fits at the first try
     used = {f: [0] * len(group.resources) for f in group.flavors}
-    if not order:
-        return True
     steps = 0
     chosen: list[int] = [-1]  # chosen[i]: index into order[i]'s eligible flavors; -1 = not tried yet
     while chosen:
