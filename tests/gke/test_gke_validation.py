@@ -361,6 +361,29 @@ GKE_RULES = [
         ],
         id="quota-backed-by-pool-capacity",
     ),
+    # --- the system pool starts with one node per zone -------------------------------------------
+    pytest.param(
+        {"target__systemPool": {"minNodes": 1, "maxNodes": 2}},
+        [
+            "batchplane:target.systemPool.maxNodes: 2 is fewer than the 3 nodes the pool starts with (one in each "
+            "of the 3 zones GKE spreads a regional cluster's pool over): set maxNodes to at least 3 or list fewer "
+            "systemPool.nodeLocations"
+        ],
+        id="regional-system-pool-starts-above-its-maximum",
+    ),
+    pytest.param(
+        {"target__systemPool": {"maxNodes": 1, "nodeLocations": ["us-central1-a", "us-central1-b"]}},
+        [
+            "batchplane:target.systemPool.maxNodes: 1 is fewer than the 2 nodes the pool starts with (one in each "
+            "of its 2 nodeLocations): set maxNodes to at least 2 or list fewer systemPool.nodeLocations"
+        ],
+        id="system-pool-node-locations-above-its-maximum",
+    ),
+    pytest.param(
+        {"target__systemPool": {"minNodes": 4, "maxNodes": 3}},
+        ["batchplane:target.systemPool.minNodes: 4 must be less than or equal to maxNodes (3)"],
+        id="system-pool-min-above-max",
+    ),
 ]
 
 
@@ -417,3 +440,22 @@ def test_gke_is_listed_among_target_kinds() -> None:
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(gke_with(target__kind="gce"))
     assert "'gke'" in caught.value.issues[0].message
+
+
+@pytest.mark.parametrize(
+    "system_pool",
+    [
+        {"minNodes": 1, "maxNodes": 3},
+        {"minNodes": 1, "maxNodes": 2, "nodeLocations": ["us-central1-a", "us-central1-b"]},
+        {"minNodes": 0, "maxNodes": 1, "nodeLocations": ["us-central1-a"]},
+    ],
+)
+def test_a_system_pool_whose_start_fits_its_maximum_is_accepted(system_pool: dict[str, Any]) -> None:
+    assert load_stack(gke_with(target__systemPool=system_pool)).warnings == []
+
+
+def test_a_zonal_clusters_system_pool_starts_with_one_node() -> None:
+    zonal = gke_with(
+        target__region=DELETE, target__zone="us-central1-a", target__systemPool={"minNodes": 1, "maxNodes": 1}
+    )
+    assert load_stack(zonal).warnings == []

@@ -386,6 +386,7 @@ def check_gke_target(
     names: dict[str, str] = {target.system_pool.name: f"{base}.systemPool"}
     region = target.cluster_region()
     _check_zones(target.system_pool.node_locations, ".systemPool.nodeLocations", region, error)
+    _check_system_pool_start(target, error)
     for i, pool in enumerate(target.gpu_pools):
         p = f".gpuPools[{i}]"
         if pool.name in names:
@@ -610,6 +611,36 @@ def _check_accelerator(pool: GpuPool, p: str, error: _Error) -> None:
         error(f"{p}.accelerator.type", f'"{pool.accelerator.type}" {comes_with}')
     if pool.accelerator.count != fixed.count:
         error(f"{p}.accelerator.count", f"{pool.accelerator.count} {comes_with}")
+
+
+#: Zones a regional cluster's node pool spans when ``node_locations`` is not set: "By default, GKE replicates each
+#: node pool across three zones of the control plane's region" (GKE, "About regional clusters",
+#: https://cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters).
+REGIONAL_DEFAULT_ZONES = 3
+
+
+def _check_system_pool_start(target: GkeTarget, error: _Error) -> None:
+    """The system pool starts with one node in each of its zones (``initial_node_count: 1`` per zone, see
+    :func:`~batchplane.targets.gke.resources.system_pool_args`): more zones than ``maxNodes`` starts the pool above
+    its own total maximum, and the autoscaler removes nodes the first Helm releases are scheduled on."""
+    pool = target.system_pool
+    zones = len(pool.node_locations) or (REGIONAL_DEFAULT_ZONES if target.region else 1)
+    if zones > pool.max_nodes:
+        where = (
+            f"its {zones} nodeLocations"
+            if pool.node_locations
+            else f"the {zones} zones GKE spreads a regional cluster's pool over"
+        )
+        error(
+            ".systemPool.maxNodes",
+            f"{pool.max_nodes} is fewer than the {zones} nodes the pool starts with (one in each of {where}): set "
+            f"maxNodes to at least {zones} or list fewer systemPool.nodeLocations",
+        )
+    if pool.min_nodes > pool.max_nodes:
+        error(
+            ".systemPool.minNodes",
+            f"{pool.min_nodes} must be less than or equal to maxNodes ({pool.max_nodes})",
+        )
 
 
 def _check_zones(zones: list[str], path: str, region: str, error: _Error) -> None:
