@@ -57,45 +57,83 @@ class FeatureGate:
 
     Attributes:
         name: the gate name, e.g. ``TopologyAwareScheduling``.
-        stage: ``alpha`` (off by default), ``beta`` (on by default) or ``ga`` (locked to true).
-        default: whether the gate is on when not set.
-        locked: GA gates are ``LockToDefault``: setting them to the other value makes the manager exit.
+        stage: ``alpha``, ``beta``, ``ga`` or ``deprecated`` (Kubernetes' ``featuregate.PreRelease``).
+        default: whether the gate is on when not set (most beta gates are on, alpha and deprecated ones off, but
+            not all: each gate's default is its own, as Kueue declares it).
+        locked: ``LockToDefault`` (GA gates, and some deprecated ones): setting the other value makes the manager
+            exit.
     """
 
     name: str
-    stage: Literal["alpha", "beta", "ga"]
+    stage: Literal["alpha", "beta", "ga", "deprecated"]
     default: bool
     locked: bool = False
 
 
-def _gates(stage: Literal["alpha", "beta", "ga"], names: str) -> dict[str, FeatureGate]:
-    default = stage != "alpha"
-    return {n: FeatureGate(n, stage, default, locked=stage == "ga") for n in names.split()}
+def _gates(
+    stage: Literal["alpha", "beta", "ga", "deprecated"], default: bool, names: str, *, locked: bool = False
+) -> dict[str, FeatureGate]:
+    return {n: FeatureGate(n, stage, default, locked=locked) for n in names.split()}
 
 
-#: Feature gates of Kueue v0.19.2 (``pkg/features/kube_features.go`` @v0.19.2, as listed in
-#: shared/docs/kueue-api.md §2.3). Gates that section does not name are rejected as unknown: add them
-#: here after checking the tag.
+#: Feature gates of Kueue v0.19.2: every entry of ``defaultVersionedFeatureGates`` in
+#: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/features/kube_features.go (line 646 on), each with the
+#: stage, default and lock of its newest versioned spec. A gate not listed is unknown to that release: the manager
+#: exits with ``unrecognized feature gate``.
 KUEUE_FEATURE_GATES: dict[str, dict[str, FeatureGate]] = {
     "0.19.2": {
         **_gates(
             "beta",
-            "PartialAdmission FlavorFungibility VisibilityOnDemand MultiKueue TopologyAwareScheduling "
-            "LocalQueueMetrics AdmissionFairSharing ElasticJobsViaWorkloadSlices ReclaimablePods "
-            "KueueDRAIntegration QuotaCheckStrategy TLSOptions AdmissionGatedBy "
-            "CleanupProvisioningRequestsOnEviction DeferRayServiceFinalizationForRedisCleanup "
-            "VectorizedResourceRequests ValidateRayAndSparkJobUpdates",
+            True,
+            """
+            AdmissionFairSharing AdmissionGatedBy AssignQueueLabelsForPods CleanupProvisioningRequestsOnEviction
+            DeferRayServiceFinalizationForRedisCleanup ElasticJobsViaWorkloadSlices
+            FairSharingPreemptWithinNominal FairSharingPrioritizeNonBorrowing FinishOrphanedWorkloads
+            FlavorFungibility FlavorFungibilityPreserveScanProgress KueueDRAIntegration
+            KueueDRAIntegrationExtendedResource KueueDRAIntegrationPartitionableDevices
+            KueueDRARejectWorkloadsWhenDRADisabled LWSImmutableGroupSize LocalQueueMetrics
+            MetricForWorkloadCreationLatency MetricsForCohorts MultiKueue MultiKueueAdaptersForCustomJobs
+            MultiKueueIncrementalDispatcherConfig MultiKueueIncrementalDispatcherRespectConfigOrder
+            MultiKueueRemoteSpecSync PartialAdmission PodIntegrationValidateGroupOwner
+            PrioritySortingWithinCohort QuotaCheckStrategy ReclaimablePods RemoveFinalizersWithStrictPatch
+            SchedulingEquivalenceHashing SkipAncestorCheckForDeletedWorkloads
+            SkipReassignmentForPodOwnedWorkloads TASAssignmentsEncodingByHostnamePrefix TASCacheNodeMatchResults
+            TASCachingRemainingResources TASFailedNodeReplacement TASFailedNodeReplacementFailFast
+            TASHandleOverlappingFlavors TASMultiLayerTopology TASProfileMixed
+            TASRecomputeAssignmentWithinSchedulingCycle TASReplaceNodeOnNodeTaints
+            TASReplaceNodeOnPodTermination TASValidateWorkloadSliceSize TLSOptions TopologyAwareScheduling
+            ValidateRayAndSparkJobUpdates VectorizedResourceRequests VisibilityOnDemand
+            WorkloadIdentifierAnnotations WorkloadValidateResourcesAreNonNegative
+            WorkloadValidationForPodSetMetadata
+            """,
         ),
+        **_gates("beta", False, "UnadmittedWorkloadsExplicitStatus UnadmittedWorkloadsObservability"),
         **_gates(
             "alpha",
-            "WorkloadPriorityClassDefaulting SparkApplicationIntegration ConcurrentAdmission ShortWorkloadNames "
-            "PriorityBoost FailureRecoveryPolicy MultiKueueClusterProfile TASBalancedPlacement",
+            False,
+            """
+            ConcurrentAdmission CustomMetricLabels DisableWaitForPodsReady ElasticJobsViaWorkloadSlicesWithTAS
+            FailureRecoveryPolicy FastQuotaReleaseInPodIntegration KueueDRAIntegrationConsumableCapacity
+            MultiKueueClusterProfile MultiKueueKubeConfigPathValidation MultiKueueManagerQuotaAutomation
+            MultiKueueOrchestratedPreemption PrioritizePreemptorWorkloads PriorityBoost
+            RecomputeAssignmentUponPreemptionTargetsOverlap RejectUpdatesToCQWithInvalidOnFlavors
+            SchedulerLibraryIntegration SchedulerLongRequeueInterval SchedulerTimestampPreemptionBuffer
+            ShortWorkloadNames SparkApplicationIntegration TASBalancedPlacement TASCacheTopologyTree
+            TASRespectNodeAffinityPreferred WorkloadPriorityClassDefaulting WorkloadRequestUseMergePatch
+            """,
         ),
         **_gates(
             "ga",
-            "HierarchicalCohorts ObjectRetentionPolicies ManagedJobsNamespaceSelectorAlwaysRespected "
-            "SkipFinalizersForPodsSuspendedByParent",
+            True,
+            """
+            HierarchicalCohorts ManagedJobsNamespaceSelectorAlwaysRespected
+            MultiKueueRedoAdmissionOnEvictionInWorker MultiKueueWaitForWorkloadAdmitted ObjectRetentionPolicies
+            PropagateBatchJobLabelsToWorkload SkipFinalizersForPodsSuspendedByParent
+            """,
+            locked=True,
         ),
+        **_gates("deprecated", False, "TASReplaceNodeDueToNotReadyOverFixedTime"),
+        **_gates("deprecated", False, "MultiKueueAllowInsecureKubeconfigs", locked=True),
     }
 }
 
@@ -133,7 +171,8 @@ def feature_gate_problem(version: str, name: str, enabled: bool) -> str | None:
         )
     if gate.locked and enabled != gate.default:
         return (
-            f'feature gate "{name}" is GA and locked to {str(gate.default).lower()} in Kueue {version}; '
+            f'feature gate "{name}" is {gate.stage.upper() if gate.stage == "ga" else gate.stage} and locked to '
+            f"{str(gate.default).lower()} in Kueue {version}; "
             f"setting it to {str(enabled).lower()} makes the manager exit: remove it"
         )
     return None
@@ -243,6 +282,18 @@ class WorkloadRetention(ConfigModel):
     """Delete Workloads this long after Kueue deactivates them. Omitted: keep forever."""
 
 
+class IncrementalDispatcherConfig(ConfigModel):
+    """``multiKueue.incrementalDispatcherConfig`` of the Kueue Configuration (Kueue ``apis/config/v1beta2``
+    ``IncrementalDispatcherConfig``,
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/configuration_types.go line 376)."""
+
+    step_size: Annotated[int, Field(ge=1, le=2**31 - 1)] | None = None
+    """How many more worker clusters each round of the incremental dispatcher nominates (a round lasts up to
+    5 minutes). Omitted: Kueue's ``3`` (``DefaultStepSize``, ``pkg/controller/workloaddispatcher/
+    incrementaldispatcher.go`` line 51 at v0.19.2); ``1`` tries the workers one at a time. Honoured only with the
+    ``MultiKueueIncrementalDispatcherConfig`` feature gate (beta, on by default in 0.19)."""
+
+
 class MultiKueueOptions(ConfigModel):
     """``multiKueue`` of the Kueue Configuration (the manager's MultiKueue controller; Kueue
     ``apis/config/v1beta2`` ``MultiKueue``, defaults in ``apis/config/v1beta2/defaults.go``)."""
@@ -265,6 +316,10 @@ class MultiKueueOptions(ConfigModel):
     ) = None
     """How workloads are nominated to workers: all at once, or incrementally in MultiKueueConfig order. Omitted:
     Kueue's ``kueue.x-k8s.io/multikueue-dispatcher-all-at-once``."""
+    incremental_dispatcher_config: IncrementalDispatcherConfig | None = None
+    """The incremental dispatcher's step (``incrementalDispatcherConfig.stepSize``); only with ``dispatcherName:
+    kueue.x-k8s.io/multikueue-dispatcher-incremental`` (Kueue's config validation refuses it otherwise). Omitted:
+    Kueue's step of 3 workers per round."""
 
 
 class KueueConfiguration(ConfigModel):

@@ -22,6 +22,7 @@ from pydantic import AfterValidator, Field
 from batchplane.config.base import ConfigModel, DnsLabel, LabelValue, QualifiedName
 from batchplane.config.kueue import Toleration
 from batchplane.config.kueue_configuration import (
+    KUEUE_FEATURE_GATES,
     KUEUE_FRAMEWORKS,
     KueueConfiguration,
     feature_gate_problem,
@@ -125,7 +126,8 @@ class KueueInstall(ConfigModel):
     namespace: DnsLabel = "kueue-system"
     """Release namespace (created). Defaults to ``kueue-system``."""
     replicas: Annotated[int, Field(ge=1, le=10, strict=True)] = 1
-    """Controller-manager replicas (leader election picks one). Defaults to 1."""
+    """Controller-manager replicas: each serves Kueue's admission webhooks, leader election picks the one that
+    schedules. Defaults to 1; production stacks should run 2 (a warning otherwise: the webhooks fail closed)."""
     use_cert_manager: bool | None = None
     """Chart ``enableCertManager``: webhook certificates from cert-manager instead of Kueue's internal
     rotator. Omitted: true when this stack installs cert-manager."""
@@ -288,7 +290,11 @@ _BASE = "batchplane:operators"
 
 
 def check_operators(
-    ops: OperatorsConfig, target_kind: str, kueue_api_version: str | None = None
+    ops: OperatorsConfig,
+    target_kind: str,
+    kueue_api_version: str | None = None,
+    *,
+    environment: str | None = None,
 ) -> list[ConfigIssue]:
     """Every rule of ``batchplane:operators`` that spans fields or needs the target.
 
@@ -297,6 +303,8 @@ def check_operators(
         target_kind: the stack's ``target.kind`` (``kind``, ``existing``, ``gke``, ``openshift``).
         kueue_api_version: ``batchplane:kueue.apiVersion`` (``v1beta1`` on an installed Kueue 0.19 gets
             a migration warning). Defaults to not checked.
+        environment: ``batchplane:environment``; in ``production`` a single Kueue replica gets a warning.
+            Defaults to not checked.
 
     Returns:
         All issues, with exact key paths (empty when the section is valid).
@@ -353,6 +361,18 @@ def check_operators(
     if ops.appwrapper.enabled and not kueue.enabled:
         error("appwrapper.enabled", "AppWrapper needs Kueue installed first: set kueue.enabled: true")
     _check_feature_gates(kueue, error)
+    issues += _check_incremental_dispatcher(kueue)
+    if environment == "production" and kueue.enabled and kueue.replicas < 2:
+        issues.append(
+            ConfigIssue(
+                f"{_BASE}.kueue.replicas",
+                "one Kueue replica in production: Kueue's admission webhooks fail closed (failurePolicy: Fail in "
+                "its v0.19.2 chart), so while that pod restarts or moves no Job, RayJob or workload can be created "
+                "or updated; set replicas: 2 (every replica serves the webhooks, leader election picks one "
+                "scheduler)",
+                "warning",
+            )
+        )
     _check_frameworks(ops, error)
     if kueue.configuration.resources is not None:
         inputs = [t.input for t in kueue.configuration.resources.transformations]
@@ -420,6 +440,35 @@ def _check_feature_gates(kueue: KueueInstall, error: Callable[[str, str], None])
             f"configuration.featureGates{detail}; Kueue refuses to start with both "
             f'("feature gates for CLI and configuration cannot both specified"): use configuration.featureGates',
         )
+
+
+def _check_incremental_dispatcher(kueue: KueueInstall) -> list[ConfigIssue]:
+    """Kueue's own rule on ``multiKueue.incrementalDispatcherConfig`` (``pkg/config/validation.go`` lines 221–229
+    at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2: only with the incremental dispatcher), and a warning
+    where the ``MultiKueueIncrementalDispatcherConfig`` gate is off, which makes Kueue ignore the step."""
+    options = kueue.configuration.multi_kueue
+    if options is None or options.incremental_dispatcher_config is None:
+        return []
+    path = f"{_BASE}.kueue.configuration.multiKueue.incrementalDispatcherConfig"
+    if options.dispatcher_name != "kueue.x-k8s.io/multikueue-dispatcher-incremental":
+        return [
+            ConfigIssue(
+                path,
+                "only valid with dispatcherName: kueue.x-k8s.io/multikueue-dispatcher-incremental (Kueue refuses "
+                "the Configuration otherwise and the manager does not start)",
+            )
+        ]
+    gate = KUEUE_FEATURE_GATES[kueue.version]["MultiKueueIncrementalDispatcherConfig"]
+    if not kueue.configuration.feature_gates.get(gate.name, gate.default):
+        return [
+            ConfigIssue(
+                path,
+                f"ignored: the {gate.name} feature gate is off, so Kueue nominates 3 workers per round; "
+                f"enable the gate or remove the step",
+                "warning",
+            )
+        ]
+    return []
 
 
 def _check_frameworks(ops: OperatorsConfig, error: Callable[[str, str], None]) -> None:

@@ -175,7 +175,9 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
                 )
             )
     if config.operators is not None and not failed & {"operators", "target", "kueue"}:
-        issues += check_operators(config.operators, config.target.kind, config.kueue.api_version)
+        issues += check_operators(
+            config.operators, config.target.kind, config.kueue.api_version, environment=config.environment
+        )
     if config.webhook.build is not None and not failed & {"webhook", "target"}:
         issues += _build_problems(config)
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:

@@ -235,7 +235,9 @@ def test_gke_ray_addon_alone_is_accepted_on_gke_and_exposed_for_the_cluster_comp
 
 def test_every_listed_gate_of_kueue_0_19_2_is_accepted_at_its_default() -> None:
     gates = KUEUE_FEATURE_GATES["0.19.2"]
-    assert len(gates) == 29
+    assert (
+        len(gates) == 89
+    )  # every entry of defaultVersionedFeatureGates in pkg/features/kube_features.go@v0.19.2
     assert [n for n, g in gates.items() if feature_gate_problem("0.19.2", n, g.default) is not None] == []
 
 
@@ -293,3 +295,112 @@ def test_upgrade_paths_are_flagged_as_warnings(
     cfg = with_operators(operators)
     cfg["batchplane:kueue"].update(kueue)
     assert [str(w) for w in load_stack(cfg).warnings] == exp_warnings
+
+
+@pytest.mark.parametrize(
+    ("gate", "enabled", "problem"),
+    [
+        pytest.param(
+            "MultiKueueIncrementalDispatcherConfig",
+            False,
+            None,
+            id="beta-gate-once-missing-can-be-turned-off",
+        ),
+        pytest.param("TASCacheTopologyTree", True, None, id="alpha-gate-once-missing-can-be-turned-on"),
+        pytest.param(
+            "MultiKueueAllowInsecureKubeconfigs",
+            True,
+            'feature gate "MultiKueueAllowInsecureKubeconfigs" is deprecated and locked to false in Kueue 0.19.2; '
+            "setting it to true makes the manager exit: remove it",
+            id="deprecated-locked-gate",
+        ),
+        pytest.param(
+            "HierarchicalCohorts",
+            False,
+            'feature gate "HierarchicalCohorts" is GA and locked to true in Kueue 0.19.2; setting it to false makes '
+            "the manager exit: remove it",
+            id="ga-locked-gate",
+        ),
+    ],
+)
+def test_feature_gates_follow_each_gates_own_stage_default_and_lock(
+    gate: str, enabled: bool, problem: str | None
+) -> None:
+    assert feature_gate_problem("0.19.2", gate, enabled) == problem
+
+
+def test_beta_gates_that_kueue_ships_off_are_off_by_default() -> None:
+    gates = KUEUE_FEATURE_GATES["0.19.2"]
+    assert [n for n, g in gates.items() if g.stage == "beta" and not g.default] == [
+        "UnadmittedWorkloadsExplicitStatus",
+        "UnadmittedWorkloadsObservability",
+    ]
+
+
+INCREMENTAL = "kueue.x-k8s.io/multikueue-dispatcher-incremental"
+STEP_PATH = "batchplane:operators.kueue.configuration.multiKueue.incrementalDispatcherConfig"
+
+
+def _multikueue(options: dict[str, Any], gates: dict[str, bool] | None = None) -> dict[str, Any]:
+    configuration: dict[str, Any] = {"multiKueue": options}
+    if gates is not None:
+        configuration["featureGates"] = gates
+    return with_operators({"kueue": {"configuration": configuration}})
+
+
+def test_incremental_dispatcher_step_is_rendered_into_kueues_configuration() -> None:
+    from batchplane.operators.installs import kueue_configuration_document
+
+    stack = load_stack(
+        _multikueue({"dispatcherName": INCREMENTAL, "incrementalDispatcherConfig": {"stepSize": 1}})
+    )
+    assert stack.warnings == []
+    ops = stack.config.operators
+    assert ops is not None
+    doc = kueue_configuration_document(ops, [], [])
+    assert doc["multiKueue"] == {
+        "dispatcherName": INCREMENTAL,
+        "incrementalDispatcherConfig": {"stepSize": 1},
+    }
+
+
+def test_incremental_dispatcher_step_without_the_incremental_dispatcher_is_refused_as_kueue_does() -> None:
+    assert issues_of(_multikueue({"incrementalDispatcherConfig": {"stepSize": 2}})) == [
+        f"{STEP_PATH}: only valid with dispatcherName: {INCREMENTAL} (Kueue refuses the Configuration otherwise "
+        "and the manager does not start)"
+    ]
+
+
+def test_incremental_dispatcher_step_below_one_is_refused() -> None:
+    issues = issues_of(
+        _multikueue({"dispatcherName": INCREMENTAL, "incrementalDispatcherConfig": {"stepSize": 0}})
+    )
+    assert [i.split(": ", 1)[0] for i in issues] == [f"{STEP_PATH}.stepSize"]
+
+
+def test_incremental_dispatcher_step_with_its_gate_off_is_a_warning() -> None:
+    cfg = _multikueue(
+        {"dispatcherName": INCREMENTAL, "incrementalDispatcherConfig": {"stepSize": 1}},
+        {"MultiKueueIncrementalDispatcherConfig": False},
+    )
+    assert [str(w) for w in load_stack(cfg).warnings] == [
+        f"warning: {STEP_PATH}: ignored: the MultiKueueIncrementalDispatcherConfig feature gate is off, so Kueue "
+        "nominates 3 workers per round; enable the gate or remove the step"
+    ]
+
+
+def test_a_single_kueue_replica_in_production_is_warned_about_and_two_are_not() -> None:
+    one = with_operators({})
+    one["batchplane:environment"] = "production"
+    two = with_operators({"kueue": {"replicas": 2}})
+    two["batchplane:environment"] = "production"
+    warned = [str(w) for w in load_stack(one).warnings if "kueue.replicas" in str(w)]
+    assert warned == [
+        "warning: batchplane:operators.kueue.replicas: one Kueue replica in production: Kueue's admission webhooks "
+        "fail closed (failurePolicy: Fail in its v0.19.2 chart), so while that pod restarts or moves no Job, RayJob "
+        "or workload can be created or updated; set replicas: 2 (every replica serves the webhooks, leader "
+        "election picks one scheduler)"
+    ]
+    assert [str(w) for w in load_stack(two).warnings if "kueue.replicas" in str(w)] == []
+    dev = with_operators({})
+    assert [str(w) for w in load_stack(dev).warnings if "kueue.replicas" in str(w)] == []
