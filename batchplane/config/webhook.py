@@ -10,7 +10,7 @@ See docs/webhook.md.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
@@ -233,3 +233,32 @@ def check_webhook(
             )
         )
     return issues
+
+
+def check_webhook_tenants(
+    webhook: WebhookConfig, local_queues: Sequence[tuple[str, str]]
+) -> list[ConfigIssue]:
+    """A LocalQueue in a system or operator namespace (:func:`is_system_namespace`) would be a tenant the quota
+    webhook silently skips: its configurations exclude those namespaces (``NotIn``), so that a webhook outage with
+    ``failurePolicy: Fail`` can never block the operators. That team's workloads would be neither checked nor
+    given the default queue label. Refused while the webhook is not switched off.
+
+    Args:
+        webhook: the validated section.
+        local_queues: ``(namespace, key path of the LocalQueue's namespace)`` for every LocalQueue of the stack.
+
+    Returns:
+        One error per LocalQueue in a system namespace (empty when ``webhook.enabled: false``).
+    """
+    if webhook.enabled is False:
+        return []
+    return [
+        ConfigIssue(
+            path,
+            f'"{namespace}" is a system or operator namespace, which the quota webhook never acts on (so that its '
+            "outage cannot block the operators): this LocalQueue's workloads would be neither checked nor labelled; "
+            "put it in the team's own namespace, or set batchplane:webhook.enabled: false",
+        )
+        for namespace, path in local_queues
+        if is_system_namespace(namespace)
+    ]

@@ -22,7 +22,7 @@ from batchplane.config.kueue import KueueConfig, LocalQueue
 from batchplane.config.operators import OperatorsConfig, check_operators, kueue_frameworks
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue, tenant_namespaces
 from batchplane.config.teams import TeamsConfig, expand_team
-from batchplane.config.webhook import WebhookConfig, check_webhook
+from batchplane.config.webhook import WebhookConfig, check_webhook, check_webhook_tenants
 from batchplane.errors import ConfigIssue, ConfigValidationError
 from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
@@ -183,6 +183,8 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
         installed = config.operators.installed_namespaces() if config.operators is not None else {}
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
+        queues = [(lq.obj.namespace, str(lq.path.key("namespace"))) for lq in kueue.local_queues]
+        issues += check_webhook_tenants(config.webhook, queues)
     workers: dict[str, Stack] = {}
     if config.multi_kueue is not None and not failed:  # workers inherit every section: all must parse
         workers, worker_issues = _load_workers(

@@ -45,19 +45,38 @@ def _stack(**extra: Any) -> dict[str, Any]:
             "clusterQueues": [{"name": "cq", "cohortName": "c", "namespaceSelector": {},
                                "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
                                    {"name": "f", "resources": [{"name": "cpu", "nominalQuota": 2, "borrowingLimit": 1}]}]}]}],
-            "localQueues": [{"name": "lq", "namespace": "ml", "clusterQueue": "cq"},
-                            {"name": "sys", "namespace": "kube-system", "clusterQueue": "cq"}],
+            "localQueues": [{"name": "lq", "namespace": "ml", "clusterQueue": "cq"}],
         },
     }  # fmt: skip
     raw.update({f"batchplane:{k}": v for k, v in extra.items()})
     return raw
 
 
-def test_system_namespaces_are_never_tenants_and_cohorts_keep_their_parents() -> None:
+def test_listed_namespaces_are_tenants_and_cohorts_keep_their_parents() -> None:
     policy = render_policy(load_stack(_stack(webhook={"namespaces": [{"name": "extra"}]}), "t"))
     assert list(policy.namespaces) == ["ml", "extra"]
     assert policy.cohorts["c"].parent == "root"
     assert policy.cluster_queues["cq"].resource_groups[0].flavors[0].resources["cpu"].borrowing_limit == "1"
+
+
+@pytest.mark.parametrize(
+    "namespace", ["kube-system", "openshift-monitoring", "kueue-system", "gke-managed-x"]
+)
+def test_a_local_queue_in_a_system_namespace_is_refused_while_the_webhook_is_on(namespace: str) -> None:
+    raw = _stack()
+    raw["batchplane:kueue"]["localQueues"].append(
+        {"name": "sys", "namespace": namespace, "clusterQueue": "cq"}
+    )
+    with pytest.raises(ConfigValidationError) as caught:
+        load_stack(raw, "t")
+    assert [str(i) for i in caught.value.errors] == [
+        f'batchplane:kueue.localQueues[1].namespace: "{namespace}" is a system or operator namespace, which the '
+        "quota webhook never acts on (so that its outage cannot block the operators): this LocalQueue's workloads "
+        "would be neither checked nor labelled; put it in the team's own namespace, or set "
+        "batchplane:webhook.enabled: false"
+    ]
+    raw["batchplane:webhook"] = {"enabled": False}
+    assert load_stack(raw, "t").kueue.local_queues[1].obj.namespace == namespace
 
 
 CONFIG_ERRORS = [
