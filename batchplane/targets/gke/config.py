@@ -438,19 +438,31 @@ def _check_cluster(target: GkeTarget, environment: str, error: _Error) -> None:
                 )
 
 
-def _check_version(target: GkeTarget, base: str, out: list[ConfigIssue]) -> None:
-    floor: tuple[str, str] | None = None  # (version, why)
+def version_floor(target: GkeTarget) -> tuple[str, str] | None:
+    """The lowest GKE version the target's pools work on, and why, or None.
+
+    Flex-start pools need :data:`FLEX_START_MIN_VERSION`, queued pools :data:`QUEUED_PROVISIONING_MIN_VERSION`;
+    the first flex-start pool wins, else the first queued one.
+
+    Returns:
+        ``(version, reason naming the pool)``, or None when no pool needs a floor.
+    """
+    floor: tuple[str, str] | None = None
     for i, pool in enumerate(target.gpu_pools):
         where = f'gpuPools[{i}] "{pool.name}"'
         if pool.provisioning == "flex-start":
-            floor = (FLEX_START_MIN_VERSION, f"the minimum GKE version for flex-start node pools ({where})")
-            break
+            return (FLEX_START_MIN_VERSION, f"the minimum GKE version for flex-start node pools ({where})")
         if pool.is_queued() and floor is None:
             floor = (
                 QUEUED_PROVISIONING_MIN_VERSION,
                 "the minimum GKE version for queued provisioning with Kueue ≥ 0.13 "
                 f"(autoscaling.x-k8s.io/v1 ProvisioningRequests; {where})",
             )
+    return floor
+
+
+def _check_version(target: GkeTarget, base: str, out: list[ConfigIssue]) -> None:
+    floor = version_floor(target)
     if floor is None:
         return
     version, why = floor
