@@ -1,0 +1,130 @@
+"""Preflight for clusters reached through a kubeconfig: the context, and OLM's catalog for OpenShift.
+
+The kubeconfig is read with the kubernetes client (``kubernetes.config``), as the Kubernetes provider reads it. For
+an OpenShift target each Subscription's package must be in its CatalogSource, with the channel it names and, when
+``startingCSV`` is set, that CSV in the channel. OLM's package server answers that as ``PackageManifest`` objects
+(``packages.operators.coreos.com/v1``, namespaced in the catalog's namespace, labelled ``catalog=<CatalogSource>``):
+``status.channels[].name``, ``.currentCSV`` and ``.entries[].name``, ``status.defaultChannel`` (operator-framework
+``operator-lifecycle-manager`` ``pkg/package-server/apis/operators/v1/packagemanifest_types.go``, v0.28.0).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from batchplane.preflight.report import Report
+from batchplane.preflight.requirements import KubeContext, OlmPackage
+
+PACKAGES_GROUP = "packages.operators.coreos.com"
+
+
+def kube_client(need: KubeContext, report: Report) -> Any | None:
+    """An ``ApiClient`` for the context, or None with a blocker when the kubeconfig or the context is missing."""
+    from kubernetes import config
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        contexts, _ = config.list_kube_config_contexts(config_file=need.kubeconfig)
+    except (ConfigException, OSError) as exc:
+        report.blocker(
+            "kube-context",
+            need.path,
+            f"no usable kubeconfig ({exc}); the stack needs context {need.context}",
+            _context_fix(need),
+        )
+        return None
+    if need.context not in {c["name"] for c in contexts}:
+        names = ", ".join(sorted(c["name"] for c in contexts)) or "none"
+        report.blocker(
+            "kube-context",
+            need.path,
+            f'kubeconfig has no context "{need.context}" (contexts: {names})',
+            _context_fix(need),
+        )
+        return None
+    report.ran("kube-context")
+    return config.new_client_from_config(config_file=need.kubeconfig, context=need.context)
+
+
+def _context_fix(need: KubeContext) -> str:
+    if need.context.startswith("kind-"):
+        return f"kind create cluster --name {need.context[len('kind-') :]}"
+    return "log in to the cluster (oc login …) or set target.context to an existing context (kubectl config get-contexts)"
+
+
+def check_olm(packages: list[OlmPackage], api_client: Any, report: Report) -> None:
+    """Every subscribed package, channel and starting CSV against the cluster's ``PackageManifest`` objects.
+
+    Args:
+        packages: the target's subscriptions (:func:`~batchplane.preflight.requirements.olm_packages`).
+        api_client: a ``kubernetes.client.ApiClient`` for the cluster.
+        report: where findings go.
+    """
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    api = client.CustomObjectsApi(api_client)
+    catalogs: dict[tuple[str, str], dict[str, Any] | None] = {}
+    by_catalog: dict[tuple[str, str], list[OlmPackage]] = defaultdict(list)
+    for package in packages:
+        by_catalog[(package.source_namespace, package.source)].append(package)
+    for (namespace, source), wanted in by_catalog.items():
+        try:
+            listing = api.list_namespaced_custom_object(
+                PACKAGES_GROUP, "v1", namespace, "packagemanifests", label_selector=f"catalog={source}"
+            )
+        except ApiException as exc:
+            if exc.status == 404:
+                report.blocker(
+                    "olm",
+                    wanted[0].path,
+                    f"the cluster serves no {PACKAGES_GROUP}/v1 PackageManifests in {namespace}: OLM is not "
+                    "installed, or the namespace is wrong",
+                    "use an OpenShift cluster (OLM is part of it), or check target.*.sourceNamespace",
+                )
+            else:
+                report.warning("olm", wanted[0].path, f"OLM catalog {source} not checked: {exc.status} {exc.reason}")
+            catalogs[(namespace, source)] = None
+            continue
+        report.ran("olm")
+        items = {item["metadata"]["name"]: item for item in listing.get("items", [])}
+        for package in wanted:
+            _check_package(package, items.get(package.package), report)
+
+
+def _check_package(package: OlmPackage, manifest: dict[str, Any] | None, report: Report) -> None:
+    where = f"CatalogSource {package.source} ({package.source_namespace})"
+    if manifest is None:
+        report.blocker(
+            "olm",
+            f"{package.path}.source",
+            f"package {package.package} is not in {where}",
+            f"oc get packagemanifests -n {package.source_namespace} | grep {package.package}; set source to the "
+            "catalog that has it, or add that CatalogSource (a disconnected cluster mirrors it with oc-mirror)",
+        )
+        return
+    status = manifest.get("status", {})
+    channels = {c.get("name"): c for c in status.get("channels", [])}
+    channel = channels.get(package.channel)
+    if channel is None:
+        listed = ", ".join(sorted(str(n) for n in channels)) or "none"
+        report.blocker(
+            "olm",
+            f"{package.path}.channel",
+            f"package {package.package} in {where} has no channel {package.channel} (channels: {listed}; default "
+            f"{status.get('defaultChannel', '-')})",
+            "set channel to one of them",
+        )
+        return
+    if package.starting_csv is None:
+        return
+    csvs = {e.get("name") for e in channel.get("entries", [])} | {channel.get("currentCSV")}
+    if package.starting_csv not in csvs:
+        report.blocker(
+            "olm",
+            f"{package.path}.startingCsv",
+            f"channel {package.channel} of {package.package} has no CSV {package.starting_csv} (head: "
+            f"{channel.get('currentCSV')})",
+            "set startingCsv to a CSV of the channel, or remove it to start at the head",
+        )
