@@ -17,7 +17,13 @@ from batchplane.cli.common import (
     project_root,
     resolve_stack_file,
 )
+from batchplane.preflight.run import Environment
 from batchplane.stack import load_stack_file
+
+
+def environment(project: str | None) -> Environment:
+    """How the command reaches the world: Application Default Credentials, the network, the kubeconfig."""
+    return Environment(gcp_project=project)
 
 
 @app.command("preflight")
@@ -26,7 +32,8 @@ def preflight_command(
     config: ConfigOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     project: Annotated[
-        str | None, typer.Option("--project", help="GCP project when neither target.project nor gcp:project is set.")
+        str | None,
+        typer.Option("--project", help="GCP project when neither target.project nor gcp:project is set."),
     ] = None,
     requirements: Annotated[
         bool,
@@ -60,10 +67,10 @@ def preflight_command(
         typer.echo(stack_section(stack_requirements(loaded_stack)), nl=False)
         raise typer.Exit(EXIT_OK)
     from batchplane.preflight.gcp import CredentialsMissing
-    from batchplane.preflight.run import Environment, preflight
+    from batchplane.preflight.run import preflight
 
     try:
-        report = preflight(loaded_stack, Environment(gcp_project=project))
+        report = preflight(loaded_stack, environment(project))
     except CredentialsMissing as exc:
         fail_usage(str(exc))
     print(report.to_json() if json_output else report.text(), file=sys.stdout)

@@ -46,13 +46,22 @@ def stack_section(req: Requirements) -> str:
     """One template's section: APIs, quotas, org policies, IAM roles, zones, versions, images, OLM, contexts."""
     out = [f"## `{req.stack}` ({req.platform})\n"]
     if req.apis:
-        out.append("**APIs to enable** (`gcloud services enable " + " ".join(a.service for a in req.apis) + "`):\n")
-        out.append(_table(["service", "for", "key"], [[f"`{a.service}`", a.why, f"`{a.path}`"] for a in req.apis]))
+        out.append(
+            "**APIs to enable** (`gcloud services enable " + " ".join(a.service for a in req.apis) + "`):\n"
+        )
+        out.append(
+            _table(["service", "for", "key"], [[f"`{a.service}`", a.why, f"`{a.path}`"] for a in req.apis])
+        )
     if req.quotas:
         out.append("**Compute Engine quotas** (at the pools' maximum):\n")
         rows = [
-            [f"`{q.metric}`", q.region or "all regions", q.vm_family or q.gpu_family or "", _quota_amount(q),
-             ", ".join(f"`{p}`" for p in q.paths)]
+            [
+                f"`{q.metric}`",
+                q.region or "all regions",
+                q.vm_family or q.gpu_family or "",
+                _quota_amount(q),
+                ", ".join(f"`{p}`" for p in q.paths),
+            ]
             for q in req.quotas
         ]
         out.append(_table(["metric", "region", "family", "needed", "from"], rows))
@@ -66,12 +75,23 @@ def stack_section(req: Requirements) -> str:
     if req.clusters:
         out.append("**Clusters, versions and zones:**\n")
         rows = [
-            [f"`{c.name}`", c.location, c.version.channel, c.version.version or "channel default",
-             c.version.floor or "-", ", ".join(c.zones) or "GKE's choice", c.network,
-             "public" if c.public_nodes else "private"]
+            [
+                f"`{c.name}`",
+                c.location,
+                c.version.channel,
+                c.version.version or "channel default",
+                c.version.floor or "-",
+                ", ".join(c.zones) or "GKE's choice",
+                c.network,
+                "public" if c.public_nodes else "private",
+            ]
             for c in req.clusters
         ]
-        out.append(_table(["cluster", "location", "channel", "version", "needs ≥", "zones", "network", "nodes"], rows))
+        out.append(
+            _table(
+                ["cluster", "location", "channel", "version", "needs ≥", "zones", "network", "nodes"], rows
+            )
+        )
         rows = []
         for o in req.offerings:
             acc = f"{o.accelerator_count} × {o.accelerator_type}" if o.accelerator_type else "-"
@@ -81,14 +101,21 @@ def stack_section(req: Requirements) -> str:
     if req.olm_packages:
         out.append("**OLM packages** (the catalog must carry the package and channel):\n")
         rows = [
-            [f"`{p.package}`", f"`{p.channel}`", f"{p.source} ({p.source_namespace})", p.starting_csv or "head",
-             f"`{p.path}`"]
+            [
+                f"`{p.package}`",
+                f"`{p.channel}`",
+                f"{p.source} ({p.source_namespace})",
+                p.starting_csv or "head",
+                f"`{p.path}`",
+            ]
             for p in req.olm_packages
         ]
         out.append(_table(["package", "channel", "CatalogSource", "startingCSV", "key"], rows))
     if req.kind is not None:
         loads = f"; loads `{req.kind.loads_image}` into the nodes" if req.kind.loads_image else ""
-        out.append(f"**Local tools:** Docker (running) and the kind CLI; kind cluster `{req.kind.cluster_name}`{loads}.\n")
+        out.append(
+            f"**Local tools:** Docker (running) and the kind CLI; kind cluster `{req.kind.cluster_name}`{loads}.\n"
+        )
     for ctx in req.contexts:
         out.append(f"**kubeconfig context:** `{ctx.context}` (`{ctx.path}`).\n")
     for image in req.images:

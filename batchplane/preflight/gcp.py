@@ -37,6 +37,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from batchplane.preflight.report import Report
@@ -238,7 +239,9 @@ def _project_exists(req: Requirements, report: Report, clients: GcpClients, proj
 def _apis(req: Requirements, report: Report, clients: GcpClients, project: str) -> dict[str, bool]:
     names = [f"projects/{project}/services/{api.service}" for api in req.apis]
     try:
-        answer = clients.services.batch_get_services(request={"parent": f"projects/{project}", "names": names})
+        answer = clients.services.batch_get_services(
+            request={"parent": f"projects/{project}", "names": names}
+        )
     except Exception as exc:
         if not _api_error(exc):
             raise
@@ -250,7 +253,10 @@ def _apis(req: Requirements, report: Report, clients: GcpClients, project: str) 
         )
         return {}
     report.ran("api")
-    state = {s.name.rsplit("/", 1)[-1]: getattr(s.state, "name", str(s.state)) == "ENABLED" for s in answer.services}
+    state = {
+        s.name.rsplit("/", 1)[-1]: getattr(s.state, "name", str(s.state)) == "ENABLED"
+        for s in answer.services
+    }
     for api in req.apis:
         if not state.get(api.service, False):
             report.blocker(
@@ -297,7 +303,9 @@ def _org_policies(
     out: dict[str, _Effective] = {}
     for need in req.org_policies:
         try:
-            policy = clients.org_policy.get_effective_policy(name=f"projects/{project}/policies/{need.constraint}")
+            policy = clients.org_policy.get_effective_policy(
+                name=f"projects/{project}/policies/{need.constraint}"
+            )
         except Exception as exc:
             if not _api_error(exc):
                 raise
@@ -321,13 +329,18 @@ def _judge_policy(need: OrgPolicyRequirement, eff: _Effective, req: Requirements
         how = "denies every VM an external IP" if eff.deny_all else "allows external IPs only for listed VMs"
         report.blocker("org-policy", need.path, f"org policy constraints/{c} {how}; {need.why}", need.fix)
     elif c == "iam.automaticIamGrantsForDefaultServiceAccounts" and eff.enforced:
-        report.warning("org-policy", need.path, f"org policy constraints/{c} is enforced: {need.why}", need.fix)
+        report.warning(
+            "org-policy", need.path, f"org policy constraints/{c} is enforced: {need.why}", need.fix
+        )
     elif c == "gcp.resourceLocations":
         regions = sorted({cl.region for cl in req.clusters})
         for region in regions:
             if eff.deny_all or _location_listed(region, eff.denied):
                 report.blocker(
-                    "org-policy", need.path, f"org policy constraints/{c} denies {region}; {need.why}", need.fix
+                    "org-policy",
+                    need.path,
+                    f"org policy constraints/{c} denies {region}; {need.why}",
+                    need.fix,
                 )
             elif eff.allowed and not _location_listed(region, eff.allowed):
                 allowed = ", ".join(eff.allowed)
@@ -458,7 +471,9 @@ def _compare(
     if limit is None:
         if required:
             report.warning(
-                "quota", path, f"no Compute Engine quota {quota_id} for {what} found in project {project}; not checked"
+                "quota",
+                path,
+                f"no Compute Engine quota {quota_id} for {what} found in project {project}; not checked",
             )
         return
     if limit < 0 or limit >= need.amount:
@@ -532,7 +547,7 @@ def _offerings(
     project: str,
     zones_of: dict[str, set[str] | None],
 ) -> None:
-    machine_seen: dict[tuple[str, str], bool] = {}
+    machine_seen: dict[tuple[str, str], bool | None] = {}
     accel_seen: dict[tuple[str, str], Any] = {}
     for offer in req.offerings:
         region = offer.zone.rsplit("-", 1)[0]
@@ -548,7 +563,12 @@ def _offerings(
         key = (offer.zone, offer.machine_type)
         if key not in machine_seen:
             machine_seen[key] = _exists(
-                lambda o=offer: clients.machine_types.get(project=project, zone=o.zone, machine_type=o.machine_type),
+                partial(
+                    clients.machine_types.get,
+                    project=project,
+                    zone=offer.zone,
+                    machine_type=offer.machine_type,
+                ),
                 report,
                 offer.path,
             )
@@ -567,8 +587,11 @@ def _offerings(
         akey = (offer.zone, offer.accelerator_type)
         if akey not in accel_seen:
             accel_seen[akey] = _fetch(
-                lambda o=offer: clients.accelerator_types.get(
-                    project=project, zone=o.zone, accelerator_type=o.accelerator_type
+                partial(
+                    clients.accelerator_types.get,
+                    project=project,
+                    zone=offer.zone,
+                    accelerator_type=offer.accelerator_type,
                 ),
                 report,
                 offer.path,
@@ -694,7 +717,9 @@ def _version(cluster: GkeCluster, report: Report, clients: GcpClients, project: 
         report.warning("version", path, f"GKE versions not checked: {_short(exc)}")
         return
     report.ran("version")
-    channel = next((c for c in config.channels if getattr(c.channel, "name", str(c.channel)) == want.channel), None)
+    channel = next(
+        (c for c in config.channels if getattr(c.channel, "name", str(c.channel)) == want.channel), None
+    )
     if channel is None:
         report.blocker(
             "version",

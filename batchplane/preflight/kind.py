@@ -74,7 +74,9 @@ def check_kind(cluster: KindCluster, report: Report) -> bool:
             + (" and loads the webhook image into it" if cluster.loads_image else ""),
             "go install sigs.k8s.io/kind@v0.30.0 (or a release binary from github.com/kubernetes-sigs/kind)",
         )
-    node = run(["docker", "inspect", "--format", "{{.State.Running}} {{.Config.Image}}", node_container(cluster)])
+    node = run(
+        ["docker", "inspect", "--format", "{{.State.Running}} {{.Config.Image}}", node_container(cluster)]
+    )
     if node.returncode != 0:
         report.blocker(
             "kind",

@@ -10,6 +10,7 @@ an OpenShift target each Subscription's package must be in its CatalogSource, wi
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from typing import Any
 
@@ -24,8 +25,10 @@ def kube_client(need: KubeContext, report: Report) -> Any | None:
     from kubernetes import config
     from kubernetes.config.config_exception import ConfigException
 
+    # $KUBECONFIG read now (the client reads it once, at import); a list of files is merged by the client.
+    kubeconfig = need.kubeconfig or os.environ.get("KUBECONFIG") or None
     try:
-        contexts, _ = config.list_kube_config_contexts(config_file=need.kubeconfig)
+        contexts, _ = config.list_kube_config_contexts(config_file=kubeconfig)  # type: ignore[no-untyped-call]
     except (ConfigException, OSError) as exc:
         report.blocker(
             "kube-context",
@@ -44,7 +47,9 @@ def kube_client(need: KubeContext, report: Report) -> Any | None:
         )
         return None
     report.ran("kube-context")
-    return config.new_client_from_config(config_file=need.kubeconfig, context=need.context)
+    return config.new_client_from_config(  # type: ignore[no-untyped-call]
+        config_file=kubeconfig, context=need.context
+    )
 
 
 def _context_fix(need: KubeContext) -> str:
@@ -65,7 +70,6 @@ def check_olm(packages: list[OlmPackage], api_client: Any, report: Report) -> No
     from kubernetes.client.exceptions import ApiException
 
     api = client.CustomObjectsApi(api_client)
-    catalogs: dict[tuple[str, str], dict[str, Any] | None] = {}
     by_catalog: dict[tuple[str, str], list[OlmPackage]] = defaultdict(list)
     for package in packages:
         by_catalog[(package.source_namespace, package.source)].append(package)
@@ -84,11 +88,13 @@ def check_olm(packages: list[OlmPackage], api_client: Any, report: Report) -> No
                     "use an OpenShift cluster (OLM is part of it), or check target.*.sourceNamespace",
                 )
             else:
-                report.warning("olm", wanted[0].path, f"OLM catalog {source} not checked: {exc.status} {exc.reason}")
-            catalogs[(namespace, source)] = None
+                report.warning(
+                    "olm", wanted[0].path, f"OLM catalog {source} not checked: {exc.status} {exc.reason}"
+                )
             continue
         report.ran("olm")
-        items = {item["metadata"]["name"]: item for item in listing.get("items", [])}
+        listed: dict[str, Any] = listing if isinstance(listing, dict) else {}
+        items = {item["metadata"]["name"]: item for item in listed.get("items", [])}
         for package in wanted:
             _check_package(package, items.get(package.package), report)
 

@@ -348,7 +348,9 @@ def stack_requirements(stack: Stack) -> Requirements:
     if mk is not None:
         for i, worker in enumerate(mk.workers):
             if worker.name in stack.workers and worker.target is not None:
-                targets.append((stack.workers[worker.name].config.target, f"batchplane:multiKueue.workers[{i}].target"))
+                targets.append(
+                    (stack.workers[worker.name].config.target, f"batchplane:multiKueue.workers[{i}].target")
+                )
     gke = [(t, p) for t, p in targets if isinstance(t, GkeTarget)]
     if gke:
         _gke_requirements(stack, gke, req)
@@ -393,7 +395,10 @@ def _gke_requirements(stack: Stack, targets: list[tuple[GkeTarget, str]], req: R
 
 def _cluster(target: GkeTarget, path: str) -> GkeCluster:
     zones: list[str] = []
-    for zone in [*target.system_pool.node_locations, *(z for p in target.gpu_pools for z in p.node_locations)]:
+    for zone in [
+        *target.system_pool.node_locations,
+        *(z for p in target.gpu_pools for z in p.node_locations),
+    ]:
         if zone not in zones:
             zones.append(zone)
     if target.zone and target.zone not in zones:
@@ -409,7 +414,9 @@ def _cluster(target: GkeTarget, path: str) -> GkeCluster:
         network=_short_name(target.network) if target.network else "default",
         public_nodes=not private,
         default_service_account=default_sa,
-        version=VersionRequirement(target.release_channel, target.min_master_version, version_floor(target), path),
+        version=VersionRequirement(
+            target.release_channel, target.min_master_version, version_floor(target), path
+        ),
         path=path,
     )
 
@@ -481,7 +488,12 @@ def gke_quotas(targets: list[tuple[GkeTarget, str]]) -> list[QuotaNeed]:
         system = target.system_pool
         shape = MACHINE_SHAPES.get(system.machine_type)
         if shape is not None:
-            _add(cpus, (region, vm_family(system.machine_type)), system.max_nodes * shape.vcpus, f"{path}.systemPool")
+            _add(
+                cpus,
+                (region, vm_family(system.machine_type)),
+                system.max_nodes * shape.vcpus,
+                f"{path}.systemPool",
+            )
         for i, pool in enumerate(target.gpu_pools):
             ppath = f"{path}.gpuPools[{i}]"
             nodes = max_nodes(pool)
@@ -498,7 +510,7 @@ def gke_quotas(targets: list[tuple[GkeTarget, str]]) -> list[QuotaNeed]:
             have, paths = gpus.get(key, (0, []))
             gpus[key] = (have + nodes * acc.count, [*paths, ppath])
     out: list[QuotaNeed] = []
-    all_gpus, gpu_paths = 0, []
+    all_gpus, gpu_paths = 0, list[str]()
     for (region, family, pre), (amount, paths) in sorted(gpus.items()):
         out.append(QuotaNeed("gpus", amount, region, family, pre, None, tuple(paths)))
         all_gpus += amount
@@ -529,7 +541,9 @@ def unsized_pools(targets: list[tuple[GkeTarget, str]]) -> list[str]:
     return out
 
 
-def _add(table: dict[tuple[str, str], tuple[int, list[str]]], key: tuple[str, str], amount: int, path: str) -> None:
+def _add(
+    table: dict[tuple[str, str], tuple[int, list[str]]], key: tuple[str, str], amount: int, path: str
+) -> None:
     have, paths = table[key]
     table[key] = (have + amount, [*paths, path])
 
@@ -588,7 +602,9 @@ def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
 def _roles(req: Requirements, builds: bool) -> list[IamRole]:
     roles = [
         IamRole("roles/container.admin", "deployer", "create the GKE cluster and node pools"),
-        IamRole("roles/compute.networkAdmin", "deployer", "Cloud Router, NAT and firewall rules of private nodes"),
+        IamRole(
+            "roles/compute.networkAdmin", "deployer", "Cloud Router, NAT and firewall rules of private nodes"
+        ),
         IamRole("roles/iam.serviceAccountUser", "deployer", "run node pools as their service account"),
         IamRole(
             "roles/serviceusage.serviceUsageConsumer",
@@ -598,7 +614,9 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
         IamRole("roles/container.defaultNodeServiceAccount", "nodes", "nodes write logs and metrics"),
     ]
     if builds:
-        roles.append(IamRole("roles/artifactregistry.admin", "deployer", "create the webhook image repository"))
+        roles.append(
+            IamRole("roles/artifactregistry.admin", "deployer", "create the webhook image repository")
+        )
         roles.append(IamRole("roles/artifactregistry.reader", "nodes", "pull the webhook image"))
     return roles
 

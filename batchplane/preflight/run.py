@@ -119,9 +119,15 @@ def _images(req: Requirements, report: Report, env: Environment, kind_running: b
             if req.kind is not None
             else ""
         )
-        fix = f"publish {image.reference}, point webhook.image at a published image, or set webhook.build{load}"
+        fix = (
+            f"publish {image.reference}, point webhook.image at a published image, or set webhook.build{load}"
+        )
         if answer.served is False:
             report.ran("image")
-            report.blocker("image", image.path, f"no registry serves {image.reference} ({answer.detail})", fix)
+            report.blocker(
+                "image", image.path, f"no registry serves {image.reference} ({answer.detail})", fix
+            )
         else:
-            report.warning("image", image.path, f"could not tell whether {image.reference} exists: {answer.detail}", fix)
+            report.warning(
+                "image", image.path, f"could not tell whether {image.reference} exists: {answer.detail}", fix
+            )

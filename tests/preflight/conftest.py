@@ -24,7 +24,9 @@ def gke_stack(pools: list[dict[str, Any]], **target: Any) -> Stack:
                     "resourceGroups": [
                         {
                             "coveredResources": ["cpu"],
-                            "flavors": [{"name": "default-flavor", "resources": [{"name": "cpu", "nominalQuota": 2}]}],
+                            "flavors": [
+                                {"name": "default-flavor", "resources": [{"name": "cpu", "nominalQuota": 2}]}
+                            ],
                         }
                     ],
                 }
@@ -43,7 +45,13 @@ def template(name: str) -> Stack:
 
 def pool(name: str, provisioning: str, machine_type: str, zones: list[str], **more: Any) -> dict[str, Any]:
     """One GPU pool's config."""
-    return {"name": name, "provisioning": provisioning, "machineType": machine_type, "nodeLocations": zones, **more}
+    return {
+        "name": name,
+        "provisioning": provisioning,
+        "machineType": machine_type,
+        "nodeLocations": zones,
+        **more,
+    }
 
 
 def fake_executable(directory: Path, name: str, script: str) -> Path:

@@ -66,7 +66,7 @@ class Replay(BaseAdapter):
                 return exchange
         return None
 
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # noqa: ARG002
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
         self.requests.append(f"{request.method} {request.url}")
         exchange = self._match(request)
         response = requests.Response()
@@ -113,7 +113,10 @@ class RecordedServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 request = requests.Request(
-                    self.command, f"http://{self.headers.get('Host')}{self.path}", headers=dict(self.headers), data=body
+                    self.command,
+                    f"http://{self.headers.get('Host')}{self.path}",
+                    headers=dict(self.headers),
+                    data=body,
                 ).prepare()
                 response = replay.send(request)
                 self.send_response(response.status_code)
@@ -123,9 +126,9 @@ class RecordedServer:
                 self.end_headers()
                 self.wfile.write(response.content)
 
-            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer  # noqa: N815
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 """Quiet."""
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -88,7 +88,10 @@ def test_a_project_pending_deletion_is_a_blocker_with_the_undelete_fix() -> None
 
 def test_disabled_apis_are_blockers_and_checks_that_need_them_become_warnings() -> None:
     report, replay = run(template("gke-dev"), "gcp/blockers/apis-disabled.json")
-    assert {f.message.split(" ")[0] for f in report.blockers} == {"container.googleapis.com", "iam.googleapis.com"}
+    assert {f.message.split(" ")[0] for f in report.blockers} == {
+        "container.googleapis.com",
+        "iam.googleapis.com",
+    }
     assert not any("serverConfig" in r for r in replay.requests)
     assert any("/regions/us-central1" in r for r in replay.requests)  # compute is on: its checks still run
     assert [w.check for w in report.warnings] == ["version"]
@@ -123,7 +126,9 @@ def test_a_machine_family_with_its_own_cpu_quota_is_checked_against_it() -> None
         gpuPools=[pool("a100", "on-demand", "a2-highgpu-1g", ["us-central1-a"], maxNodes=2)],
     )
     replay = Replay(load("gcp/ready.json", "images/ghcr-served.json"))
-    env = Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False)
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
     report = preflight(stack, env)
     a2 = [f for f in report.blockers if "A2-CPUS-per-project-region" in f.message]
     assert len(a2) == 1 and "allows 0" in a2[0].message and "need 24" in a2[0].message
@@ -170,7 +175,10 @@ def test_zones_machine_types_and_accelerators_missing_are_blockers_on_the_pool()
         'zone "us-central1-a" does not exist in region us-central1 (zones: us-central1-b, us-central1-c, '
         "us-central1-f)",
     ]
-    assert {f.path for f in report.blockers} == {"batchplane:target.gpuPools[0]", "batchplane:target.gpuPools[1]"}
+    assert {f.path for f in report.blockers} == {
+        "batchplane:target.gpuPools[0]",
+        "batchplane:target.gpuPools[1]",
+    }
 
 
 def test_more_gpus_per_node_than_the_zone_lets_a_vm_have_is_a_blocker() -> None:
@@ -197,11 +205,15 @@ def test_more_gpus_per_node_than_the_zone_lets_a_vm_have_is_a_blocker() -> None:
     t4["path"] = f"{base}/acceleratorTypes/nvidia-tesla-t4"
     t4["body"].update(name="nvidia-tesla-t4", description="NVIDIA T4", maximumCardsPerInstance=2)
     replay = Replay([machine, t4, *exchanges])
-    env = Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False)
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
     report = preflight(stack, env)
     assert replay.unmatched == []
     offering = [f for f in report.blockers if f.check == "zone-offering"]
-    assert [f.message for f in offering] == ["4 × nvidia-tesla-t4 per node exceeds the 2 a VM can have in us-central1-a"]
+    assert [f.message for f in offering] == [
+        "4 × nvidia-tesla-t4 per node exceeds the 2 a VM can have in us-central1-a"
+    ]
     assert offering[0].path == "batchplane:target.gpuPools[0]"
 
 
@@ -230,7 +242,8 @@ def test_a_failing_read_is_a_warning_that_names_what_was_not_checked_never_a_blo
     }
     replay = Replay([denied, *load("gcp/ready.json", "images/ghcr-served.json")])
     report = preflight(
-        template("gke-dev"), Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay)
+        template("gke-dev"),
+        Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay),
     )
     assert report.blockers == []
     [warning] = report.warnings

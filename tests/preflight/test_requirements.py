@@ -53,7 +53,14 @@ def test_spot_flex_start_and_queued_pools_need_preemptible_quota_and_reservation
                 pool("flex", "flex-start", "g2-standard-4", ["us-central1-a"], maxNodes=3),
                 pool("queued", "queued", "a3-highgpu-8g", ["us-central1-a"], maxNodes=1),
                 pool("od", "on-demand", "g2-standard-4", ["us-central1-b"], maxNodes=5),
-                pool("res", "reservation", "g2-standard-4", ["us-central1-b"], maxNodes=7, reservation={"name": "r"}),
+                pool(
+                    "res",
+                    "reservation",
+                    "g2-standard-4",
+                    ["us-central1-b"],
+                    maxNodes=7,
+                    reservation={"name": "r"},
+                ),
             ]
         )
     )
@@ -113,7 +120,11 @@ def test_quotas_add_up_over_multikueue_workers_per_region_and_over_the_project()
 
 def test_gke_needs_container_compute_and_iam_and_artifact_registry_only_when_building_there() -> None:
     plain = stack_requirements(gke_stack([]))
-    assert [a.service for a in plain.apis] == ["container.googleapis.com", "compute.googleapis.com", "iam.googleapis.com"]
+    assert [a.service for a in plain.apis] == [
+        "container.googleapis.com",
+        "compute.googleapis.com",
+        "iam.googleapis.com",
+    ]
     built = gke_stack([])
     config = built.config.model_copy(
         update={"webhook": built.config.webhook.model_copy(update={"build": _ar_build(built)})}
@@ -145,9 +156,15 @@ def test_a_named_network_is_checked_by_its_short_name_and_default_network_policy
 
 
 def test_version_floor_follows_the_pool_modes() -> None:
-    flex = stack_requirements(gke_stack([pool("f", "flex-start", "g2-standard-4", ["us-central1-a"], maxNodes=1)]))
-    queued = stack_requirements(gke_stack([pool("q", "queued", "g2-standard-4", ["us-central1-a"], maxNodes=1)]))
-    plain = stack_requirements(gke_stack([pool("o", "on-demand", "g2-standard-4", ["us-central1-a"], maxNodes=1)]))
+    flex = stack_requirements(
+        gke_stack([pool("f", "flex-start", "g2-standard-4", ["us-central1-a"], maxNodes=1)])
+    )
+    queued = stack_requirements(
+        gke_stack([pool("q", "queued", "g2-standard-4", ["us-central1-a"], maxNodes=1)])
+    )
+    plain = stack_requirements(
+        gke_stack([pool("o", "on-demand", "g2-standard-4", ["us-central1-a"], maxNodes=1)])
+    )
     assert flex.clusters[0].version.floor == "1.32.2-gke.1652000"
     assert queued.clusters[0].version.floor == "1.31.1"
     assert plain.clusters[0].version.floor is None
@@ -214,7 +231,9 @@ _pools = st.lists(
 
 @settings(max_examples=60, deadline=None)
 @given(_pools)
-def test_generated_pools_gpu_needs_sum_to_every_pools_max_gpus(spec: list[tuple[str, str, int, bool]]) -> None:
+def test_generated_pools_gpu_needs_sum_to_every_pools_max_gpus(
+    spec: list[tuple[str, str, int, bool]],
+) -> None:
     pools = []
     for i, (machine, mode, most, two_zones) in enumerate(spec):
         zones = ["us-central1-a", "us-central1-b"] if two_zones else ["us-central1-a"]
