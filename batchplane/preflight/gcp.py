@@ -184,6 +184,13 @@ def check_gcp(req: Requirements, report: Report, clients: GcpClients, project: s
         clients: :func:`make_clients`.
         project: the project ID to check.
     """
+    for path, other in req.other_projects:
+        report.warning(
+            "project",
+            path,
+            f"this cluster is in project {other}, not {project}: its APIs, quotas and offerings are not checked here",
+            "check that project too (a stack file whose target.project is it)",
+        )
     if not _project_exists(req, report, clients, project):
         return
     enabled = _apis(req, report, clients, project)
@@ -400,7 +407,7 @@ def _quotas(req: Requirements, report: Report, clients: GcpClients, project: str
             _compare(need, quota_id, dims, infos, report, project)
     for region, (amount, paths) in general.items():
         cpus = QuotaNeed("cpus", amount, region, paths=tuple(paths))
-        _compare(cpus, "CPUS-per-project-region", {"region": region}, infos, report, project, required=True)
+        _compare(cpus, "CPUS-per-project-region", {"region": region}, infos, report, project)
 
 
 def _candidates(
@@ -460,8 +467,6 @@ def _compare(
     infos: dict[str, Any],
     report: Report,
     project: str,
-    *,
-    required: bool = True,
 ) -> None:
     path = need.paths[0] if need.paths else "batchplane:target"
     what = _describe(need)
@@ -469,12 +474,11 @@ def _compare(
     explicit = tuple(k for k in ("gpu_family", "vm_family") if k in dims)
     limit = None if info is None else _value(info, dims, explicit=explicit)
     if limit is None:
-        if required:
-            report.warning(
-                "quota",
-                path,
-                f"no Compute Engine quota {quota_id} for {what} found in project {project}; not checked",
-            )
+        report.warning(
+            "quota",
+            path,
+            f"no Compute Engine quota {quota_id} for {what} found in project {project}; not checked",
+        )
         return
     if limit < 0 or limit >= need.amount:
         return

@@ -307,6 +307,8 @@ class Requirements:
         roles: IAM roles (GKE).
         unsized: key paths of pools whose machine type's vCPUs Batchplane does not know (their vCPUs are left out
             of the CPU quotas; preflight warns).
+        other_projects: ``(key path, project)`` of declared clusters in another project than :attr:`project`
+            (preflight checks one project per run and warns about these).
     """
 
     stack: str
@@ -324,6 +326,7 @@ class Requirements:
     kind: KindCluster | None = None
     roles: list[IamRole] = field(default_factory=list)
     unsized: list[str] = field(default_factory=list)
+    other_projects: list[tuple[str, str]] = field(default_factory=list)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -370,13 +373,16 @@ def stack_requirements(stack: Stack) -> Requirements:
 
 
 def _gke_requirements(stack: Stack, targets: list[tuple[GkeTarget, str]], req: Requirements) -> None:
-    own = stack.config.target
-    project = own.project if isinstance(own, GkeTarget) else None
-    if project is not None:
-        req.project, req.project_path = project, f"{TARGET}.project"
-    else:
-        value = stack.other_config.get("gcp:project")
-        req.project = value if isinstance(value, str) and value else None
+    # Each cluster is in its target.project, else gcp:project; the run checks the first GKE cluster's project.
+    value = stack.other_config.get("gcp:project")
+    default = value if isinstance(value, str) and value else None
+    effective = [(t, p, t.project or default) for t, p in targets]
+    first_target, first_path, project = effective[0]
+    req.project = project
+    if first_target.project is not None:
+        req.project_path = f"{first_path}.project"
+    req.other_projects = [(f"{p}.project", other) for _, p, other in effective if other and other != project]
+    targets = [(t, p) for t, p, other in effective if other == project or other is None]
     first = targets[0][1]
     for service, why in GKE_APIS.items():
         req.apis.append(ApiRequirement(service, why, first))

@@ -249,3 +249,39 @@ def test_a_failing_read_is_a_warning_that_names_what_was_not_checked_never_a_blo
     [warning] = report.warnings
     assert warning.check == "quota" and "not checked" in warning.message
     assert report.exit_code == 0
+
+
+def test_when_enabled_apis_cannot_be_read_the_checks_still_run_and_disabled_apis_surface_as_warnings() -> (
+    None
+):
+    unreadable = {
+        "method": "GET",
+        "host": "serviceusage.googleapis.com",
+        "path": f"/v1/projects/{PROJECT}/services:batchGet",
+        "status": 403,
+        "body": {
+            "error": {
+                "code": 403,
+                "message": "Permission denied to list services",
+                "status": "PERMISSION_DENIED",
+            }
+        },
+    }
+    # The fresh project again, but Service Usage refuses to say what is enabled: Compute and GKE are asked anyway and
+    # answer SERVICE_DISABLED, which preflight reports as not checked rather than guessing.
+    report, replay = run(template("gke-dev"), "gcp/fresh-project.json")
+    replay = Replay(
+        [unreadable, *load("gcp/fresh-project.json", "gcp/ready.json", "images/ghcr-served.json")]
+    )
+    env = Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay)
+    report = preflight(template("gke-dev"), env)
+    assert replay.unmatched == []
+    assert {f.check for f in report.blockers} == {"quota"}
+    warned = {(w.check, w.path) for w in report.warnings}
+    assert ("api", "batchplane:target") in warned
+    assert ("region", "batchplane:target.region") in warned
+    assert ("version", "batchplane:target") in warned
+    disabled = [
+        w for w in report.warnings if "SERVICE_DISABLED" in w.message or "has not been used" in w.message
+    ]
+    assert len(disabled) >= 2

@@ -252,3 +252,21 @@ def test_generated_pools_gpu_needs_sum_to_every_pools_max_gpus(
     cpus = sum(q.amount for q in req.quotas if q.kind == "cpus")
     assert cpus == 3 * 4 + sum(most * MACHINE_SHAPES[m].vcpus for m, _, most, _ in spec)
     assert all(isinstance(q, QuotaNeed) and q.amount > 0 for q in req.quotas)
+
+
+def test_a_worker_in_another_project_is_listed_apart_and_left_out_of_this_projects_quotas() -> None:
+    stack = template("gke-multiregion-dws")
+    worker = stack.workers["europe-west4"]
+    target = worker.config.target.model_copy(update={"project": "bp-europe-777"})
+    workers = dict(stack.workers)
+    workers["europe-west4"] = type(worker)(
+        worker.name, worker.config.model_copy(update={"target": target}), worker.kueue
+    )
+    moved = type(stack)(
+        stack.name, stack.config, stack.kueue, other_config={"gcp:project": "bp-main-123"}, workers=workers
+    )
+    req = stack_requirements(moved)
+    assert req.project == "bp-main-123"
+    assert req.other_projects == [("batchplane:multiKueue.workers[1].target.project", "bp-europe-777")]
+    assert "europe-west4" not in {q.region for q in req.quotas}
+    assert _needs(req, "gpus-all-regions") == {(None, None, False): 16}
