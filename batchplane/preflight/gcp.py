@@ -16,12 +16,14 @@ network                    ``networks.get``                                     
 channel and version        ``projects.locations.getServerConfig``                      google-cloud-container
 =========================  ==========================================================  ===============================
 
-Anchor: cluster-toolkit's blueprint validators (``pkg/validators``: ``test_apis_enabled``, ``test_project_exists``,
-``test_region_exists``, ``test_zone_exists``, ``test_zone_in_region``, ``test_machine_type_in_zone``), which stop at
-the first failing validator; here every check runs and every finding is reported. A call that fails (an API not yet
-enabled, a permission missing) turns its check into a warning saying what was not checked, except where the answer
-is known without it (a disabled Compute Engine API with ``compute.skipDefaultNetworkCreation`` enforced means no
-``default`` network will appear).
+Anchor: cluster-toolkit's blueprint validators (``pkg/validators/validators.go``: ``test_project_exists``,
+``test_apis_enabled``, ``test_region_exists``, ``test_zone_exists``, ``test_zone_in_region``,
+``test_machine_type_in_zone``, ``test_quota_availability``). Like them, every check runs and a failed project check
+stops the rest (``Execute``); unlike ``pkg/validators/quota.go``, whose requirements are written by hand in the
+blueprint and which adds current usage from Cloud Monitoring, the quota needs here are computed from the pools and
+compared with the limits alone. A call that fails (an API not yet enabled, a permission missing) turns its check
+into a warning saying what was not checked, except where the answer is known without it (a disabled Compute Engine
+API with ``compute.skipDefaultNetworkCreation`` enforced means no ``default`` network will appear).
 
 Cloud Quotas shapes (``QuotaInfo``, cloud.google.com/docs/quotas/reference/rest/v1/projects.locations.services
 .quotaInfos): a quota has an id (``NVIDIA-L4-GPUS-per-project-region``, ``GPUS-PER-GPU-FAMILY-per-project-region``,
