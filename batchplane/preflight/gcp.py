@@ -405,41 +405,48 @@ def _quotas(req: Requirements, report: Report, clients: GcpClients, project: str
             amount, paths = general.get(need.region or "", (0, []))
             general[need.region or ""] = (amount + need.amount, [*paths, *need.paths])
     for need in req.quotas:
-        for quota_id, dims in _candidates(need, infos, dedicated_cpus):
-            _compare(need, quota_id, dims, infos, report, project)
+        for quota_id, dims, explicit in _candidates(need, infos, dedicated_cpus):
+            _compare(need, quota_id, dims, explicit, infos, report, project)
     for region, (amount, paths) in general.items():
         cpus = QuotaNeed("cpus", amount, region, paths=tuple(paths))
-        _compare(cpus, "CPUS-per-project-region", {"region": region}, infos, report, project)
+        _compare(cpus, "CPUS-per-project-region", {"region": region}, (), infos, report, project)
 
 
 def _candidates(
     need: QuotaNeed, infos: dict[str, Any], dedicated_cpus: set[tuple[str | None, str | None]]
-) -> list[tuple[str, dict[str, str]]]:
+) -> list[tuple[str, dict[str, str], tuple[str, ...]]]:
+    """``(quota id, dimensions, dimensions an entry must name)`` of every quota that applies to ``need``.
+
+    A GPU family with its own quota (``NVIDIA-L4-GPUS-per-project-region``) is also held to the family-dimension quota
+    only where that names the family; a family without one (``NVIDIA_H100``) is held to the family-dimension quota's
+    default too. vCPUs: the family's own quota or family-dimension entry (the general ``CPUS`` is summed apart).
+    """
     region = need.region or ""
     if need.kind == "gpus":
         family = need.gpu_family or ""
         pre = "PREEMPTIBLE-" if need.preemptible else ""
-        found = [
-            (qid, dims)
-            for qid, dims in (
-                (f"{pre}{family.replace('_', '-')}-GPUS-per-project-region", {"region": region}),
-                (f"{pre}GPUS-PER-GPU-FAMILY-per-project-region", {"region": region, "gpu_family": family}),
-            )
-            if qid in infos and _value(infos[qid], dims, explicit=("gpu_family",)) is not None
-        ]
-        return found or [(f"{pre}{family.replace('_', '-')}-GPUS-per-project-region", {"region": region})]
+        dedicated = f"{pre}{family.replace('_', '-')}-GPUS-per-project-region"
+        by_family = f"{pre}GPUS-PER-GPU-FAMILY-per-project-region"
+        out: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
+        if dedicated in infos:
+            out.append((dedicated, {"region": region}, ()))
+        family_dims = {"region": region, "gpu_family": family}
+        explicit = ("gpu_family",) if out else ()
+        if by_family in infos and _value(infos[by_family], family_dims, explicit=explicit) is not None:
+            out.append((by_family, family_dims, explicit))
+        return out or [(dedicated, {"region": region}, ())]
     if need.kind == "gpus-all-regions":
-        return [("GPUS-ALL-REGIONS-per-project", {})]
+        return [("GPUS-ALL-REGIONS-per-project", {}, ())]
     if need.kind == "cpus-all-regions":
-        return [("CPUS-ALL-REGIONS-per-project", {})]
-    out: list[tuple[str, dict[str, str]]] = []
+        return [("CPUS-ALL-REGIONS-per-project", {}, ())]
+    cpus: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
     if (need.region, need.vm_family) in dedicated_cpus:
-        out.append((f"{need.vm_family}-CPUS-per-project-region", {"region": region}))
-    by_family = infos.get("CPUS-PER-VM-FAMILY-per-project-region")
+        cpus.append((f"{need.vm_family}-CPUS-per-project-region", {"region": region}, ()))
+    vm_family = infos.get("CPUS-PER-VM-FAMILY-per-project-region")
     dims = {"region": region, "vm_family": need.vm_family or ""}
-    if by_family is not None and _value(by_family, dims, explicit=("vm_family",)) is not None:
-        out.append(("CPUS-PER-VM-FAMILY-per-project-region", dims))
-    return out
+    if vm_family is not None and _value(vm_family, dims, explicit=("vm_family",)) is not None:
+        cpus.append(("CPUS-PER-VM-FAMILY-per-project-region", dims, ("vm_family",)))
+    return cpus
 
 
 def _value(info: Any, dims: dict[str, str], explicit: tuple[str, ...] = ()) -> int | None:
@@ -466,6 +473,7 @@ def _compare(
     need: QuotaNeed,
     quota_id: str,
     dims: dict[str, str],
+    explicit: tuple[str, ...],
     infos: dict[str, Any],
     report: Report,
     project: str,
@@ -473,7 +481,6 @@ def _compare(
     path = need.paths[0] if need.paths else "batchplane:target"
     what = _describe(need)
     info = infos.get(quota_id)
-    explicit = tuple(k for k in ("gpu_family", "vm_family") if k in dims)
     limit = None if info is None else _value(info, dims, explicit=explicit)
     if limit is None:
         report.warning(

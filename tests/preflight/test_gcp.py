@@ -285,3 +285,27 @@ def test_when_enabled_apis_cannot_be_read_the_checks_still_run_and_disabled_apis
         w for w in report.warnings if "SERVICE_DISABLED" in w.message or "has not been used" in w.message
     ]
     assert len(disabled) >= 2
+
+
+def test_a_family_without_its_own_quota_is_held_to_the_family_quotas_default() -> None:
+    # No NVIDIA-H100-GPUS quota exists: the H100 falls under GPUS-PER-GPU-FAMILY, whose default (no entry naming
+    # NVIDIA_H100) is 0. The L4, which has its own quota, is not held to that default.
+    stack = gke_stack(
+        [],
+        gpuPools=[
+            pool("h100", "on-demand", "a3-highgpu-8g", ["us-central1-a"], maxNodes=1),
+            pool("l4", "on-demand", "g2-standard-4", ["us-central1-a"], maxNodes=1),
+        ],
+    )
+    replay = Replay(load("gcp/ready.json"))
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
+    report = preflight(stack, env)
+    assert replay.unmatched == []
+    [finding] = report.blockers
+    assert finding.path == "batchplane:target.gpuPools[0]"
+    assert finding.message.startswith(
+        "quota GPUS-PER-GPU-FAMILY-per-project-region (NVIDIA_H100_GPUS) allows 0"
+    )
+    assert "--dimensions=region=us-central1,gpu_family=NVIDIA_H100" in finding.fix
