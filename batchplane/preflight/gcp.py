@@ -20,8 +20,8 @@ Anchor: cluster-toolkit's blueprint validators (``pkg/validators/validators.go``
 ``test_apis_enabled``, ``test_region_exists``, ``test_zone_exists``, ``test_zone_in_region``,
 ``test_machine_type_in_zone``, ``test_quota_availability``). Like them, every check runs and a failed project check
 stops the rest (``Execute``); unlike ``pkg/validators/quota.go``, whose requirements are written by hand in the
-blueprint and which adds current usage from Cloud Monitoring, the quota needs here are computed from the pools and
-compared with the limits alone. A call that fails (an API not yet enabled, a permission missing) turns its check
+blueprint and which reads current usage from Cloud Monitoring, the quota needs here are computed from the pools and
+usage comes from Compute Engine's region quota list. A call that fails (an API not yet enabled, a permission missing) turns its check
 into a warning saying what was not checked, except where the answer is known without it (a disabled Compute Engine
 API with ``compute.skipDefaultNetworkCreation`` enforced means no ``default`` network will appear).
 
@@ -30,8 +30,10 @@ Cloud Quotas shapes (``QuotaInfo``, cloud.google.com/docs/quotas/reference/rest/
 ``GPUS-ALL-REGIONS-per-project``, ``CPUS-per-project-region``, ``CPUS-PER-VM-FAMILY-per-project-region``,
 ``CPUS-ALL-REGIONS-per-project``) and ``dimensionsInfos``: values per dimension combination (``region``,
 ``gpu_family``, ``vm_family``), the empty combination being the default. The most specific entry that matches
-applies. Every existing quota that covers a need applies (Compute Engine enforces all of them), so the smallest
-limit is the one compared. Limits are compared with the need at maximum size; current usage is not subtracted.
+applies. Every existing quota that covers a need applies (Compute Engine enforces all of them), so each is compared
+with the need at maximum size: above the limit is a blocker. Compute Engine's ``Region.quotas`` (``metric``,
+``limit``, ``usage``) gives what is in use for the per-region metrics (``CPUS``, ``NVIDIA_L4_GPUS`` …): a need within
+the limit but above what is free is a warning.
 """
 
 from __future__ import annotations
@@ -197,12 +199,12 @@ def check_gcp(req: Requirements, report: Report, clients: GcpClients, project: s
         return
     enabled = _apis(req, report, clients, project)
     policies = _org_policies(req, report, clients, project)
-    _quotas(req, report, clients, project)
-    compute_on = enabled.get(COMPUTE_API, True)
-    if compute_on:
-        _compute(req, report, clients, project, policies)
+    usage: dict[tuple[str, str], float] = {}
+    if enabled.get(COMPUTE_API, True):
+        usage = _compute(req, report, clients, project, policies)
     else:
         _compute_disabled(req, report, policies)
+    _quotas(req, report, clients, project, usage)
     if enabled.get(CONTAINER_API, True):
         for cluster in req.clusters:
             _version(cluster, report, clients, project)
@@ -370,7 +372,9 @@ def _location_listed(region: str, values: Iterable[str]) -> bool:
 # --- quotas ---------------------------------------------------------------------------------------
 
 
-def _quotas(req: Requirements, report: Report, clients: GcpClients, project: str) -> None:
+def _quotas(
+    req: Requirements, report: Report, clients: GcpClients, project: str, usage: dict[tuple[str, str], float]
+) -> None:
     if not req.quotas:
         return
     parent = f"projects/{project}/locations/global/services/{COMPUTE_API}"
@@ -406,10 +410,10 @@ def _quotas(req: Requirements, report: Report, clients: GcpClients, project: str
             general[need.region or ""] = (amount + need.amount, [*paths, *need.paths])
     for need in req.quotas:
         for quota_id, dims, explicit in _candidates(need, infos, dedicated_cpus):
-            _compare(need, quota_id, dims, explicit, infos, report, project)
+            _compare(need, quota_id, dims, explicit, infos, report, project, usage)
     for region, (amount, paths) in general.items():
         cpus = QuotaNeed("cpus", amount, region, paths=tuple(paths))
-        _compare(cpus, "CPUS-per-project-region", {"region": region}, (), infos, report, project)
+        _compare(cpus, "CPUS-per-project-region", {"region": region}, (), infos, report, project, usage)
 
 
 def _candidates(
@@ -477,6 +481,7 @@ def _compare(
     infos: dict[str, Any],
     report: Report,
     project: str,
+    usage: dict[tuple[str, str], float],
 ) -> None:
     path = need.paths[0] if need.paths else "batchplane:target"
     what = _describe(need)
@@ -489,7 +494,18 @@ def _compare(
             f"no Compute Engine quota {quota_id} for {what} found in project {project}; not checked",
         )
         return
-    if limit < 0 or limit >= need.amount:
+    if limit < 0:
+        return
+    if limit >= need.amount:
+        used = _used(quota_id, need.region, usage)
+        if used and limit - used < need.amount:
+            report.warning(
+                "quota",
+                path,
+                f"quota {quota_id} allows {limit} for {_describe(need)} and {used:g} are in use: {limit - used:g} "
+                f"free, the pools need {need.amount} at maxNodes",
+                f"free what else uses it, or request {need.amount + used:g}",
+            )
         return
     pools = ", ".join(need.paths)
     dim_text = ",".join(f"{k}={v}" for k, v in dims.items())
@@ -508,6 +524,16 @@ def _compare(
     )
 
 
+def _used(quota_id: str, region: str | None, usage: dict[tuple[str, str], float]) -> float:
+    """What Compute Engine's region quota list says is in use for a per-region quota id with a metric of its own
+    (``NVIDIA-L4-GPUS-per-project-region`` → ``NVIDIA_L4_GPUS``); 0 when it has none there (family-dimension quotas,
+    project-wide quotas)."""
+    suffix = "-per-project-region"
+    if region is None or not quota_id.endswith(suffix) or "-PER-" in quota_id:
+        return 0.0
+    return usage.get((region, quota_id[: -len(suffix)].replace("-", "_")), 0.0)
+
+
 def _describe(need: QuotaNeed) -> str:
     if need.kind == "gpus":
         kind = "preemptible " if need.preemptible else ""
@@ -522,7 +548,10 @@ def _describe(need: QuotaNeed) -> str:
 
 def _compute(
     req: Requirements, report: Report, clients: GcpClients, project: str, policies: dict[str, _Effective]
-) -> None:
+) -> dict[tuple[str, str], float]:
+    """Regions, zones, offerings and the network; returns what each region's quotas already use
+    (``Region.quotas[]``: ``metric``, ``limit``, ``usage``), by ``(region, metric)``."""
+    usage: dict[tuple[str, str], float] = {}
     zones_of: dict[str, set[str] | None] = {}
     for cluster in req.clusters:
         if cluster.region in zones_of:
@@ -545,12 +574,15 @@ def _compute(
             continue
         report.ran("region")
         zones_of[cluster.region] = {z.rstrip("/").rsplit("/", 1)[-1] for z in region.zones}
+        for quota in region.quotas:
+            usage[(cluster.region, quota.metric)] = float(quota.usage)
     _offerings(req, report, clients, project, zones_of)
     seen: set[str] = set()
     for cluster in req.clusters:
         if cluster.network not in seen:
             seen.add(cluster.network)
             _network(cluster, report, clients, project, policies)
+    return usage
 
 
 def _offerings(

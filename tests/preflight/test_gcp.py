@@ -38,10 +38,10 @@ def test_a_ready_project_passes_every_gke_template_with_every_check_run(name: st
         "project",
         "api",
         "org-policy",
-        "quota",
         "region",
         "zone-offering",
         "network",
+        "quota",
         "version",
         "image",
     ]
@@ -309,3 +309,16 @@ def test_a_family_without_its_own_quota_is_held_to_the_family_quotas_default() -
         "quota GPUS-PER-GPU-FAMILY-per-project-region (NVIDIA_H100_GPUS) allows 0"
     )
     assert "--dimensions=region=us-central1,gpu_family=NVIDIA_H100" in finding.fix
+
+
+def test_quota_that_covers_the_pools_but_is_partly_in_use_is_a_warning_with_what_is_free() -> None:
+    # us-central1 answers (Compute Region.quotas) 10 of 16 L4s and 990 of 1000 CPUs in use.
+    report, _ = run(template("gke-prod-dws"), "gcp/region-in-use.json")
+    assert report.blockers == []
+    by_id = {w.message.split(" ", 2)[1]: w for w in report.warnings}
+    assert set(by_id) == {"NVIDIA-L4-GPUS-per-project-region", "CPUS-per-project-region"}
+    assert "allows 16 for NVIDIA_L4 GPUs in us-central1 and 10 are in use: 6 free, the pools need 12" in (
+        by_id["NVIDIA-L4-GPUS-per-project-region"].message
+    )
+    assert by_id["NVIDIA-L4-GPUS-per-project-region"].fix == "free what else uses it, or request 22"
+    assert report.exit_code == 0
