@@ -163,9 +163,18 @@ def default_credentials() -> tuple[Any, str | None]:
 
 
 def _api_error(exc: Exception) -> bool:
+    """True for a failed call (an API error, the network); raises :class:`CredentialsMissing` when the credentials
+    cannot be refreshed (expired or revoked ADC), which no other call would get past."""
     from google.api_core.exceptions import GoogleAPIError
+    from google.auth.exceptions import RefreshError, TransportError
+    from requests import RequestException
 
-    return isinstance(exc, GoogleAPIError)
+    if isinstance(exc, RefreshError):
+        raise CredentialsMissing(
+            f"the Application Default Credentials cannot be refreshed ({exc}); run: gcloud auth application-default "
+            "login"
+        ) from exc
+    return isinstance(exc, GoogleAPIError | TransportError | RequestException)
 
 
 def _not_found(exc: Exception) -> bool:
@@ -227,10 +236,18 @@ def _project_exists(req: Requirements, report: Report, clients: GcpClients, proj
     except Exception as exc:
         if not _api_error(exc):
             raise
+        from google.api_core.exceptions import GoogleAPIError
+
+        if isinstance(exc, GoogleAPIError):
+            message = (
+                f'project "{project}" does not exist or these credentials cannot read it ({_short(exc)})'
+            )
+        else:  # the network: nothing else can be asked either
+            message = f'could not ask Resource Manager about project "{project}": {_short(exc)}'
         report.blocker(
             "project",
             req.project_path,
-            f'project "{project}" does not exist or these credentials cannot read it ({_short(exc)})',
+            message,
             f"check the project ID (gcloud projects describe {project}) and that the account has "
             "roles/browser or better on it",
         )

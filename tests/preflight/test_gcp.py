@@ -9,9 +9,12 @@ from __future__ import annotations
 import copy
 
 import pytest
-from google.auth.credentials import AnonymousCredentials
+import requests
+from google.auth.credentials import AnonymousCredentials, Credentials
+from google.auth.exceptions import RefreshError
 
 from batchplane.preflight import Environment, Report, preflight
+from batchplane.preflight.gcp import CredentialsMissing
 from batchplane.stack import Stack
 from tests.preflight.conftest import PROJECT, gke_stack, pool, template
 from tests.preflight.replay import Replay, load
@@ -322,3 +325,37 @@ def test_quota_that_covers_the_pools_but_is_partly_in_use_is_a_warning_with_what
     )
     assert by_id["NVIDIA-L4-GPUS-per-project-region"].fix == "free what else uses it, or request 22"
     assert report.exit_code == 0
+
+
+class _Unreachable(Replay):
+    """Every Google API host refuses the connection."""
+
+    def send(self, request: requests.PreparedRequest, **kwargs: object) -> requests.Response:
+        if "googleapis.com" in (request.url or ""):
+            raise requests.ConnectionError(f"connection refused: {request.url}")
+        return super().send(request)
+
+
+def test_an_unreachable_api_is_a_warning_per_check_not_a_crash() -> None:
+    replay = _Unreachable(load("gcp/ready.json"))
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
+    report = preflight(template("gke-dev"), env)
+    # The project check is the gate: it cannot tell, so it blocks with the reason, as cluster-toolkit's does.
+    [finding] = report.blockers
+    assert finding.check == "project" and finding.message.startswith("could not ask Resource Manager")
+    assert "connection refused" in finding.message
+
+
+class _Revoked(Credentials):
+    """Credentials whose refresh fails, as expired or revoked ADC do."""
+
+    def refresh(self, request: object) -> None:
+        raise RefreshError("invalid_grant: Token has been expired or revoked.")
+
+
+def test_credentials_that_cannot_be_refreshed_stop_the_run_as_missing_credentials() -> None:
+    env = Environment(gcp_credentials=_Revoked(), gcp_project=PROJECT, adapter=Replay(load("gcp/ready.json")))
+    with pytest.raises(CredentialsMissing, match="gcloud auth application-default login"):
+        preflight(template("gke-dev"), env)
