@@ -154,7 +154,9 @@ def default_credentials() -> tuple[Any, str | None]:
         import google.auth
         from google.auth.exceptions import DefaultCredentialsError
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise CredentialsMissing("the GCP checks need google-auth: pip install 'batchplane[preflight]'") from exc
+        raise CredentialsMissing(
+            "the GCP checks need google-auth: pip install 'batchplane[preflight]'"
+        ) from exc
 
     try:
         credentials, project = google.auth.default(scopes=[CLOUD_PLATFORM])

@@ -4,8 +4,10 @@ The kubeconfig is read with the kubernetes client (``kubernetes.config``), as th
 an OpenShift target each Subscription's package must be in its CatalogSource, with the channel it names and, when
 ``startingCSV`` is set, that CSV in the channel. OLM's package server answers that as ``PackageManifest`` objects
 (``packages.operators.coreos.com/v1``, namespaced in the catalog's namespace, labelled ``catalog=<CatalogSource>``):
-``status.channels[].name``, ``.currentCSV`` and ``.entries[].name``, ``status.defaultChannel`` (operator-framework
-``operator-lifecycle-manager`` ``pkg/package-server/apis/operators/v1/packagemanifest_types.go``, v0.28.0).
+``status.channels[].name``, ``.currentCSV``, ``status.defaultChannel`` (operator-framework
+``operator-lifecycle-manager`` ``pkg/package-server/apis/operators/v1/packagemanifest_types.go``) and, on package
+servers that list them, ``.entries[].name`` (every CSV of the channel); without entries only the head is known and a
+``startingCSV`` other than the head is a warning.
 """
 
 from __future__ import annotations
@@ -125,8 +127,17 @@ def _check_package(package: OlmPackage, manifest: dict[str, Any] | None, report:
         return
     if package.starting_csv is None:
         return
-    csvs = {e.get("name") for e in channel.get("entries", [])} | {channel.get("currentCSV")}
-    if package.starting_csv not in csvs:
+    if package.starting_csv == channel.get("currentCSV"):
+        return
+    if "entries" not in channel:  # package servers before channel entries were added list only the head
+        report.warning(
+            "olm",
+            f"{package.path}.startingCsv",
+            f"the package server lists only the head of channel {package.channel} ({channel.get('currentCSV')}); "
+            f"cannot tell whether {package.starting_csv} is in it",
+        )
+        return
+    if package.starting_csv not in {e.get("name") for e in channel["entries"]}:
         report.blocker(
             "olm",
             f"{package.path}.startingCsv",

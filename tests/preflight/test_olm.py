@@ -112,3 +112,36 @@ def test_packages_of_one_catalog_are_listed_once(tmp_path: Path, monkeypatch: py
         check_olm(packages, client, report)
         assert len(server.replay.requests) == 1
     assert [(f.path, f.check) for f in report.blockers] == [("c.channel", "olm")]
+
+
+def test_without_channel_entries_a_starting_csv_other_than_the_head_is_only_a_warning(tmp_path: Path) -> None:
+    from batchplane.preflight.olm import check_olm, kube_client
+
+    exchanges = load("olm/catalog.json")
+    for item in exchanges[0]["body"]["items"]:
+        for channel in item["status"]["channels"]:
+            del channel["entries"]  # an older package server: name, currentCSV and currentCSVDesc only
+    packages = [
+        OlmPackage(
+            "kueue-operator",
+            "stable-v1.3",
+            "redhat-operators",
+            "openshift-marketplace",
+            "kueue-operator.v1.3.0",
+            "a",
+        ),
+        OlmPackage(
+            "kueue-operator",
+            "stable-v1.3",
+            "redhat-operators",
+            "openshift-marketplace",
+            "kueue-operator.v1.3.1",
+            "b",
+        ),
+    ]
+    with RecordedServer(exchanges) as server:
+        report = Report("s")
+        client = kube_client(KubeContext("ctx", str(kubeconfig(tmp_path, server.url, "ctx")), "x"), report)
+        check_olm(packages, client, report)
+    assert report.blockers == []
+    assert [(w.path, w.check) for w in report.warnings] == [("a.startingCsv", "olm")]
