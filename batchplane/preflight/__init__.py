@@ -1,0 +1,16 @@
+"""``batchplane preflight``: what will fail before anything is created.
+
+:mod:`~batchplane.preflight.requirements` computes, offline, what a validated stack needs (APIs, quotas from the
+pools at their maximum, org policies, zone offerings, GKE versions, images, OLM packages, kind); the checkers ask
+the world with the user's credentials — :mod:`~batchplane.preflight.gcp` (Google's client libraries),
+:mod:`~batchplane.preflight.olm` (the kubernetes client), :mod:`~batchplane.preflight.kind` (the docker and kind
+CLIs), :mod:`~batchplane.preflight.images` (registries) — and :mod:`~batchplane.preflight.report` lists every
+blocker and warning with its config key path and fix. :mod:`~batchplane.preflight.docs` prints the requirements
+of each template (docs/requirements.md).
+"""
+
+from batchplane.preflight.report import Finding, Report
+from batchplane.preflight.requirements import Requirements, stack_requirements
+from batchplane.preflight.run import Environment, preflight
+
+__all__ = ["Environment", "Finding", "Report", "Requirements", "preflight", "stack_requirements"]

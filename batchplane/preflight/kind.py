@@ -1,0 +1,104 @@
+"""Preflight for kind stacks: Docker, the kind CLI, the cluster's node container and the images on its nodes.
+
+kind runs each node as a Docker container named ``<cluster>-control-plane`` (kind ``pkg/cluster/internal/providers/
+docker``, v0.30.0) from a ``kindest/node`` image; ``kind load docker-image`` copies an image into every node's
+containerd, where ``crictl inspecti`` finds it. Everything here goes through the ``docker`` and ``kind`` executables
+on ``PATH`` (there is no Docker engine API client in the dependencies), with a timeout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from batchplane.preflight.report import Report
+from batchplane.preflight.requirements import KindCluster
+
+TIMEOUT_SECONDS = 20.0
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished command: exit status and output (stdout, then stderr)."""
+
+    returncode: int
+    output: str
+
+
+def run(args: list[str]) -> Run:
+    """Run an executable found on ``PATH`` without a shell; exit 127 when it is missing, 124 on timeout."""
+    exe = shutil.which(args[0])
+    if exe is None:
+        return Run(127, f"{args[0]}: not found on PATH")
+    try:
+        done = subprocess.run(
+            [exe, *args[1:]], capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return Run(124, f"{' '.join(args)}: no answer in {TIMEOUT_SECONDS:g} s")
+    return Run(done.returncode, (done.stdout + done.stderr).strip())
+
+
+def node_container(cluster: KindCluster) -> str:
+    """The control-plane node's container name."""
+    return f"{cluster.cluster_name}-control-plane"
+
+
+def check_kind(cluster: KindCluster, report: Report) -> bool:
+    """Docker, the engine, the kind CLI and the cluster's node. Returns True when the node runs (images on it can be
+    inspected)."""
+    docker = run(["docker", "version", "--format", "{{.Server.Version}}"])
+    if docker.returncode == 127:
+        report.blocker(
+            "docker",
+            cluster.path,
+            "docker is not installed (not on PATH): kind runs its nodes as Docker containers",
+            "install Docker Engine (docs.docker.com/engine/install) or Docker Desktop",
+        )
+        return False
+    if docker.returncode != 0:
+        report.blocker(
+            "docker",
+            cluster.path,
+            f"the Docker engine does not answer: {docker.output.splitlines()[-1] if docker.output else 'no output'}",
+            "start it (sudo systemctl start docker) and check that your user may use it (docker version)",
+        )
+        return False
+    report.ran("docker")
+    if shutil.which("kind") is None:
+        report.blocker(
+            "kind",
+            cluster.path,
+            "the kind CLI is not on PATH: it creates the cluster"
+            + (" and loads the webhook image into it" if cluster.loads_image else ""),
+            "go install sigs.k8s.io/kind@v0.30.0 (or a release binary from github.com/kubernetes-sigs/kind)",
+        )
+    node = run(
+        ["docker", "inspect", "--format", "{{.State.Running}} {{.Config.Image}}", node_container(cluster)]
+    )
+    if node.returncode != 0:
+        report.blocker(
+            "kind",
+            cluster.path,
+            f'kind cluster "{cluster.cluster_name}" does not exist (no node container {node_container(cluster)})',
+            f"kind create cluster --name {cluster.cluster_name}",
+        )
+        return False
+    running, _, image = node.output.partition(" ")
+    if running != "true":
+        report.blocker(
+            "kind",
+            cluster.path,
+            f"the node {node_container(cluster)} of kind cluster {cluster.cluster_name} is stopped (image {image})",
+            f"docker start {node_container(cluster)}",
+        )
+        return False
+    report.ran("kind")
+    return True
+
+
+def node_has_image(cluster: KindCluster, image: str) -> bool:
+    """True when the control-plane node's containerd has ``image`` (``kind load docker-image`` put it there)."""
+    found = run(["docker", "exec", node_container(cluster), "crictl", "inspecti", "-q", image])
+    return found.returncode == 0

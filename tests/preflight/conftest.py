@@ -1,0 +1,62 @@
+"""Helpers for the preflight tests: small stacks built in code, recorded answers, a fake ``docker``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from batchplane.stack import Stack, load_stack, load_stack_file
+from tests.conftest import STACKS_DIR
+
+PROJECT = "bp-demo-123456"
+"""The project every GCP recording answers for."""
+
+
+def gke_stack(pools: list[dict[str, Any]], **target: Any) -> Stack:
+    """A GKE stack (``us-central1`` unless overridden) with these GPU pools and one CPU ClusterQueue."""
+    config: dict[str, Any] = {
+        "batchplane:target": {"kind": "gke", "region": "us-central1", "minMasterVersion": "1.33", **target},
+        "batchplane:kueue": {
+            "resourceFlavors": [{"name": "default-flavor"}],
+            "clusterQueues": [
+                {
+                    "name": "cq",
+                    "resourceGroups": [
+                        {
+                            "coveredResources": ["cpu"],
+                            "flavors": [
+                                {"name": "default-flavor", "resources": [{"name": "cpu", "nominalQuota": 2}]}
+                            ],
+                        }
+                    ],
+                }
+            ],
+        },
+    }
+    if "gpuPools" not in target:
+        config["batchplane:target"]["gpuPools"] = pools
+    return load_stack(config, "test")
+
+
+def template(name: str) -> Stack:
+    """A stack template from ``stacks/``."""
+    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+
+
+def pool(name: str, provisioning: str, machine_type: str, zones: list[str], **more: Any) -> dict[str, Any]:
+    """One GPU pool's config."""
+    return {
+        "name": name,
+        "provisioning": provisioning,
+        "machineType": machine_type,
+        "nodeLocations": zones,
+        **more,
+    }
+
+
+def fake_executable(directory: Path, name: str, script: str) -> Path:
+    """Write an executable shell script ``name`` into ``directory`` (put on ``PATH`` by the test)."""
+    path = directory / name
+    path.write_text("#!/bin/sh\n" + script, encoding="utf-8")
+    path.chmod(0o755)
+    return path

@@ -1,0 +1,361 @@
+"""GKE preflight through Google's client libraries, answered from recorded responses (no live call).
+
+``ready.json`` is a project where everything the GKE templates need is in place; each blocker test puts one
+recorded answer from ``recordings/gcp/blockers/`` in front of it, so exactly one class of problem appears.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import requests
+from google.auth.credentials import AnonymousCredentials, Credentials
+from google.auth.exceptions import RefreshError
+
+from batchplane.preflight import Environment, Report, preflight
+from batchplane.preflight.gcp import CredentialsMissing
+from batchplane.stack import Stack
+from tests.preflight.conftest import PROJECT, gke_stack, pool, template
+from tests.preflight.replay import Replay, load
+
+
+def run(stack: Stack, *recordings: str) -> tuple[Report, Replay]:
+    replay = Replay(load(*recordings, "gcp/ready.json", "images/ghcr-served.json"))
+    env = Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay)
+    report = preflight(stack, env)
+    assert replay.unmatched == []
+    return report, replay
+
+
+def blockers(report: Report) -> set[tuple[str, str]]:
+    return {(f.check, f.path) for f in report.blockers}
+
+
+@pytest.mark.parametrize("name", ["gke-dev", "gke-dws", "gke-prod-dws", "gke-multiregion-dws"])
+def test_a_ready_project_passes_every_gke_template_with_every_check_run(name: str) -> None:
+    report, replay = run(template(name))
+    assert report.findings == []
+    assert report.exit_code == 0
+    assert report.checked == [
+        "project",
+        "api",
+        "org-policy",
+        "region",
+        "zone-offering",
+        "network",
+        "quota",
+        "version",
+        "image",
+    ]
+    assert any("/quotaInfos" in r for r in replay.requests)
+
+
+def test_a_fresh_project_lists_every_blocker_at_once() -> None:
+    # No API enabled, no GPU quota, and (skipDefaultNetworkCreation enforced) no default network to come.
+    report, _ = run(template("gke-dev"), "gcp/fresh-project.json")
+    assert blockers(report) == {
+        ("api", "batchplane:target"),
+        ("quota", "batchplane:target.gpuPools[0]"),
+        ("network", "batchplane:target.network"),
+    }
+    apis = [f for f in report.blockers if f.check == "api"]
+    assert [f.fix for f in apis] == [
+        f"gcloud services enable {api} --project {PROJECT}"
+        for api in ("container.googleapis.com", "compute.googleapis.com", "iam.googleapis.com")
+    ]
+    quota = {f.message.split(" ", 2)[1] for f in report.blockers if f.check == "quota"}
+    assert quota == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region", "GPUS-ALL-REGIONS-per-project"}
+    assert all("--preferred-value=2" in f.fix for f in report.blockers if f.check == "quota")
+    network = next(f for f in report.blockers if f.check == "network")
+    assert "skipDefaultNetworkCreation" in network.message
+    # What cannot be known until the APIs are on is said, not guessed.
+    assert {w.check for w in report.warnings} == {"org-policy", "zone-offering", "version"}
+    assert report.exit_code == 1
+    text = report.text()
+    assert text.index("blocker:") < text.index("warning:")
+    assert "6 blockers, 3 warnings" in text
+
+
+def test_project_missing_or_unreadable_is_a_blocker_on_the_project_key_and_stops_the_gcp_checks() -> None:
+    report, replay = run(template("gke-dev"), "gcp/blockers/project-missing.json")
+    assert blockers(report) == {("project", "gcp:project")}
+    assert not any("serviceusage" in r for r in replay.requests)
+
+
+def test_a_project_pending_deletion_is_a_blocker_with_the_undelete_fix() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/project-deleted.json")
+    [finding] = report.blockers
+    assert "DELETE_REQUESTED" in finding.message and finding.fix == f"gcloud projects undelete {PROJECT}"
+
+
+def test_disabled_apis_are_blockers_and_checks_that_need_them_become_warnings() -> None:
+    report, replay = run(template("gke-dev"), "gcp/blockers/apis-disabled.json")
+    assert {f.message.split(" ")[0] for f in report.blockers} == {
+        "container.googleapis.com",
+        "iam.googleapis.com",
+    }
+    assert not any("serverConfig" in r for r in replay.requests)
+    assert any("/regions/us-central1" in r for r in replay.requests)  # compute is on: its checks still run
+    assert [w.check for w in report.warnings] == ["version"]
+
+
+def test_quota_below_the_pools_at_max_names_quota_id_amount_and_every_pool() -> None:
+    report, _ = run(template("gke-prod-dws"), "gcp/blockers/quota-short.json")
+    by_id = {f.message.split(" ", 2)[1]: f for f in report.blockers}
+    # H100 flex-start + queued: 4 nodes × 8 on the family quota (8 granted)
+    h100 = by_id["PREEMPTIBLE-GPUS-PER-GPU-FAMILY-per-project-region"]
+    assert "allows 8" in h100.message and "need 32" in h100.message
+    assert "--dimensions=region=us-central1,gpu_family=NVIDIA_H100" in h100.fix
+    # on-demand L4: 12 nodes × 1 on the dedicated L4 quota (4 granted)
+    assert "need 12" in by_id["NVIDIA-L4-GPUS-per-project-region"].message
+    assert by_id["NVIDIA-L4-GPUS-per-project-region"].path == "batchplane:target.gpuPools[1]"
+    assert "need 44" in by_id["GPUS-ALL-REGIONS-per-project"].message
+    # vCPUs: 6 × e2-standard-8 + 4 × a3-highgpu-8g + 12 × g2-standard-8 against CPUS (16) and all regions (16)
+    assert "need 976" in by_id["CPUS-per-project-region"].message
+    assert "need 976" in by_id["CPUS-ALL-REGIONS-per-project"].message
+    assert set(by_id) == {
+        "PREEMPTIBLE-GPUS-PER-GPU-FAMILY-per-project-region",
+        "NVIDIA-L4-GPUS-per-project-region",
+        "GPUS-ALL-REGIONS-per-project",
+        "CPUS-per-project-region",
+        "CPUS-ALL-REGIONS-per-project",
+    }
+
+
+def test_a_machine_family_with_its_own_cpu_quota_is_checked_against_it() -> None:
+    stack = gke_stack(
+        [pool("a100", "on-demand", "a2-highgpu-1g", ["us-central1-a"], maxNodes=2)],
+        gpuPools=[pool("a100", "on-demand", "a2-highgpu-1g", ["us-central1-a"], maxNodes=2)],
+    )
+    replay = Replay(load("gcp/ready.json", "images/ghcr-served.json"))
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
+    report = preflight(stack, env)
+    a2 = [f for f in report.blockers if "A2-CPUS-per-project-region" in f.message]
+    assert len(a2) == 1 and "allows 0" in a2[0].message and "need 24" in a2[0].message
+    # Compute fetched a zone answer it had no recording for? then unmatched would say so.
+    assert [u for u in replay.unmatched if "a2-highgpu-1g" not in u and "nvidia-tesla-a100" not in u] == []
+
+
+def test_missing_default_network_is_a_blocker_that_names_the_org_policy() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/network-missing.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("network", "batchplane:target.network")
+    assert "skipDefaultNetworkCreation is enforced" in finding.message
+    assert "gcloud compute networks create default --subnet-mode=auto" in finding.fix
+
+
+def test_external_ips_denied_block_public_nodes_but_not_private_ones() -> None:
+    public, _ = run(template("gke-dev"), "gcp/blockers/external-ip-denied.json")
+    assert blockers(public) == {("org-policy", "batchplane:target.privateNodes")}
+    assert "privateNodes: {enabled: true}" in public.blockers[0].fix
+    private, _ = run(template("gke-prod-dws"), "gcp/blockers/external-ip-denied.json")
+    assert private.findings == []
+
+
+def test_a_resource_location_policy_denying_the_region_is_a_blocker() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/resource-locations-denied.json")
+    [finding] = report.blockers
+    assert finding.check == "org-policy" and "denies us-central1" in finding.message
+
+
+def test_an_unknown_region_is_a_blocker_on_the_region_key() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/region-missing.json")
+    assert blockers(report) == {("region", "batchplane:target.region")}
+
+
+def test_zones_machine_types_and_accelerators_missing_are_blockers_on_the_pool() -> None:
+    report, _ = run(template("gke-prod-dws"), "gcp/blockers/zone-offering-missing.json")
+    messages = sorted(f.message for f in report.blockers)
+    assert all(f.check == "zone-offering" for f in report.blockers)
+    assert messages == [
+        "accelerator nvidia-h100-80gb is not offered in zone us-central1-c",
+        "machine type g2-standard-8 is not offered in zone us-central1-b",
+        'zone "us-central1-a" does not exist in region us-central1 (zones: us-central1-b, us-central1-c, '
+        "us-central1-f)",
+        'zone "us-central1-a" does not exist in region us-central1 (zones: us-central1-b, us-central1-c, '
+        "us-central1-f)",
+    ]
+    assert {f.path for f in report.blockers} == {
+        "batchplane:target.gpuPools[0]",
+        "batchplane:target.gpuPools[1]",
+    }
+
+
+def test_more_gpus_per_node_than_the_zone_lets_a_vm_have_is_a_blocker() -> None:
+    stack = gke_stack(
+        [],
+        gpuPools=[
+            pool(
+                "t4",
+                "on-demand",
+                "n1-standard-8",
+                ["us-central1-a"],
+                maxNodes=1,
+                accelerator={"type": "nvidia-tesla-t4", "count": 4},
+            )
+        ],
+    )
+    exchanges = load("gcp/ready.json")
+    base = f"/compute/v1/projects/{PROJECT}/zones/us-central1-a"
+    machine = copy.deepcopy(next(e for e in exchanges if e["path"] == f"{base}/machineTypes/g2-standard-4"))
+    machine["path"] = f"{base}/machineTypes/n1-standard-8"
+    machine["body"].update(name="n1-standard-8", guestCpus=8, memoryMb=30720)
+    del machine["body"]["accelerators"]
+    t4 = copy.deepcopy(next(e for e in exchanges if e["path"] == f"{base}/acceleratorTypes/nvidia-l4"))
+    t4["path"] = f"{base}/acceleratorTypes/nvidia-tesla-t4"
+    t4["body"].update(name="nvidia-tesla-t4", description="NVIDIA T4", maximumCardsPerInstance=2)
+    replay = Replay([machine, t4, *exchanges])
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
+    report = preflight(stack, env)
+    assert replay.unmatched == []
+    offering = [f for f in report.blockers if f.check == "zone-offering"]
+    assert [f.message for f in offering] == [
+        "4 × nvidia-tesla-t4 per node exceeds the 2 a VM can have in us-central1-a"
+    ]
+    assert offering[0].path == "batchplane:target.gpuPools[0]"
+
+
+def test_a_version_not_in_the_channel_and_a_channel_default_below_the_floor_are_blockers() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/version-invalid.json")
+    [finding] = report.blockers
+    assert finding.path == "batchplane:target.minMasterVersion"
+    assert '"1.33" is not a valid version of the REGULAR channel' in finding.message
+    assert "1.34.1-gke.1829001" in finding.message
+    no_version = template("gke-dev")
+    target = no_version.config.target.model_copy(update={"min_master_version": None})
+    stack = Stack(no_version.name, no_version.config.model_copy(update={"target": target}), no_version.kueue)
+    report, _ = run(stack, "gcp/blockers/version-invalid.json")
+    [finding] = report.blockers
+    assert finding.path == "batchplane:target.releaseChannel"
+    assert "1.32.1-gke.1000" in finding.message and "below 1.32.2-gke.1652000" in finding.message
+
+
+def test_a_failing_read_is_a_warning_that_names_what_was_not_checked_never_a_blocker() -> None:
+    denied = {
+        "method": "GET",
+        "host": "cloudquotas.googleapis.com",
+        "path": f"/v1/projects/{PROJECT}/locations/global/services/compute.googleapis.com/quotaInfos",
+        "status": 403,
+        "body": {"error": {"code": 403, "message": "Permission denied", "status": "PERMISSION_DENIED"}},
+    }
+    replay = Replay([denied, *load("gcp/ready.json", "images/ghcr-served.json")])
+    report = preflight(
+        template("gke-dev"),
+        Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay),
+    )
+    assert report.blockers == []
+    [warning] = report.warnings
+    assert warning.check == "quota" and "not checked" in warning.message
+    assert report.exit_code == 0
+
+
+def test_when_enabled_apis_cannot_be_read_the_checks_still_run_and_disabled_apis_surface_as_warnings() -> (
+    None
+):
+    unreadable = {
+        "method": "GET",
+        "host": "serviceusage.googleapis.com",
+        "path": f"/v1/projects/{PROJECT}/services:batchGet",
+        "status": 403,
+        "body": {
+            "error": {
+                "code": 403,
+                "message": "Permission denied to list services",
+                "status": "PERMISSION_DENIED",
+            }
+        },
+    }
+    # The fresh project again, but Service Usage refuses to say what is enabled: Compute and GKE are asked anyway and
+    # answer SERVICE_DISABLED, which preflight reports as not checked rather than guessing.
+    report, replay = run(template("gke-dev"), "gcp/fresh-project.json")
+    replay = Replay(
+        [unreadable, *load("gcp/fresh-project.json", "gcp/ready.json", "images/ghcr-served.json")]
+    )
+    env = Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay)
+    report = preflight(template("gke-dev"), env)
+    assert replay.unmatched == []
+    assert {f.check for f in report.blockers} == {"quota"}
+    warned = {(w.check, w.path) for w in report.warnings}
+    assert ("api", "batchplane:target") in warned
+    assert ("region", "batchplane:target.region") in warned
+    assert ("version", "batchplane:target") in warned
+    disabled = [
+        w for w in report.warnings if "SERVICE_DISABLED" in w.message or "has not been used" in w.message
+    ]
+    assert len(disabled) >= 2
+
+
+def test_a_family_without_its_own_quota_is_held_to_the_family_quotas_default() -> None:
+    # No NVIDIA-H100-GPUS quota exists: the H100 falls under GPUS-PER-GPU-FAMILY, whose default (no entry naming
+    # NVIDIA_H100) is 0. The L4, which has its own quota, is not held to that default.
+    stack = gke_stack(
+        [],
+        gpuPools=[
+            pool("h100", "on-demand", "a3-highgpu-8g", ["us-central1-a"], maxNodes=1),
+            pool("l4", "on-demand", "g2-standard-4", ["us-central1-a"], maxNodes=1),
+        ],
+    )
+    replay = Replay(load("gcp/ready.json"))
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
+    report = preflight(stack, env)
+    assert replay.unmatched == []
+    [finding] = report.blockers
+    assert finding.path == "batchplane:target.gpuPools[0]"
+    assert finding.message.startswith(
+        "quota GPUS-PER-GPU-FAMILY-per-project-region (NVIDIA_H100_GPUS) allows 0"
+    )
+    assert "--dimensions=region=us-central1,gpu_family=NVIDIA_H100" in finding.fix
+
+
+def test_quota_that_covers_the_pools_but_is_partly_in_use_is_a_warning_with_what_is_free() -> None:
+    # us-central1 answers (Compute Region.quotas) 10 of 16 L4s and 990 of 1000 CPUs in use.
+    report, _ = run(template("gke-prod-dws"), "gcp/region-in-use.json")
+    assert report.blockers == []
+    by_id = {w.message.split(" ", 2)[1]: w for w in report.warnings}
+    assert set(by_id) == {"NVIDIA-L4-GPUS-per-project-region", "CPUS-per-project-region"}
+    assert "allows 16 for NVIDIA_L4 GPUs in us-central1 and 10 are in use: 6 free, the pools need 12" in (
+        by_id["NVIDIA-L4-GPUS-per-project-region"].message
+    )
+    assert by_id["NVIDIA-L4-GPUS-per-project-region"].fix == "free what else uses it, or request 22"
+    assert report.exit_code == 0
+
+
+class _Unreachable(Replay):
+    """Every Google API host refuses the connection."""
+
+    def send(self, request: requests.PreparedRequest, **kwargs: object) -> requests.Response:
+        if "googleapis.com" in (request.url or ""):
+            raise requests.ConnectionError(f"connection refused: {request.url}")
+        return super().send(request)
+
+
+def test_an_unreachable_api_is_a_warning_per_check_not_a_crash() -> None:
+    replay = _Unreachable(load("gcp/ready.json"))
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
+    report = preflight(template("gke-dev"), env)
+    # The project check is the gate: it cannot tell, so it blocks with the reason, as cluster-toolkit's does.
+    [finding] = report.blockers
+    assert finding.check == "project" and finding.message.startswith("could not ask Resource Manager")
+    assert "connection refused" in finding.message
+
+
+class _Revoked(Credentials):
+    """Credentials whose refresh fails, as expired or revoked ADC do."""
+
+    def refresh(self, request: object) -> None:
+        raise RefreshError("invalid_grant: Token has been expired or revoked.")
+
+
+def test_credentials_that_cannot_be_refreshed_stop_the_run_as_missing_credentials() -> None:
+    env = Environment(gcp_credentials=_Revoked(), gcp_project=PROJECT, adapter=Replay(load("gcp/ready.json")))
+    with pytest.raises(CredentialsMissing, match="gcloud auth application-default login"):
+        preflight(template("gke-dev"), env)
