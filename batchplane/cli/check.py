@@ -67,13 +67,21 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotation(level: str, file: str, title: str, message: str) -> str:
-    """A GitHub Actions workflow command: ``::error file=F,title=T::M`` (``level`` error/warning/notice).
+def github_annotation(
+    level: str, file: str, title: str, message: str, *, line: int | None = None, col: int | None = None
+) -> str:
+    """A GitHub Actions workflow command: ``::error file=F,line=L,col=C,title=T::M`` (``level`` error/warning/notice;
+    ``line``/``col``, 1-based, only when known — GitHub then shows it on that line of the diff).
 
     Values are escaped as the Actions toolkit does (``%``, CR, LF everywhere; ``:`` and ``,`` in
     properties).
     """
-    return f"::{level} file={_escape_property(file)},title={_escape_property(title)}::{_escape_data(message)}"
+    where = f"file={_escape_property(file)}"
+    if line is not None:
+        where += f",line={line}"
+        if col is not None:
+            where += f",col={col}"
+    return f"::{level} {where},title={_escape_property(title)}::{_escape_data(message)}"
 
 
 def github_annotations(report: PolicyReport, file: str) -> list[str]:
@@ -153,11 +161,15 @@ def check(
     except ConfigLoadError as exc:
         raise _fail(str(exc)) from None
     except ConfigValidationError as exc:
+        from batchplane.yamlfile import issue_position, read_positions
+
+        positions = read_positions(path) if annotate else {}
         for issue in exc.issues:
             print(str(issue), file=sys.stderr)
             if annotate:
                 level = "warning" if issue.severity == "warning" else "error"
-                print(github_annotation(level, shown, "stack config", str(issue)))
+                at_line, at_col = issue_position(positions, issue.path)
+                print(github_annotation(level, shown, "stack config", str(issue), line=at_line, col=at_col))
         raise typer.Exit(EXIT_FINDINGS) from None
     try:
         given = load_policy_config_file(policy_config) if policy_config is not None else None
