@@ -10,7 +10,8 @@ JSON schema ``batchplane.dev/diff/v1`` (docs/diff.md documents every field)::
                    "unbacked": bool}],
      "costs":    {"label": "list price, maximum, not a bill", "currency": "USD", "per": "hour",
                   "rows": [{"scope": "team"|"pool"|"stack", "name", "pool", "gpus": {"before","after","delta"},
-                            "usdPerHour": {"before","after","delta"}}],
+                            "usdPerHour": {"before","after","delta"},
+                            "priced": {"before": bool, "after": bool}}],
                   "prices": [{"provider","machineType","region","model","usdPerHour","source","retrieved"}]},
      "objects":  null | [{"urn", "type", "status", "fields": [...], "replace": [...]}],
      "decisions": null | [{"shape", "namespace", "queue", "before": {"allowed","reason"}, "after": {...}, "message"}]}
@@ -110,6 +111,7 @@ def to_json_data(diff: StackDiff) -> dict[str, Any]:
                     "pool": c.pool,
                     "gpus": {**_pair(*c.gpus), "delta": _num(c.delta_gpus)},
                     "usdPerHour": {**_pair(*c.usd, places=4), "delta": _usd(c.delta_usd)},
+                    "priced": {"before": c.priced[0], "after": c.priced[1]},
                 }
                 for c in diff.costs
             ],
@@ -189,7 +191,17 @@ def _side(row: CostRow, index: int) -> str:
     gpus, money = row.gpus[index], row.usd[index]
     if gpus is None:
         return "—"
-    return f"{amount(gpus, 'GPUs')} · {usd(money) if money is not None or not gpus else 'no price'}"
+    text = f"{amount(gpus, 'GPUs')} · {usd(money) if money is not None or not gpus else 'no price'}"
+    if row.scope == "stack" and money is not None and not row.priced[index]:
+        text += " (pools without a price left out)"
+    return text
+
+
+def _delta_cell(row: CostRow) -> str:
+    text = usd_delta(row.delta_usd)
+    if row.scope == "stack" and row.delta_usd is not None and not all(row.priced):
+        text += " (priced pools only)"
+    return text
 
 
 def _before_after(before: object, after: object, status: str, unit: str = "") -> tuple[str, str]:
@@ -253,7 +265,7 @@ def sections(diff: StackDiff) -> list[tuple[str, list[str], list[list[str]]]]:
                     _side(cost, 0),
                     _side(cost, 1),
                     signed(cost.delta_gpus, "GPUs"),
-                    usd_delta(cost.delta_usd),
+                    _delta_cell(cost),
                 ]
             )
         out.append(
