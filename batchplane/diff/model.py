@@ -12,8 +12,9 @@ Cost at maximum (docs/diff.md):
 
 * a pool: ``min(GPU quota on its flavors, GPUs at max nodes) × node price / GPUs per node`` — what the nodes the
   quota can claim cost per hour when every GPU of that quota is in use; also ``max nodes × node price``;
-* a team (ClusterQueue) on a pool: ``min(nominalQuota + borrowingLimit, GPUs at max) × node price / GPUs per node``
-  over the pool's flavors (no borrowing limit in a cohort → the pool's whole capacity; no cohort → nominal only).
+* a team (ClusterQueue) on a pool: ``min(nominalQuota + borrowable, GPUs at max) × node price / GPUs per node`` over
+  the pool's flavors, where borrowable is ``min(borrowingLimit, what the other members of its cohort can lend)`` (their
+  ``lendingLimit``, else ``nominalQuota``; no borrowing limit → all of that; no cohort → nothing).
 
 The per-GPU share of a node's price keeps every figure additive over pools.
 """
@@ -307,25 +308,49 @@ def _pool_summary(
     )
 
 
+def _lendable(
+    quotas: dict[tuple[str, str, str, str], QuotaEntry], cohorts: dict[str, str | None]
+) -> dict[tuple[str, str], Decimal]:
+    """(cohort, flavor) → GPUs its members can lend: each ClusterQueue's (and the Cohort object's own) ``lendingLimit``,
+    else its ``nominalQuota`` (Kueue: borrowing only takes what other members of the cohort leave unused)."""
+    out: dict[tuple[str, str], Decimal] = {}
+    for e in quotas.values():
+        if e.resource != GPU_RESOURCE:
+            continue
+        cohort = cohorts.get(e.owner) if e.kind == "ClusterQueue" else e.owner
+        if cohort is None:
+            continue
+        share = e.values["lendingLimit"] if e.values["lendingLimit"] is not None else e.values["nominalQuota"]
+        out[(cohort, e.flavor)] = out.get((cohort, e.flavor), Decimal(0)) + (share or Decimal(0))
+    return out
+
+
 def _team_cost(
-    team: str, cohort: str | None, pool: PoolSummary, quotas: dict[tuple[str, str, str, str], QuotaEntry]
+    team: str,
+    cohort: str | None,
+    pool: PoolSummary,
+    quotas: dict[tuple[str, str, str, str], QuotaEntry],
+    lendable: dict[tuple[str, str], Decimal],
 ) -> TeamCost | None:
     """What ``team`` can claim on ``pool`` (None when it has no GPU quota on the pool's flavors)."""
-    entries = [quotas.get(("ClusterQueue", team, flavor, GPU_RESOURCE)) for flavor in pool.flavors]
-    present = [e for e in entries if e is not None and e.values["nominalQuota"] is not None]
+    present = [
+        e
+        for flavor in pool.flavors
+        if (e := quotas.get(("ClusterQueue", team, flavor, GPU_RESOURCE))) is not None
+        and e.values["nominalQuota"] is not None
+    ]
     if not present:
         return None
     cap = pool.gpus_at_max
     gpus = Decimal(0)
     for e in present:
         nominal = e.values["nominalQuota"] or Decimal(0)
-        borrowing = e.values["borrowingLimit"]
-        if cohort is None:
-            gpus += nominal
-        elif borrowing is None:
-            gpus += cap if cap is not None else nominal
-        else:
-            gpus += nominal + borrowing
+        gpus += nominal
+        if cohort is not None:
+            own = e.values["lendingLimit"] if e.values["lendingLimit"] is not None else nominal
+            others = lendable.get((cohort, e.flavor), Decimal(0)) - own
+            limit = e.values["borrowingLimit"]
+            gpus += max(Decimal(0), others if limit is None else min(limit, others))
     claim = gpus if cap is None else min(gpus, cap)
     per_gpu = pool.usd_per_gpu_hour
     return TeamCost(team, pool.name, claim, None if per_gpu is None else per_gpu * claim)
@@ -342,9 +367,10 @@ def summarize(stack: Stack, prices: PriceTable) -> StackSummary:
         flavors = tuple(sorted(name for name, p in mapping.items() if p is bp))
         pools[bp.name] = _pool_summary(stack, bp, flavors, quotas, prices)
     team_costs: dict[tuple[str, str], TeamCost] = {}
+    lendable = _lendable(quotas, cohorts)
     for team, cohort in cohorts.items():
         for pool in pools.values():
-            cost = _team_cost(team, cohort, pool, quotas)
+            cost = _team_cost(team, cohort, pool, quotas, lendable)
             if cost is not None:
                 team_costs[(team, pool.name)] = cost
     return StackSummary(
