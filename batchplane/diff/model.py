@@ -16,11 +16,13 @@ Cost at maximum (docs/diff.md):
   the pool's flavors, where borrowable is ``min(borrowingLimit, what the other members of its cohort can lend)`` (their
   ``lendingLimit``, else ``nominalQuota``; no borrowing limit → all of that; no cohort → nothing).
 
-The per-GPU share of a node's price keeps every figure additive over pools.
+The per-GPU share of a node's price keeps every figure additive over pools. A MultiKueue manager's declared workers
+are clusters of their own: their queues, pools and costs join the summary named ``<worker>/<name>``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -373,7 +375,7 @@ def summarize(stack: Stack, prices: PriceTable) -> StackSummary:
             cost = _team_cost(team, cohort, pool, quotas, lendable)
             if cost is not None:
                 team_costs[(team, pool.name)] = cost
-    return StackSummary(
+    summary = StackSummary(
         name=stack.name,
         environment=stack.config.environment,
         quotas=quotas,
@@ -381,3 +383,20 @@ def summarize(stack: Stack, prices: PriceTable) -> StackSummary:
         team_costs=team_costs,
         cohorts=cohorts,
     )
+    for worker_name, worker in stack.workers.items():
+        _merge_worker(summary, worker_name, summarize(worker, prices))
+    return summary
+
+
+def _merge_worker(summary: StackSummary, worker: str, part: StackSummary) -> None:
+    """Add a declared MultiKueue worker's queues, pools and costs, named ``<worker>/<name>`` (its own cluster)."""
+    for (kind, owner, flavor, resource), entry in part.quotas.items():
+        named = dataclasses.replace(entry, owner=f"{worker}/{owner}")
+        summary.quotas[(kind, named.owner, flavor, resource)] = named
+    for name, pool in part.pools.items():
+        summary.pools[f"{worker}/{name}"] = dataclasses.replace(pool, name=f"{worker}/{name}")
+    for (team, pool_name), cost in part.team_costs.items():
+        key = (f"{worker}/{team}", f"{worker}/{pool_name}")
+        summary.team_costs[key] = dataclasses.replace(cost, team=key[0], pool=key[1])
+    for team, cohort in part.cohorts.items():
+        summary.cohorts[f"{worker}/{team}"] = None if cohort is None else f"{worker}/{cohort}"

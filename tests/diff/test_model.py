@@ -104,3 +104,17 @@ def test_a_team_without_a_cohort_claims_only_its_nominal_quota() -> None:
     )
     assert summary.cohorts[cost.team] is None
     assert cost.gpus == queue.values["nominalQuota"]
+
+
+def test_a_multikueue_managers_declared_workers_join_the_summary_under_their_names() -> None:
+    summary = summarize(template("gke-multiregion-dws"), PRICES)
+    assert sorted(summary.pools) == ["asia-southeast1/l4", "europe-west4/l4", "us-east4/l4"]
+    pool = summary.pools["europe-west4/l4"]
+    assert (pool.machine_type, pool.region, pool.price_model) == (
+        "g2-standard-4",
+        "europe-west4",
+        "flex-start",
+    )
+    workers = {owner.split("/")[0] for (_, owner, _, _) in summary.quotas if "/" in owner}
+    assert workers == {"us-east4", "europe-west4", "asia-southeast1"}
+    assert all(team.startswith(pool_name.split("/")[0] + "/") for team, pool_name in summary.team_costs)
