@@ -37,7 +37,7 @@ def test_check_github_puts_a_violation_on_the_line_of_the_cluster_queue(tmp_path
     path = write_document(doc, tmp_path / "Pulumi.kind.yaml")
     lines = path.read_text().splitlines()
     line = next(i for i, text in enumerate(lines, 1) if text.strip() == f"- name: {queue['name']}")
-    column = lines[line - 1].index("-") + 1
+    column = lines[line - 1].index("name") + 1  # a list item sits at its first key
     result = CliRunner().invoke(
         app, ["check", "--config", str(path), "--github", "--project-dir", str(REPO_ROOT)]
     )
