@@ -213,3 +213,92 @@ def read_yaml_file(path: Path) -> Any:
     except OSError as exc:
         raise ConfigLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
     return read_yaml_text(data, str(path))
+
+
+Position = tuple[int, int]
+"""A key's place in a file: (line, column), both 1-based."""
+
+
+def _walk_positions(node: yaml.Node, path: str, out: dict[str, Position]) -> None:
+    stack: list[tuple[yaml.Node, str]] = [(node, path)]
+    while stack and len(out) < MAX_NODES:
+        current, where = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            for key_node, value_node in current.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+                    continue
+                child = f"{where}.{key_node.value}" if where else str(key_node.value)
+                out.setdefault(child, (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                stack.append((value_node, child))
+        elif isinstance(current, yaml.SequenceNode):
+            for index, item in enumerate(current.value):
+                child = f"{where}[{index}]"
+                out.setdefault(child, (item.start_mark.line + 1, item.start_mark.column + 1))
+                stack.append((item, child))
+
+
+def read_positions_text(text: str | bytes, source: str) -> dict[str, Position]:
+    """Where each config key of a stack file is: ``{"batchplane:kueue.clusterQueues[0].cohortName": (12, 9)}``.
+
+    Paths are the config key paths every :class:`~batchplane.errors.ConfigIssue` uses (the keys under the file's
+    ``config:`` map, then ``.key`` and ``[index]``); a mapping key's position is the key's own, a list item's the
+    item's first character. The text is checked exactly as :func:`read_yaml_text` checks it (same bounds), and a
+    value reached through an alias is placed at its anchor. At most :data:`MAX_NODES` paths are recorded.
+
+    Raises:
+        ConfigLoadError: as :func:`read_yaml_text`.
+    """
+    read_yaml_text(text, source)  # every rule and bound first
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    root = yaml.compose(text, Loader=_StackLoader)
+    out: dict[str, Position] = {}
+    if isinstance(root, yaml.MappingNode):
+        for key_node, value_node in root.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == "config":
+                _walk_positions(value_node, "", out)
+    return out
+
+
+def read_positions(path: Path) -> dict[str, Position]:
+    """:func:`read_positions_text` of a file; ``{}`` when it cannot be read or parsed (positions only place
+    messages — the file's own errors are reported by the loader)."""
+    try:
+        return read_positions_text(read_yaml_file_bytes(path), str(path))
+    except ConfigLoadError:
+        return {}
+
+
+def read_yaml_file_bytes(path: Path) -> bytes:
+    """A file's bytes, within :data:`MAX_FILE_BYTES`.
+
+    Raises:
+        ConfigLoadError: unreadable or too large.
+    """
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigLoadError(f"{path} is larger than {MAX_FILE_BYTES} bytes")
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+_PATH_CUTS = re.compile(r"[.\[ ]")
+
+
+def issue_position(positions: dict[str, Position], key_path: str) -> tuple[int | None, int | None]:
+    """The (line, column) of ``key_path`` or of its nearest ancestor present in ``positions``; (None, None) when
+    none is (the message then belongs to the file as a whole).
+
+    ``batchplane:kueue.clusterQueues[0].cohortName`` → that key; a path the file does not spell out (a default,
+    ``batchplane:teams.members[0] (generated ClusterQueue "a")``) → the closest key it does.
+    """
+    candidate = key_path
+    while candidate:
+        if candidate in positions:
+            return positions[candidate]
+        cuts = [m.start() for m in _PATH_CUTS.finditer(candidate)]
+        if not cuts:
+            break
+        candidate = candidate[: cuts[-1]]
+    return None, None

@@ -67,22 +67,51 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotation(level: str, file: str, title: str, message: str) -> str:
-    """A GitHub Actions workflow command: ``::error file=F,title=T::M`` (``level`` error/warning/notice).
+def github_annotation(
+    level: str, file: str, title: str, message: str, *, line: int | None = None, col: int | None = None
+) -> str:
+    """A GitHub Actions workflow command: ``::error file=F,line=L,col=C,title=T::M`` (``level`` error/warning/notice;
+    ``line``/``col``, 1-based, only when known — GitHub then shows it on that line of the diff).
 
     Values are escaped as the Actions toolkit does (``%``, CR, LF everywhere; ``:`` and ``,`` in
     properties).
     """
-    return f"::{level} file={_escape_property(file)},title={_escape_property(title)}::{_escape_data(message)}"
+    where = f"file={_escape_property(file)}"
+    if line is not None:
+        where += f",line={line}"
+        if col is not None:
+            where += f",col={col}"
+    return f"::{level} {where},title={_escape_property(title)}::{_escape_data(message)}"
 
 
-def github_annotations(report: PolicyReport, file: str) -> list[str]:
-    """One GitHub annotation per violation: mandatory → ``error``, advisory → ``warning``."""
+def github_annotations(
+    report: PolicyReport, file: str, where: Mapping[str, tuple[int | None, int | None]] | None = None
+) -> list[str]:
+    """One GitHub annotation per violation: mandatory → ``error``, advisory → ``warning``; on the line and column of
+    the config key the violating resource comes from when ``where`` (URN → position) knows it."""
     out = []
     for v in report.violations:
         level = _LEVEL_COMMANDS.get(v.enforcement_level)
         if level is not None:
-            out.append(github_annotation(level, file, v.policy, f"{resource_label(v)}: {policy_message(v)}"))
+            line, col = (where or {}).get(v.urn or "", (None, None))
+            message = f"{resource_label(v)}: {policy_message(v)}"
+            out.append(github_annotation(level, file, v.policy, message, line=line, col=col))
+    return out
+
+
+def _positions_by_urn(
+    path: Path, stack: Any, resources: list[Any]
+) -> dict[str, tuple[int | None, int | None]]:
+    """URN → (line, column) of the config key each resource was declared from (batchplane/diff/locate.py)."""
+    from batchplane.diff.locate import config_key_for
+    from batchplane.yamlfile import issue_position, read_positions
+
+    positions = read_positions(path)
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for r in resources:
+        key = config_key_for(stack, r.type, r.inputs)
+        if key is not None:
+            out[r.urn] = issue_position(positions, key)
     return out
 
 
@@ -149,15 +178,19 @@ def check(
     try:
         project = read_project(root)
         raw = read_config(path)
-        load_stack_file(path, name)
+        loaded = load_stack_file(path, name)
     except ConfigLoadError as exc:
         raise _fail(str(exc)) from None
     except ConfigValidationError as exc:
+        from batchplane.yamlfile import issue_position, read_positions
+
+        positions = read_positions(path) if annotate else {}
         for issue in exc.issues:
             print(str(issue), file=sys.stderr)
             if annotate:
                 level = "warning" if issue.severity == "warning" else "error"
-                print(github_annotation(level, shown, "stack config", str(issue)))
+                at_line, at_col = issue_position(positions, issue.path)
+                print(github_annotation(level, shown, "stack config", str(issue), line=at_line, col=at_col))
         raise typer.Exit(EXIT_FINDINGS) from None
     try:
         given = load_policy_config_file(policy_config) if policy_config is not None else None
@@ -186,7 +219,7 @@ def check(
             f"{len(resources)} resources in {time.monotonic() - started:.1f}s"
         )
     if annotate:
-        for line in github_annotations(report, shown):
+        for line in github_annotations(report, shown, _positions_by_urn(path, loaded, resources)):
             print(line)
     raise typer.Exit(EXIT_FINDINGS if report.has_mandatory else EXIT_OK)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import Policy
 
-from batchplane_policies import gke, installs, kueue, multikueue, webhook
+from batchplane_policies import budget, gke, installs, kueue, multikueue, webhook
 
 PACK_NAME = "batchplane"
 """The policy pack name (``pulumi preview --policy-pack policies`` reports it)."""
@@ -19,8 +19,9 @@ POLICIES: list[Policy] = [
     *installs.POLICIES,
     *webhook.POLICIES,
     *multikueue.POLICIES,
+    *budget.POLICIES,
 ]
-"""All policies: GKE, Kueue, installs, webhook, MultiKueue."""
+"""All policies: GKE, Kueue, installs, webhook, MultiKueue, budgets."""
 
 
 def by_name(name: str) -> Policy:

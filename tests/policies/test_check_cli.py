@@ -123,7 +123,7 @@ def test_every_shipped_template_passes_the_policy_pack(stack: str) -> None:
     result = run_check("--stack", stack)
     assert result.exit_code == 0, result.output + result.stderr
     assert (
-        f"stack {stack}: 0 violation(s), 0 mandatory; 25 policies of pack batchplane 0.1.0" in result.stdout
+        f"stack {stack}: 0 violation(s), 0 mandatory; 28 policies of pack batchplane 0.1.0" in result.stdout
     )
 
 
@@ -144,7 +144,7 @@ def test_json_report_lists_every_policy_with_its_effective_level(bad_report: Any
     report = json.loads(bad_report.stdout)
     assert (report["pack"], report["packVersion"]) == ("batchplane", "0.1.0")
     levels = {p["name"]: p["enforcement_level"] for p in report["policies"]}
-    assert len(levels) == 25
+    assert len(levels) == 28
     assert levels["kueue-cohort-borrowing"] == "advisory"
     assert levels["gke-dws-pool-rules"] == "mandatory"
 
@@ -159,7 +159,7 @@ def test_plain_output_prints_level_policy_resource_and_message() -> None:
     )
     assert len(lines) == len(BAD_VIOLATIONS) + 1
     assert lines[-1].startswith(
-        "stack bad-prod: 12 violation(s), 11 mandatory; 25 policies of pack batchplane 0.1.0 "
+        "stack bad-prod: 12 violation(s), 11 mandatory; 28 policies of pack batchplane 0.1.0 "
     )
 
 
@@ -173,8 +173,9 @@ def test_github_annotations_are_printed_on_github_actions() -> None:
         "gcp:container/cluster:Cluster: gke-cluster: privateClusterConfig.enablePrivateNodes is not true on a "
         "production stack"
     )
+    # a violation on a resource declared from a config key sits on that key's line (the "research" ClusterQueue)
     assert notes[5].startswith(
-        "::warning file=tests/policies/fixtures/Pulumi.bad-prod.yaml,title=kueue-cohort-borrowing::"
+        "::warning file=tests/policies/fixtures/Pulumi.bad-prod.yaml,line=37,col=9,title=kueue-cohort-borrowing::"
     )
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from batchplane_policies import gke, installs, kueue, multikueue, registry, webhook
+from batchplane_policies import budget, gke, installs, kueue, multikueue, registry, webhook
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from batchplane.config import operators as ops
@@ -21,7 +21,7 @@ NAMES = [p.name for p in registry.POLICIES]
 
 
 def test_policy_names_are_unique_kebab_case() -> None:
-    assert len(NAMES) == len(set(NAMES)) == 25
+    assert len(NAMES) == len(set(NAMES)) == 28
     assert [n for n in NAMES if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n)] == []
 
 
@@ -40,6 +40,7 @@ def test_registry_lists_every_area_module_in_order() -> None:
         *installs.POLICIES,
         *webhook.POLICIES,
         *multikueue.POLICIES,
+        *budget.POLICIES,
     ] == registry.POLICIES
     assert registry.by_name("kueue-finite-quotas") is kueue.kueue_finite_quotas
     with pytest.raises(KeyError):
@@ -105,4 +106,5 @@ def test_pack_serves_every_policy_under_python_m_pulumi_policy() -> None:
     assert {n for n, t in kinds.items() if t == "resource"} == {
         p.name for p in registry.POLICIES if isinstance(p, ResourceValidationPolicy)
     }
-    assert report.policies[0].config == {"preinstalled": False}
+    configs = {p.name: p.config for p in report.policies}
+    assert configs["cert-manager-present"] == {"preinstalled": False}

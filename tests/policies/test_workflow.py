@@ -27,6 +27,7 @@ def test_workflow_runs_on_pull_requests_with_no_default_permissions() -> None:
     assert document["permissions"] == {}
     assert {name: job["permissions"] for name, job in document["jobs"].items()} == {
         "check": {"contents": "read"},
+        "diff": {"contents": "read", "pull-requests": "write"},  # the only job that writes: the PR comment
         "credentials": {},
         "preview": {"contents": "read"},
     }
@@ -39,7 +40,7 @@ def test_every_action_is_pinned_to_a_full_commit_sha() -> None:
 
 def test_checkouts_do_not_persist_credentials() -> None:
     checkouts = [s for s in steps(load()) if s.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 2
+    assert len(checkouts) == 3
     assert all(s["with"]["persist-credentials"] is False for s in checkouts)
 
 
@@ -47,6 +48,21 @@ def test_check_job_runs_batchplane_check_on_every_stack_with_annotations() -> No
     script = load()["jobs"]["check"]["steps"][-1]["run"]
     assert "for file in stacks/Pulumi.*.yaml" in script
     assert 'batchplane check --stack "${stack}" --github' in script
+
+
+def test_diff_job_diffs_every_changed_stack_against_the_pr_base_and_keeps_one_comment() -> None:
+    job = load()["jobs"]["diff"]
+    checkout = job["steps"][0]
+    assert checkout["with"]["fetch-depth"] == 0
+    diff_step, comment_step = job["steps"][-2], job["steps"][-1]
+    assert diff_step["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
+    assert "git diff --name-only \"${BASE_SHA}\" HEAD -- 'stacks/Pulumi.*.yaml'" in diff_step["run"]
+    assert 'batchplane diff --stack "${stack}" --base "${BASE_SHA}" --markdown' in diff_step["run"]
+    assert comment_step["if"] == "always()"
+    assert comment_step["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
+    assert "python .github/scripts/diff_comment.py" in comment_step["run"]
+    # event values reach the shell through env, never spliced into the script
+    assert "${{" not in diff_step["run"] and "${{" not in comment_step["run"]
 
 
 def test_preview_job_runs_only_with_credentials() -> None:

@@ -1,0 +1,199 @@
+"""``batchplane diff``: both forms (two files, a stack against a git ref), three formats, exit codes, and config
+errors as GitHub annotations on the key's line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from batchplane.cli import app
+from batchplane.diff.render import COMMENT_MARKER, SCHEMA
+from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
+from tests.diff.helpers import (
+    decrement_first_quota,
+    prod_dws_with_team_a_h100,
+    stack_document,
+    write_document,
+)
+
+PROD = STACKS_DIR / "Pulumi.gke-prod-dws.yaml"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def _json(runner: CliRunner, *args: str) -> dict[str, Any]:
+    result = runner.invoke(app, ["diff", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.mark.parametrize("name", TEMPLATE_NAMES)
+def test_every_template_against_a_copy_with_one_quota_lowered_shows_that_one_change_in_all_three_formats(
+    runner: CliRunner, tmp_path: Path, name: str
+) -> None:
+    doc = stack_document(name)
+    decrement_first_quota(doc)
+    head = write_document(doc, tmp_path / f"Pulumi.{name}.yaml")
+    args = ["--base-config", str(STACKS_DIR / f"Pulumi.{name}.yaml"), "--config", str(head), "--no-objects"]
+    data = _json(runner, *args)
+    assert data["schema"] == SCHEMA and data["empty"] is False
+    quotas = data["quotas"]
+    assert isinstance(quotas, list) and len(quotas) == 1, quotas
+    (change,) = quotas
+    assert change["field"] == "nominalQuota" and change["delta"] == -1 and change["status"] == "changed"
+    assert data["pools"] == []
+    row = f"| {change['kind']} {change['name']} | {change['flavor']} | {change['resource']} | nominalQuota |"
+    markdown = runner.invoke(app, ["diff", *args, "--markdown"])
+    assert markdown.exit_code == 0, markdown.output
+    assert markdown.stdout.startswith(COMMENT_MARKER)
+    assert sum(line.startswith(row) for line in markdown.stdout.splitlines()) == 1
+    assert f"| -1 {change['unit']} |" in markdown.stdout
+    table = runner.invoke(app, ["diff", *args])
+    assert table.exit_code == 0, table.output
+    assert "Quotas" in table.stdout and f"-1 {change['unit']}" in table.stdout
+
+
+def test_the_issue_example_prints_the_quota_margin_and_gpu_deltas_in_json(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    head = prod_dws_with_team_a_h100(tmp_path, nominal=16)
+    data = _json(runner, "--base-config", str(PROD), "--config", str(head), "--no-objects")
+    assert [
+        (q["name"], q["flavor"], q["unit"], q["before"], q["after"], q["delta"]) for q in data["quotas"]
+    ] == [("team-a", "h100", "GPUs", 8, 16, 8)]
+    assert [(c["pool"], c["margin"]) for c in data["capacity"]] == [("h100", {"before": 8, "after": 0})]
+    costs = data["costs"]
+    assert costs["label"] == "list price, maximum, not a bill"
+    assert [(r["scope"], r["gpus"]["delta"], r["usdPerHour"]["delta"]) for r in costs["rows"]] == [
+        ("team", 8, None),
+        ("pool", 8, None),
+        ("stack", 8, None),
+    ]
+    assert [(d["namespace"], d["before"]["allowed"], d["after"]["allowed"]) for d in data["decisions"]] == [
+        ("team-a", False, True),
+        ("team-a", False, True),
+    ]
+
+
+def test_on_an_on_demand_pool_the_markdown_shows_delta_dollars_per_hour_and_the_price_source(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    (tmp_path / "base").mkdir()
+    (tmp_path / "head").mkdir()
+    base = prod_dws_with_team_a_h100(tmp_path / "base", 8, "on-demand")
+    head = prod_dws_with_team_a_h100(tmp_path / "head", 16, "on-demand")
+    result = runner.invoke(
+        app, ["diff", "--base-config", str(base), "--config", str(head), "--markdown", "--no-objects"]
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "| team team-a on h100 | 16 GPUs · $175.67/h | 24 GPUs · $263.50/h | +8 GPUs | +$87.83/h |" in out
+    assert (
+        "| stack gke-prod-dws | 36 GPUs · $263.50/h (pools without a price left out) | 44 GPUs · $351.33/h (pools without a price left out) | +8 GPUs | +$87.83/h (priced pools only) |"
+        in out
+    )
+    assert "a3-highgpu-8g us-central1 on-demand: $87.8328/h" in out and "retrieved 2026-09-26" in out
+    assert "list price, maximum, not a bill" in out
+
+
+def test_the_markdown_with_objects_calls_out_the_replaced_policy_configmap(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    head = prod_dws_with_team_a_h100(tmp_path, nominal=16)
+    result = runner.invoke(app, ["diff", "--base-config", str(PROD), "--config", str(head), "--markdown"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line.startswith("| changed")]
+    assert any("ClusterQueue::kueue-clusterqueue-team-a" in line and "nominalQuota" in line for line in lines)
+    assert any(
+        line.startswith("| changed (replace) |") and "ConfigMap::quota-webhook-policy" in line
+        for line in lines
+    )
+
+
+def test_a_config_diffed_with_itself_prints_no_change(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["diff", "--base-config", str(PROD), "--config", str(PROD), "--markdown"])
+    assert result.exit_code == 0, result.output
+    assert "No change to quotas" in result.stdout
+    assert _json(runner, "--base-config", str(PROD), "--config", str(PROD))["empty"] is True
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git work tree holding the project file and the gke-prod-dws stack, committed."""
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(REPO_ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copy(PROD, tmp_path / "stacks" / PROD.name)
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+    return tmp_path
+
+
+def test_stack_against_a_git_ref_reads_the_base_from_that_commit(runner: CliRunner, repo: Path) -> None:
+    prod_dws_with_team_a_h100(repo / "stacks", nominal=16)
+    data = _json(
+        runner, "--stack", "gke-prod-dws", "--base", "HEAD", "--project-dir", str(repo), "--no-objects"
+    )
+    assert [(q["name"], q["before"], q["after"]) for q in data["quotas"]] == [("team-a", 8, 16)]
+
+
+def test_a_stack_absent_at_the_base_ref_is_all_added(runner: CliRunner, repo: Path) -> None:
+    shutil.copy(STACKS_DIR / "Pulumi.gke-dev.yaml", repo / "stacks" / "Pulumi.gke-dev.yaml")
+    data = _json(runner, "--stack", "gke-dev", "--base", "HEAD", "--project-dir", str(repo), "--no-objects")
+    assert data["quotas"] and all(q["status"] == "added" for q in data["quotas"])
+    assert data["decisions"] is None
+
+
+def test_a_ref_that_is_not_a_commit_is_a_usage_error(runner: CliRunner, repo: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "diff",
+            "--stack",
+            "gke-prod-dws",
+            "--base",
+            "no-such-ref",
+            "--project-dir",
+            str(repo),
+            "--no-objects",
+        ],
+    )
+    assert result.exit_code == 2
+    assert "not a commit" in result.stderr
+
+
+def test_usage_errors_exit_2(runner: CliRunner) -> None:
+    assert runner.invoke(app, ["diff", "--config", str(PROD)]).exit_code == 2
+    both = ["diff", "--config", str(PROD), "--base-config", str(PROD), "--json", "--markdown"]
+    assert runner.invoke(app, both).exit_code == 2
+
+
+def test_an_invalid_head_exits_1_with_github_annotations_on_the_line_of_the_key(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    head = prod_dws_with_team_a_h100(tmp_path, nominal=40)
+    lines = head.read_text().splitlines()
+    max_nodes_line = next(i for i, line in enumerate(lines, 1) if line.strip() == "maxNodes: 4")
+    column = lines[max_nodes_line - 1].index("maxNodes") + 1
+    result = runner.invoke(
+        app, ["diff", "--base-config", str(PROD), "--config", str(head), "--github", "--no-objects"]
+    )
+    assert result.exit_code == 1
+    assert "head: batchplane:target.gpuPools[0].maxNodes:" in result.stderr
+    annotations = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
+    assert annotations and all(f",line={max_nodes_line},col={column}," in a for a in annotations), annotations

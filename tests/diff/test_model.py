@@ -1,0 +1,120 @@
+"""A stack's summary: quotas in their units, pools with capacity and margin, GPU cost at maximum from list prices."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from batchplane.diff.model import resource_unit, summarize
+from batchplane.pricing import load_price_table
+from batchplane.stack import load_stack_file
+from tests.diff.helpers import prod_dws_with_team_a_h100, stack_document, template, write_document
+
+PRICES = load_price_table()
+A3_ON_DEMAND = Decimal("87.8328")
+
+
+def test_units_are_cores_gib_and_gpus() -> None:
+    assert [resource_unit(r) for r in ("cpu", "memory", "nvidia.com/gpu", "pods")] == [
+        "cores",
+        "GiB",
+        "GPUs",
+        "count",
+    ]
+
+
+def test_prod_dws_quotas_are_read_in_their_units_per_team_and_flavor() -> None:
+    summary = summarize(template("gke-prod-dws"), PRICES)
+    gpu = summary.quotas[("ClusterQueue", "team-b", "h100", "nvidia.com/gpu")]
+    assert gpu.values == {"nominalQuota": 8, "borrowingLimit": 8, "lendingLimit": None}
+    memory = summary.quotas[("ClusterQueue", "team-c", "h100", "memory")]
+    assert memory.values["nominalQuota"] == 1800  # GiB
+    cpu = summary.quotas[("ClusterQueue", "team-a", "l4", "cpu")]
+    assert cpu.values["nominalQuota"] == 32
+
+
+def test_prod_dws_pools_show_capacity_quota_and_margin_as_the_capacity_check_counts_them() -> None:
+    pools = summarize(template("gke-prod-dws"), PRICES).pools
+    h100, l4 = pools["h100"], pools["l4"]
+    assert (h100.machine_type, h100.region, h100.provisioning, h100.price_model) == (
+        "a3-highgpu-8g",
+        "us-central1",
+        "flex-start",
+        "flex-start",
+    )
+    assert (h100.max_nodes, h100.gpus_per_node, h100.gpus_at_max) == (4, 8, 32)
+    assert h100.quota["nvidia.com/gpu"] == 24 and h100.margin("nvidia.com/gpu") == 8
+    assert h100.capacity["memory"] == 4 * 1872  # GiB
+    assert (l4.max_nodes, l4.gpus_at_max, l4.margin("nvidia.com/gpu")) == (12, 12, 0)
+
+
+def test_a_pool_without_a_price_row_has_no_price_never_an_estimate() -> None:
+    summary = summarize(template("gke-prod-dws"), PRICES)
+    assert summary.pools["h100"].price is None  # no sourced flex-start row
+    assert summary.pools["h100"].quota_usd_per_hour is None
+    assert summary.pools["l4"].price is None  # no sourced g2-standard-8 row
+    assert summary.total_usd_per_hour is None
+    assert summary.team_total("team-a") is None
+
+
+def test_an_on_demand_pool_is_priced_per_gpu_share_of_the_node(tmp_path: Path) -> None:
+    stack = load_stack_file(prod_dws_with_team_a_h100(tmp_path, nominal=8, provisioning="on-demand"))
+    summary = summarize(stack, PRICES)
+    h100 = summary.pools["h100"]
+    assert h100.price is not None and h100.price.usd_per_hour == A3_ON_DEMAND
+    assert h100.max_nodes_usd_per_hour == 4 * A3_ON_DEMAND
+    assert h100.quota_usd_per_hour == 24 * A3_ON_DEMAND / 8
+    team_a = summary.team_costs[("team-a", "h100")]
+    assert team_a.gpus == 16  # nominal 8 + borrowing limit 8, in cohort "ml"
+    assert team_a.usd_per_hour == 16 * A3_ON_DEMAND / 8
+    assert summary.total_usd_per_hour == h100.quota_usd_per_hour  # l4 has no price: left out, not guessed
+
+
+def test_openshift_machine_sets_are_priced_by_instance_type_and_region(tmp_path: Path) -> None:
+    doc = stack_document("openshift-ai-gpu")
+    summary = summarize(load_stack_file(write_document(doc, tmp_path / "Pulumi.os.yaml")), PRICES)
+    pool = summary.pools["a10g"]
+    assert (pool.kind, pool.machine_type, pool.region, pool.price_model) == (
+        "OpenShift GPU MachineSet",
+        "g5.2xlarge",
+        "us-east-1",
+        "on-demand",
+    )
+    assert pool.price is None  # no sourced g5.2xlarge row
+    doc["config"]["batchplane:target"]["gpuPools"][0]["aws"]["instanceType"] = "g5.xlarge"
+    queue = doc["config"]["batchplane:kueue"]["clusterQueues"][0]["resourceGroups"][0]["flavors"][1][
+        "resources"
+    ]
+    queue[0]["nominalQuota"] = 12
+    queue[1]["nominalQuota"] = "56Gi"
+    priced = summarize(load_stack_file(write_document(doc, tmp_path / "Pulumi.os.yaml")), PRICES).pools[
+        "a10g"
+    ]
+    assert priced.price is not None and priced.price.usd_per_hour == Decimal("1.006")
+    assert priced.quota_usd_per_hour == 4 * Decimal("1.006")
+
+
+def test_a_team_without_a_cohort_claims_only_its_nominal_quota() -> None:
+    summary = summarize(template("gke-dws"), PRICES)
+    (cost,) = summary.team_costs.values()
+    queue = next(
+        e
+        for e in summary.quotas.values()
+        if e.resource == "nvidia.com/gpu" and e.flavor in summary.pools[cost.pool].flavors
+    )
+    assert summary.cohorts[cost.team] is None
+    assert cost.gpus == queue.values["nominalQuota"]
+
+
+def test_a_multikueue_managers_declared_workers_join_the_summary_under_their_names() -> None:
+    summary = summarize(template("gke-multiregion-dws"), PRICES)
+    assert sorted(summary.pools) == ["asia-southeast1/l4", "europe-west4/l4", "us-east4/l4"]
+    pool = summary.pools["europe-west4/l4"]
+    assert (pool.machine_type, pool.region, pool.price_model) == (
+        "g2-standard-4",
+        "europe-west4",
+        "flex-start",
+    )
+    workers = {owner.split("/")[0] for (_, owner, _, _) in summary.quotas if "/" in owner}
+    assert workers == {"us-east4", "europe-west4", "asia-southeast1"}
+    assert all(team.startswith(pool_name.split("/")[0] + "/") for team, pool_name in summary.team_costs)

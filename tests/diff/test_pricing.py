@@ -1,0 +1,75 @@
+"""The price table: every shipped row sourced and dated; exact look-ups only; malformed rows refused."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from batchplane.pricing import PRICE_MODELS, PriceTableError, load_price_table
+from batchplane.pricing.table import parse_price_file
+from batchplane.targets.gke.machines import MACHINE_SHAPES
+from batchplane.targets.openshift.aws_instances import INSTANCE_SHAPES
+
+HEADER = "machine_type,region,model,usd_per_hour,source,retrieved,note\n"
+
+
+def test_every_shipped_row_has_an_https_source_a_past_date_and_a_known_model() -> None:
+    table = load_price_table()
+    assert table.rows, "the shipped table is empty"
+    for row in table.rows:
+        assert row.source.startswith("https://"), row
+        assert date(2020, 1, 1) <= row.retrieved <= date.today(), row
+        assert row.model in PRICE_MODELS
+        assert row.usd_per_hour > 0
+
+
+def test_every_shipped_machine_type_is_one_batchplane_knows() -> None:
+    for row in load_price_table().rows:
+        known = MACHINE_SHAPES if row.provider == "gcp" else INSTANCE_SHAPES
+        assert row.machine_type in known, row.machine_type
+
+
+def test_lookup_is_exact_on_machine_type_region_and_model() -> None:
+    table = load_price_table()
+    row = table.lookup("gcp", "a3-highgpu-8g", "us-central1", "on-demand")
+    assert row is not None and row.usd_per_hour == Decimal("87.8328")
+    assert table.lookup("gcp", "a3-highgpu-8g", "europe-west4", "on-demand") is None
+    assert table.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start") is None
+    assert table.lookup("aws", "a3-highgpu-8g", "us-central1", "on-demand") is None
+    assert table.lookup("gcp", "a3-highgpu-8g", None, "on-demand") is None
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ("g2-standard-4,us-central1,on-demand,0.7,,2026-01-01,", "missing source"),
+        ("g2-standard-4,us-central1,on-demand,0.7,https://x.example/p,,", "missing retrieved"),
+        ("g2-standard-4,us-central1,on-demand,0.7,http://x.example/p,2026-01-01,", "https://"),
+        ("g2-standard-4,us-central1,reserved,0.7,https://x.example/p,2026-01-01,", "model 'reserved'"),
+        ("g2-standard-4,us-central1,on-demand,cheap,https://x.example/p,2026-01-01,", "not a number"),
+        ("g2-standard-4,us-central1,on-demand,-1,https://x.example/p,2026-01-01,", "non-negative"),
+        ("g2-standard-4,us-central1,on-demand,0.7,https://x.example/p,26/01/2026,", "YYYY-MM-DD"),
+    ],
+)
+def test_a_row_without_source_date_or_a_valid_figure_is_refused(row: str, problem: str) -> None:
+    with pytest.raises(PriceTableError, match=problem):
+        parse_price_file(HEADER + row + "\n", "gcp", "t.csv")
+
+
+def test_a_second_price_for_the_same_key_is_refused() -> None:
+    row = "g2-standard-4,us-central1,on-demand,0.7,https://x.example/p,2026-01-01,\n"
+    with pytest.raises(PriceTableError, match="a second price"):
+        parse_price_file(HEADER + row + row, "gcp", "t.csv")
+
+
+def test_a_table_from_given_files_takes_the_provider_from_the_file_name(tmp_path: Path) -> None:
+    path = tmp_path / "aws.csv"
+    path.write_text(
+        "# a comment\n" + HEADER + "g5.2xlarge,us-east-1,on-demand,1.5,https://x.example/p,2026-01-02,n\n"
+    )
+    table = load_price_table([path])
+    row = table.lookup("aws", "g5.2xlarge", "us-east-1", "on-demand")
+    assert row is not None and row.note == "n" and row.retrieved == date(2026, 1, 2)
