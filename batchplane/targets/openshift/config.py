@@ -25,6 +25,7 @@ from batchplane.config.kueue import NamespaceSpec
 from batchplane.config.operators import ReadinessGateSettings
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
+from batchplane.targets.openshift.dsc import DataScienceClusterComponents, check_components, managed
 from batchplane.targets.openshift.gpu import (
     ClusterAutoscalerSettings,
     FeatureSet,
@@ -126,19 +127,6 @@ class RedHatKueue(OlmSubscription):
     ``None`` manages every job in managed namespaces. Omitted: the operator's default."""
 
 
-class OpenShiftAIComponents(ConfigModel):
-    """Which DataScienceCluster components are ``Managed`` (others ``Removed``); omitted = release default."""
-
-    ray: bool | None = None
-    """KubeRay (RayCluster/RayJob). Default: Managed."""
-    codeflare: bool | None = None
-    """CodeFlare operator + AppWrapper (DSC v1 / RHOAI 2.x only). Default: Managed on 2.x."""
-    training_operator: bool | None = None
-    """Kubeflow Training Operator v1 (PyTorchJob). Default: Managed on 2.x, Removed on 3.x (obsolete in 3.6)."""
-    trainer: bool | None = None
-    """Kubeflow Trainer v2 (TrainJob; DSC v2 / RHOAI 3.x only). Default: Managed on 3.x."""
-
-
 class OpenShiftAI(OlmSubscription):
     """Red Hat OpenShift AI (package ``rhods-operator``, namespace ``redhat-ods-operator``) and its DataScienceCluster."""
 
@@ -149,27 +137,25 @@ class OpenShiftAI(OlmSubscription):
     Defaults to ``3.x``."""
     data_science_cluster_name: DnsSubdomain = "default-dsc"
     """DataScienceCluster name. Defaults to ``default-dsc``."""
-    components: OpenShiftAIComponents = OpenShiftAIComponents()
-    """Distributed-workloads components. Defaults to the release's defaults."""
+    components: DataScienceClusterComponents = DataScienceClusterComponents()
+    """Every DataScienceCluster component (``true``/``false`` or an object with ``managementState`` and its
+    settings; batchplane/targets/openshift/dsc.py). Defaults to RHOAI's sample DSC of the release with kueue
+    ``Unmanaged``."""
 
     def component_states(self) -> dict[str, bool]:
-        """The DSC component → Managed map for the release (``kueue`` is always ``Unmanaged``, not listed)."""
-        c = self.components
-        if self.release == "2.x":
-            return {
-                "codeflare": _default(c.codeflare, True),
-                "ray": _default(c.ray, True),
-                "trainingoperator": _default(c.training_operator, True),
-            }
-        return {
-            "ray": _default(c.ray, True),
-            "trainer": _default(c.trainer, True),
-            "trainingoperator": _default(c.training_operator, False),
-        }
+        """The distributed-workloads DSC components of the release → Managed (codeflare, ray, trainingoperator
+        on 2.x; ray, trainer, trainingoperator on 3.x)."""
+        states = managed(self.components, self.release)
+        names = (
+            ("codeflare", "ray", "trainingoperator")
+            if self.release == "2.x"
+            else ("ray", "trainer", "trainingoperator")
+        )
+        return {name: states.get(name) == "Managed" for name in names}
 
-
-def _default(value: bool | None, default: bool) -> bool:
-    return default if value is None else value
+    def embedded_kueue(self) -> bool:
+        """Whether the DSC's kueue component is ``Managed`` (Kueue embedded in RHOAI 2.x)."""
+        return self.components.kueue is not None and self.components.kueue.management_state == "Managed"
 
 
 class NfdOperator(OlmSubscription):
@@ -258,8 +244,15 @@ class OpenShiftTarget(ConfigModel):
         """The kubeconfig context the Kubernetes provider uses."""
         return self.context
 
+    def installs_rhbok(self) -> bool:
+        """Whether the Red Hat build of Kueue is installed: yes, unless the DSC embeds Kueue (2.x ``kueue: Managed``)."""
+        return self.openshift_ai is None or not self.openshift_ai.embedded_kueue()
+
     def creates_kueue_cr(self) -> bool:
-        """Whether Batchplane declares the ``Kueue`` CR (see :attr:`RedHatKueue.create_kueue_cr`)."""
+        """Whether Batchplane declares the ``Kueue`` CR (see :attr:`RedHatKueue.create_kueue_cr`); never with
+        embedded Kueue."""
+        if not self.installs_rhbok():
+            return False
         if self.kueue.create_kueue_cr is not None:
             return self.kueue.create_kueue_cr
         return self.openshift_ai is None or self.openshift_ai.release == "2.x"
@@ -314,30 +307,28 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue) -> list[ConfigIss
     base = "batchplane:target"
     ai = target.openshift_ai
     if ai is not None:
-        c = ai.components
         path = f"{base}.openshiftAi.components"
-        if ai.release == "3.x" and c.codeflare:
-            issues.append(
-                ConfigIssue(
-                    f"{path}.codeflare",
-                    "DataScienceCluster v2 (OpenShift AI 3.x) has no codeflare "
-                    "component; AppWrapper users stay on 2.x",
-                )
-            )
-        if ai.release == "2.x" and c.trainer:
-            issues.append(
-                ConfigIssue(
-                    f"{path}.trainer",
-                    "Trainer v2 is a DataScienceCluster v2 component (OpenShift AI 3.x); set release: 3.x",
-                )
-            )
-        if ai.release == "3.x" and c.training_operator:
+        issues.extend(check_components(ai.components, ai.release, path))
+        if (
+            ai.release == "3.x"
+            and ai.components.training_operator is not None
+            and ai.components.training_operator.management_state == "Managed"
+        ):
             issues.append(
                 ConfigIssue(
                     f"{path}.trainingOperator",
                     "the v1 Training Operator is obsolete in OpenShift "
                     "AI 3.6 (it may stay Managed only if it already is); move to trainer",
                     "warning",
+                )
+            )
+        if ai.embedded_kueue() and "kueue" in target.model_fields_set:
+            issues.append(
+                ConfigIssue(
+                    f"{base}.kueue",
+                    "the DataScienceCluster's kueue component is Managed (Kueue embedded in OpenShift AI 2.x, "
+                    "namespace redhat-ods-applications); the Red Hat build of Kueue would be a second Kueue — "
+                    "remove target.kueue or set kueue.managementState: Unmanaged",
                 )
             )
     if target.kueue.create_kueue_cr and ai is not None and ai.release == "3.x":

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from batchplane.targets.openshift.config import OlmSubscription, OpenShiftTarget, rhbok_frameworks
+from batchplane.targets.openshift.dsc import render_components
 
 Object = dict[str, Any]
 MANAGED_BY = {"app.kubernetes.io/managed-by": "batchplane"}
@@ -69,12 +70,15 @@ class OpenShiftPlan:
         kueue_cr: the ``kueue.openshift.io/v1`` ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
         operands: the ``NodeFeatureDiscovery`` and ``ClusterPolicy`` CRs (when ``gpuOperator.install``).
+        kueue_namespace: where Kueue runs: ``openshift-kueue-operator`` (the Red Hat build of Kueue) or
+            ``redhat-ods-applications`` (Kueue embedded in OpenShift AI 2.x).
     """
 
     installs: list[OlmInstall]
     kueue_cr: Object | None
     data_science_cluster: Object | None
     operands: list[Operand] = field(default_factory=list)
+    kueue_namespace: str = "openshift-kueue-operator"
 
 
 def _install(
@@ -128,19 +132,18 @@ def kueue_cr(target: OpenShiftTarget) -> Object:
 
 
 def data_science_cluster(target: OpenShiftTarget) -> Object | None:
-    """The DataScienceCluster: v1 (RHOAI 2.x) or v2 (3.x); kueue ``Unmanaged`` (RHBoK provides Kueue)."""
+    """The DataScienceCluster: v1 (RHOAI 2.x) or v2 (3.x), every component (:func:`render_components`:
+    RHOAI's sample of the release overlaid with the stack's settings; kueue ``Unmanaged`` unless set)."""
     ai = target.openshift_ai
     if ai is None:
         return None
-    components: Object = {"kueue": {"managementState": "Unmanaged"}}
-    for name, managed in ai.component_states().items():
-        components[name] = {"managementState": "Managed" if managed else "Removed"}
+    components = render_components(ai.components, ai.release)
     version = "v1" if ai.release == "2.x" else "v2"
     return {
         "apiVersion": f"datasciencecluster.opendatahub.io/{version}",
         "kind": "DataScienceCluster",
         "metadata": {"name": ai.data_science_cluster_name, "labels": dict(MANAGED_BY)},
-        "spec": {"components": dict(sorted(components.items()))},
+        "spec": {"components": components},
     }
 
 
@@ -223,10 +226,17 @@ def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
             "openshift-cert-manager-operator",
             target.cert_manager,
         ),
-        _install(
-            "kueue", "openshift-kueue-operator", "openshift-kueue-operator", "kueue-operator", target.kueue
-        ),
     ]
+    if target.installs_rhbok():
+        installs.append(
+            _install(
+                "kueue",
+                "openshift-kueue-operator",
+                "openshift-kueue-operator",
+                "kueue-operator",
+                target.kueue,
+            )
+        )
     if target.openshift_ai is not None:
         installs.append(
             _install(
@@ -239,4 +249,5 @@ def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
         kueue_cr(target) if target.creates_kueue_cr() else None,
         data_science_cluster(target),
         operands,
+        "openshift-kueue-operator" if target.installs_rhbok() else "redhat-ods-applications",
     )

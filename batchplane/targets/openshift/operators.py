@@ -129,7 +129,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
             "kueue-ready",
             {
                 "gate": "kueue-webhook",
-                "namespace": "openshift-kueue-operator",
+                "namespace": plan.kueue_namespace,
                 "service": None,
                 "resource_flavor_api_version": args["resource_flavor_api_version"],
             },
