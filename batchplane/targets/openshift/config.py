@@ -91,11 +91,28 @@ class OlmSubscription(ConfigModel):
 
     channel: Channel
     """Update channel (``spec.channel``)."""
-    approval: Literal["Automatic", "Manual"] = "Automatic"
-    """``spec.installPlanApproval``. ``Manual`` stops at each InstallPlan until someone approves it (the
-    CSV gate then waits, and its timeout message says so). Defaults to ``Automatic``."""
+    approval: Literal["Automatic", "Manual"] | None = None
+    """``spec.installPlanApproval``. ``Manual`` with a ``startingCsv``: the CSV gate approves exactly the
+    InstallPlan of that CSV and refuses any other (a new CSV in the channel never upgrades the operator under a
+    running platform; bump ``startingCsv`` to upgrade). ``Manual`` without one waits for a person to approve
+    (the gate's timeout message says so). ``Automatic``: OLM installs and upgrades along the channel. Defaults
+    to ``Manual`` when ``batchplane:environment`` is ``production`` (then ``startingCsv`` is required), else
+    ``Automatic``."""
     starting_csv: DnsSubdomain | None = None
-    """``spec.startingCSV``: pin the first installed CSV, e.g. ``kueue-operator.v1.4.0``. Defaults to the channel head."""
+    """``spec.startingCSV``: the CSV to install (and, with ``Manual`` approval, the only one approved), as the
+    package's CSV names it (``oc get packagemanifest <package> -n openshift-marketplace``). Defaults to the
+    channel head."""
+
+    def effective_approval(self, environment: str) -> Literal["Automatic", "Manual"]:
+        """``approval``, or its default for ``environment`` (``Manual`` in ``production``)."""
+        if self.approval is not None:
+            return self.approval
+        return "Manual" if environment == "production" else "Automatic"
+
+    def approved_csv(self, environment: str) -> str | None:
+        """The CSV whose InstallPlan the gate approves: ``startingCsv`` under ``Manual`` approval, else none."""
+        return self.starting_csv if self.effective_approval(environment) == "Manual" else None
+
     source: DnsSubdomain = "redhat-operators"
     """CatalogSource name (``spec.source``). Defaults to ``redhat-operators``."""
     source_namespace: DnsLabel = "openshift-marketplace"
@@ -108,6 +125,8 @@ class CertManagerOperator(OlmSubscription):
 
     channel: Channel = "stable-v1"
     """Update channel. Defaults to ``stable-v1``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``cert-manager-operator.v1.18.0``. Defaults to the channel head."""
 
 
 class RedHatKueue(OlmSubscription):
@@ -115,6 +134,8 @@ class RedHatKueue(OlmSubscription):
 
     channel: Channel = "stable-v1.4"
     """Update channel. Defaults to ``stable-v1.4`` (what OpenShift AI's e2e tests subscribe)."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``kueue-operator.v1.4.1``. Defaults to the channel head."""
     create_kueue_cr: bool | None = None
     """Create the ``kueue.openshift.io/v1`` ``Kueue`` CR named ``cluster``. Omitted: yes, unless OpenShift
     AI 3.x is installed (its operator creates and reconciles that CR when its kueue component is
@@ -132,6 +153,9 @@ class OpenShiftAI(OlmSubscription):
 
     channel: Channel = "stable"
     """Update channel (``stable``, ``fast``, ``stable-X.Y``, ``stable-3.x``, ``eus-X.Y``). Defaults to ``stable``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``rhods-operator.3.5.0`` (3.x) or ``rhods-operator.2.25.0`` (2.x). Defaults to
+    the channel head."""
     release: Literal["2.x", "3.x"] = "3.x"
     """Release line the channel delivers; selects the DataScienceCluster API (v1 for 2.x, v2 for 3.x).
     Defaults to ``3.x``."""
@@ -164,6 +188,9 @@ class NfdOperator(OlmSubscription):
 
     channel: Channel = "stable"
     """Update channel. Defaults to ``stable``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``: the ``nfd`` CSV of your OpenShift minor (``oc get packagemanifest nfd -n
+    openshift-marketplace -o jsonpath='{.status.channels[0].currentCSV}'``). Defaults to the channel head."""
 
 
 class NvidiaGpuOperator(OlmSubscription):
@@ -175,6 +202,8 @@ class NvidiaGpuOperator(OlmSubscription):
     -o jsonpath='{.status.defaultChannel}'``). Defaults to ``v26.3``, the default channel NVIDIA's docs name."""
     source: DnsSubdomain = "certified-operators"
     """CatalogSource name. Defaults to ``certified-operators``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``gpu-operator-certified.v26.3.0``. Defaults to the channel head."""
 
 
 class GpuOperator(ConfigModel):
@@ -300,10 +329,55 @@ def label_managed_namespaces(k: ExpandedKueue) -> None:
             )
 
 
-def check_openshift(target: OpenShiftTarget, k: ExpandedKueue) -> list[ConfigIssue]:
-    """Rules of the ``openshift`` target that span fields: DSC components per release, framework
-    duplicates, and warnings for tenant namespaces the stack cannot label."""
-    issues: list[ConfigIssue] = []
+def subscriptions(target: OpenShiftTarget) -> list[tuple[str, OlmSubscription]]:
+    """``(config key, subscription)`` of every OLM install the target declares."""
+    subs: list[tuple[str, OlmSubscription]] = [("certManager", target.cert_manager)]
+    if target.installs_rhbok():
+        subs.append(("kueue", target.kueue))
+    if target.openshift_ai is not None:
+        subs.append(("openshiftAi", target.openshift_ai))
+    if target.gpu_operator.install:
+        subs += [
+            ("gpuOperator.nfd", target.gpu_operator.nfd),
+            ("gpuOperator.nvidia", target.gpu_operator.nvidia),
+        ]
+    return subs
+
+
+def check_approval(target: OpenShiftTarget, environment: str) -> list[ConfigIssue]:
+    """``Manual`` approval without a pinned ``startingCsv``: an error when ``Manual`` is the production
+    default (pin the CSV, or choose ``Automatic``), a warning when set explicitly (a person must approve)."""
+    issues = []
+    for key, sub in subscriptions(target):
+        if sub.effective_approval(environment) != "Manual" or sub.starting_csv:
+            continue
+        path = f"batchplane:target.{key}"
+        if sub.approval is None:
+            issues.append(
+                ConfigIssue(
+                    f"{path}.startingCsv",
+                    "production Subscriptions default to installPlanApproval Manual, and Batchplane approves only "
+                    "the InstallPlan of a pinned CSV: set startingCsv (oc get packagemanifest ... "
+                    "-n openshift-marketplace), or approval: Automatic to follow the channel",
+                )
+            )
+        else:
+            issues.append(
+                ConfigIssue(
+                    f"{path}.approval",
+                    "Manual approval without startingCsv: Batchplane approves no InstallPlan, so the CSV gate "
+                    "waits (up to csvGate.timeoutSeconds) for a person to approve each one; pin startingCsv to "
+                    "have exactly that CSV approved",
+                    "warning",
+                )
+            )
+    return issues
+
+
+def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str = "dev") -> list[ConfigIssue]:
+    """Rules of the ``openshift`` target that span fields: DSC components per release, InstallPlan approval
+    (:func:`check_approval`), framework duplicates, and warnings for tenant namespaces the stack cannot label."""
+    issues: list[ConfigIssue] = check_approval(target, environment)
     base = "batchplane:target"
     ai = target.openshift_ai
     if ai is not None:

@@ -26,12 +26,15 @@ class OlmInstall:
         namespace: the operator's Namespace object.
         operator_group: its OperatorGroup object.
         subscription: its Subscription object.
+        approve_csv: the pinned ``startingCSV`` whose InstallPlan the CSV gate approves (``Manual`` approval),
+            or ``None`` (``Automatic``, or ``Manual`` left to a person).
     """
 
     role: str
     namespace: Object
     operator_group: Object
     subscription: Object
+    approve_csv: str | None = None
 
     @property
     def subscription_name(self) -> str:
@@ -88,6 +91,7 @@ def _install(
     package: str,
     sub: OlmSubscription,
     group_spec: Object | None = None,
+    environment: str = "dev",
 ) -> OlmInstall:
     ns = {
         "apiVersion": "v1",
@@ -102,7 +106,7 @@ def _install(
     }
     spec: Object = {
         "channel": sub.channel,
-        "installPlanApproval": sub.approval,
+        "installPlanApproval": sub.effective_approval(environment),
         "name": package,
         "source": sub.source,
         "sourceNamespace": sub.source_namespace,
@@ -115,7 +119,7 @@ def _install(
         "metadata": {"name": package, "namespace": namespace, "labels": dict(MANAGED_BY)},
         "spec": spec,
     }
-    return OlmInstall(role, ns, og, subscription)
+    return OlmInstall(role, ns, og, subscription, sub.approved_csv(environment))
 
 
 def kueue_cr(target: OpenShiftTarget) -> Object:
@@ -183,7 +187,9 @@ with a ServiceMonitor). NVIDIA creates it from the CSV's ``alm-examples``, which
 override with ``gpuOperator.clusterPolicy``."""
 
 
-def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], list[Operand]]:
+def gpu_operator_installs(
+    target: OpenShiftTarget, environment: str = "dev"
+) -> tuple[list[OlmInstall], list[Operand]]:
     """Node Feature Discovery and the NVIDIA GPU Operator (namespaced OperatorGroups) and their CRs:
     ``NodeFeatureDiscovery`` ``nfd-instance`` (``nfd.openshift.io/v1``) and ``ClusterPolicy``
     ``gpu-cluster-policy`` (``nvidia.com/v1``, cluster-scoped). Empty unless ``gpuOperator.install``."""
@@ -191,7 +197,15 @@ def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], li
     if not gpu.install:
         return [], []
     installs = [
-        _install("nfd", NFD_NAMESPACE, NFD_NAMESPACE, "nfd", gpu.nfd, {"targetNamespaces": [NFD_NAMESPACE]}),
+        _install(
+            "nfd",
+            NFD_NAMESPACE,
+            NFD_NAMESPACE,
+            "nfd",
+            gpu.nfd,
+            {"targetNamespaces": [NFD_NAMESPACE]},
+            environment,
+        ),
         _install(
             "gpu-operator",
             GPU_OPERATOR_NAMESPACE,
@@ -199,6 +213,7 @@ def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], li
             "gpu-operator-certified",
             gpu.nvidia,
             {"targetNamespaces": [GPU_OPERATOR_NAMESPACE]},
+            environment,
         ),
     ]
     nfd = {
@@ -216,8 +231,10 @@ def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], li
     return installs, [Operand("nfd-instance", "nfd", nfd), Operand("cluster-policy", "gpu-operator", policy)]
 
 
-def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
-    """The OLM installs, ``Kueue`` CR, DataScienceCluster and GPU operands of an ``openshift`` target."""
+def openshift_plan(target: OpenShiftTarget, environment: str = "dev") -> OpenShiftPlan:
+    """The OLM installs, ``Kueue`` CR, DataScienceCluster and GPU operands of an ``openshift`` target;
+    ``environment`` (``batchplane:environment``) sets the default ``installPlanApproval`` (``Manual`` in
+    ``production``)."""
     installs = [
         _install(
             "cert-manager",
@@ -225,6 +242,7 @@ def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
             "openshift-cert-manager-operator",
             "openshift-cert-manager-operator",
             target.cert_manager,
+            environment=environment,
         ),
     ]
     if target.installs_rhbok():
@@ -235,15 +253,21 @@ def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
                 "openshift-kueue-operator",
                 "kueue-operator",
                 target.kueue,
+                environment=environment,
             )
         )
     if target.openshift_ai is not None:
         installs.append(
             _install(
-                "openshift-ai", "redhat-ods-operator", "rhods-operator", "rhods-operator", target.openshift_ai
+                "openshift-ai",
+                "redhat-ods-operator",
+                "rhods-operator",
+                "rhods-operator",
+                target.openshift_ai,
+                environment=environment,
             )
         )
-    gpu_installs, operands = gpu_operator_installs(target)
+    gpu_installs, operands = gpu_operator_installs(target, environment)
     return OpenShiftPlan(
         [*installs, *gpu_installs],
         kueue_cr(target) if target.creates_kueue_cr() else None,

@@ -46,6 +46,13 @@ class OpenShiftOperatorsArgs(TypedDict):
     """The provider's kubeconfig (content or path), for the gates. Defaults to none."""
 
 
+def _awaited_version(spec: dict[str, Any]) -> str:
+    """What the CSV gate awaits, as its ``version`` input: the channel, and the pinned CSV when there is one
+    (bumping ``startingCsv`` re-runs the gate, which then approves the upgrade's InstallPlan)."""
+    channel = str(spec["channel"])
+    return f"{channel}@{spec['startingCSV']}" if spec.get("startingCSV") else channel
+
+
 def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> KubernetesObject:
     return KubernetesObject(name, obj, opts=opts)
 
@@ -105,7 +112,8 @@ class OpenShiftOperators(pulumi.ComponentResource):
                     "gate": "olm-csv",
                     "namespace": install.namespace_name,
                     "subscription": install.subscription_name,
-                    "version": str(install.subscription["spec"]["channel"]),
+                    "approve_csv": install.approve_csv,
+                    "version": _awaited_version(install.subscription["spec"]),
                 },
                 [sub],
             )
