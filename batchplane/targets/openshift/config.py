@@ -374,6 +374,47 @@ def check_approval(target: OpenShiftTarget, environment: str) -> list[ConfigIssu
     return issues
 
 
+RHOAI2_QUOTA_DOCS = (
+    'OpenShift AI 2.x "Configuring quota management for distributed workloads": "supports only a single cluster '
+    'queue per cluster (that is, homogenous clusters), and only empty resource flavors"'
+)
+
+
+def check_embedded_kueue(k: ExpandedKueue) -> list[ConfigIssue]:
+    """The rules of Kueue embedded in OpenShift AI 2.x (DSC v1 ``kueue: Managed``): its Kueue (0.6–0.10 in RHOAI
+    2.10–2.19) serves ``kueue.x-k8s.io/v1beta1`` only (an error otherwise), and Red Hat supports one ClusterQueue
+    per cluster and only empty ResourceFlavors (:data:`RHOAI2_QUOTA_DOCS`; warnings)."""
+    issues: list[ConfigIssue] = []
+    if k.api_version != "kueue.x-k8s.io/v1beta1":
+        issues.append(
+            ConfigIssue(
+                "batchplane:kueue.apiVersion",
+                "Kueue embedded in OpenShift AI 2.x serves kueue.x-k8s.io/v1beta1 only; set apiVersion: "
+                "kueue.x-k8s.io/v1beta1 (or use the Red Hat build of Kueue: kueue managementState Unmanaged)",
+            )
+        )
+    for extra in k.cluster_queues[1:]:
+        issues.append(
+            ConfigIssue(
+                str(extra.path),
+                f'ClusterQueue "{extra.obj.name}" is one more than the single ClusterQueue per cluster that '
+                f"{RHOAI2_QUOTA_DOCS} (the teams shorthand makes one per team)",
+                "warning",
+            )
+        )
+    for flavor in k.resource_flavors:
+        f = flavor.obj
+        if f.node_labels or f.node_taints or f.tolerations:
+            issues.append(
+                ConfigIssue(
+                    str(flavor.path),
+                    f'ResourceFlavor "{f.name}" has nodeLabels, nodeTaints or tolerations; {RHOAI2_QUOTA_DOCS}',
+                    "warning",
+                )
+            )
+    return issues
+
+
 def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str = "dev") -> list[ConfigIssue]:
     """Rules of the ``openshift`` target that span fields: DSC components per release, InstallPlan approval
     (:func:`check_approval`), framework duplicates, and warnings for tenant namespaces the stack cannot label."""
@@ -405,6 +446,8 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
                     "remove target.kueue or set kueue.managementState: Unmanaged",
                 )
             )
+    if ai is not None and ai.embedded_kueue():
+        issues += check_embedded_kueue(k)
     if target.kueue.create_kueue_cr and ai is not None and ai.release == "3.x":
         issues.append(
             ConfigIssue(
