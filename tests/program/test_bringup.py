@@ -58,8 +58,14 @@ def named(fragment: str, pred: Pred) -> Pred:
 
 
 def kueue_install(r: RecordedResource) -> bool:
-    return (r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name) or (
-        r.type.endswith(":Subscription") and "kueue" in r.name
+    return (
+        (r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name)
+        or (r.type.endswith(":Subscription") and "kueue" in r.name)
+        or (  # Kueue embedded in OpenShift AI 2.x: the DataScienceCluster's kueue component installs it
+            r.type.endswith(":DataScienceCluster")
+            and ((r.inputs.get("spec") or {}).get("components") or {}).get("kueue", {}).get("managementState")
+            == "Managed"
+        )
     )
 
 
