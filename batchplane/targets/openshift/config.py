@@ -22,7 +22,7 @@ from pydantic import Field
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain
 from batchplane.config.kueue import NamespaceSpec
-from batchplane.config.operators import ReadinessGateSettings
+from batchplane.config.operators import AppWrapperInstall, ReadinessGateSettings
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
 from batchplane.targets.openshift.dsc import DataScienceClusterComponents, check_components, managed
@@ -268,6 +268,11 @@ class OpenShiftTarget(ConfigModel):
     ``ClusterAutoscalerSettings()`` (GPU limits derived from the pools; no cores/memory limits)."""
     gpu_operator: GpuOperator = GpuOperator()
     """Node Feature Discovery and the NVIDIA GPU Operator via OLM. Defaults to not installed."""
+    appwrapper: AppWrapperInstall = AppWrapperInstall()
+    """The AppWrapper controller (``workload.codeflare.dev/v1beta2``), the successor of MCAD's AppWrapper
+    (convert MCAD's with ``batchplane appwrapper convert``; docs/appwrapper.md), from its release
+    ``install.yaml`` after the Kueue webhook gate; ``AppWrapper`` is added to the ``Kueue`` CR's frameworks. On
+    OpenShift AI 2.x the DSC's ``codeflare`` component runs it instead. Defaults to not installed."""
 
     def kube_context(self) -> str:
         """The kubeconfig context the Kubernetes provider uses."""
@@ -448,6 +453,24 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
             )
     if ai is not None and ai.embedded_kueue():
         issues += check_embedded_kueue(k)
+    if target.appwrapper.enabled and ai is not None and ai.component_states().get("codeflare"):
+        issues.append(
+            ConfigIssue(
+                f"{base}.appwrapper.enabled",
+                "the DataScienceCluster's codeflare component already runs the AppWrapper controller (OpenShift AI "
+                "2.x); set codeflare: false to install AppWrapper yourself, or leave appwrapper disabled",
+            )
+        )
+    if target.appwrapper.enabled and not target.creates_kueue_cr():
+        issues.append(
+            ConfigIssue(
+                f"{base}.appwrapper.enabled",
+                "Batchplane does not own the Kueue CR here (OpenShift AI manages it or embeds Kueue), so it cannot "
+                "add the AppWrapper framework: add workload.codeflare.dev/appwrapper to Kueue's integrations "
+                "yourself (OpenShift AI 3.x: the kueue-manager-config ConfigMap) or AppWrappers are not queued",
+                "warning",
+            )
+        )
     if target.kueue.create_kueue_cr and ai is not None and ai.release == "3.x":
         issues.append(
             ConfigIssue(

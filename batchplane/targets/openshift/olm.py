@@ -10,7 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from batchplane.targets.openshift.config import OlmSubscription, OpenShiftTarget, rhbok_frameworks
+from batchplane.operators.installs import appwrapper_source
+from batchplane.targets.openshift.config import (
+    RHBOK_FRAMEWORKS,
+    OlmSubscription,
+    OpenShiftTarget,
+    rhbok_frameworks,
+)
 from batchplane.targets.openshift.dsc import render_components
 
 Object = dict[str, Any]
@@ -75,6 +81,7 @@ class OpenShiftPlan:
         operands: the ``NodeFeatureDiscovery`` and ``ClusterPolicy`` CRs (when ``gpuOperator.install``).
         kueue_namespace: where Kueue runs: ``openshift-kueue-operator`` (the Red Hat build of Kueue) or
             ``redhat-ods-applications`` (Kueue embedded in OpenShift AI 2.x).
+        appwrapper_source: URL of the AppWrapper release ``install.yaml`` (``target.appwrapper``), or ``None``.
     """
 
     installs: list[OlmInstall]
@@ -82,6 +89,7 @@ class OpenShiftPlan:
     data_science_cluster: Object | None
     operands: list[Operand] = field(default_factory=list)
     kueue_namespace: str = "openshift-kueue-operator"
+    appwrapper_source: str | None = None
 
 
 def _install(
@@ -124,7 +132,10 @@ def _install(
 
 def kueue_cr(target: OpenShiftTarget) -> Object:
     """The singleton ``Kueue`` CR (``metadata.name`` must be ``cluster``) with the derived frameworks."""
-    config: Object = {"integrations": {"frameworks": rhbok_frameworks(target)}}
+    frameworks = rhbok_frameworks(target)
+    if target.appwrapper.enabled and "AppWrapper" not in frameworks:
+        frameworks = [n for n in RHBOK_FRAMEWORKS if n in {*frameworks, "AppWrapper"}]
+    config: Object = {"integrations": {"frameworks": frameworks}}
     if target.kueue.label_policy is not None:
         config["workloadManagement"] = {"labelPolicy": target.kueue.label_policy}
     return {
@@ -274,4 +285,5 @@ def openshift_plan(target: OpenShiftTarget, environment: str = "dev") -> OpenShi
         data_science_cluster(target),
         operands,
         "openshift-kueue-operator" if target.installs_rhbok() else "redhat-ods-applications",
+        appwrapper_source(target.appwrapper.version) if target.appwrapper.enabled else None,
     )

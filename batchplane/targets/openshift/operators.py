@@ -67,6 +67,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
         operands: other operator CRs by role (``nfd-instance``, ``cluster-policy``).
         kueue_ready: what Kueue objects must depend on (the Kueue webhook gate).
+        appwrapper: the AppWrapper controller's release manifest (after the Kueue webhook gate), or ``None``.
     """
 
     subscriptions: dict[str, pulumi.Resource]
@@ -75,6 +76,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
     data_science_cluster: pulumi.Resource | None
     operands: dict[str, pulumi.Resource]
     kueue_ready: list[pulumi.Resource]
+    appwrapper: pulumi.Resource | None
 
     def __init__(
         self, name: str, args: OpenShiftOperatorsArgs, opts: pulumi.ResourceOptions | None = None
@@ -144,6 +146,11 @@ class OpenShiftOperators(pulumi.ComponentResource):
             serving or kueue_csv,
         )
         self.kueue_ready = [webhook_gate]
+        self.appwrapper = None
+        if plan.appwrapper_source is not None:
+            self.appwrapper = k8s.yaml.v2.ConfigFile(
+                f"{name}-appwrapper", file=plan.appwrapper_source, opts=child([webhook_gate])
+            )
         self.operands = {
             operand.role: _custom(
                 f"{name}-{operand.role}", operand.obj, child([self.csv_gates[operand.after]])
