@@ -472,6 +472,22 @@ def _add_groups(
                 d.parts.append(part)
 
 
+def _empty_flavor_admits(k: ExpandedKueue, selecting: set[str]) -> bool:
+    """Whether no hand-written flavor selects the pool (only its generated one does) while a ClusterQueue or
+    Cohort has quota on an empty flavor (no ``nodeLabels``): Kueue adds no node selector for an empty flavor, so
+    what it admits there may run on the pool's nodes (the RHOAI "empty flavor" design)."""
+    generated = {loc.obj.name for loc in k.resource_flavors if "generated ResourceFlavor" in str(loc.path)}
+    if selecting - generated:
+        return False
+    empty = {loc.obj.name for loc in k.resource_flavors if not loc.obj.node_labels}
+    demand: dict[str, _Demand] = {}
+    for loc in k.cluster_queues:
+        _add_groups(demand, f'ClusterQueue "{loc.obj.name}"', loc.obj.resource_groups, empty)
+    for co in k.cohorts:
+        _add_groups(demand, f'Cohort "{co.obj.name}"', co.obj.resource_groups, empty)
+    return any(d.total > 0 for d in demand.values())
+
+
 def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
     """Quota on a pool's flavors vs the most the pool's nodes can provide, per resource.
 
@@ -485,7 +501,9 @@ def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssu
     Returns:
         An error (at the pool's ``maxNodes``) when the sum exceeds capacity: that much quota can
         never be backed by nodes. A warning when it is below :data:`LOW_USE_THRESHOLD` of capacity
-        (or zero): the rest of the pool is never used by Kueue-admitted workloads.
+        (or zero): the rest of the pool is never used by Kueue-admitted workloads — but no "no quota"
+        warning when only the pool's generated flavor selects it and an empty flavor has quota (what is
+        admitted on an empty flavor may run on any node).
     """
     out: list[ConfigIssue] = []
     mapping = flavor_pools(k, pools)
@@ -500,6 +518,8 @@ def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssu
             continue
         names = ", ".join(f'"{f}"' for f in sorted(flavors)) or "none"
         if not any(d.total > 0 for d in demand.values()):
+            if _empty_flavor_admits(k, flavors):
+                continue  # only generated flavors select the pool, and an empty flavor's quota may land there
             out.append(
                 ConfigIssue(
                     str(pool.max_nodes_path),

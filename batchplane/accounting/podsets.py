@@ -377,6 +377,17 @@ def appwrapper_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     return pod_sets
 
 
+def appwrapper_inferred_pod_sets(wrapped: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """The ``(path, replicas)`` PodSets the AppWrapper library infers for a wrapped object when its component
+    declares none (appwrapper v1.2.1 ``pkg/utils/utils.go:475-583`` ``InferPodSets``): Pod, Deployment,
+    StatefulSet, Job, JobSet, PyTorchJob, ``ray.io/v1`` RayCluster and RayJob; ``[]`` for any other kind.
+
+    Raises:
+        FieldError: a replica count that is not an integer.
+    """
+    return _infer_appwrapper_pod_sets(wrapped, "template")
+
+
 def _infer_appwrapper_pod_sets(wrapped: Mapping[str, Any], path: str) -> list[tuple[str, int]]:
     kind = (wrapped.get("apiVersion"), wrapped.get("kind"))
     spec = wrapped.get("spec") if isinstance(wrapped.get("spec"), (dict, Mapping)) else {}

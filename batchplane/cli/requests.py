@@ -26,6 +26,7 @@ from batchplane.accounting import (
     resource_options_from_mapping,
     workload_requests,
 )
+from batchplane.appwrapper import is_mcad_appwrapper
 from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage
 
@@ -75,7 +76,12 @@ def requests_command(
                 training_runtimes=runtimes,
             )
         except AccountingError as exc:
-            print(f"batchplane: document {index}: {exc}", file=sys.stderr)
+            hint = (
+                " — an MCAD AppWrapper: convert it with `batchplane appwrapper convert`"
+                if is_mcad_appwrapper(document)
+                else ""
+            )
+            print(f"batchplane: document {index}: {exc}{hint}", file=sys.stderr)
             failed = True
             continue
         reports.append({"kind": workload.kind, "name": workload.name, **report_json(workload)})

@@ -101,7 +101,9 @@ def kueue_namespace(stack: Stack) -> str:
     """Kueue's namespace on the stack's cluster: ``openshift-kueue-operator`` on OpenShift (the Red Hat build of
     Kueue), else ``operators.kueue.namespace`` (``kueue-system`` by default)."""
     if isinstance(stack.config.target, OpenShiftTarget):
-        return "openshift-kueue-operator"
+        return (
+            "openshift-kueue-operator" if stack.config.target.installs_rhbok() else "redhat-ods-applications"
+        )
     ops = stack.config.operators
     return ops.kueue.namespace if ops is not None else "kueue-system"
 
@@ -195,7 +197,7 @@ class BatchCluster(pulumi.ComponentResource):
             self.kueue_ready = OpenShiftOperators(
                 role("olm"),
                 {
-                    "plan": openshift_plan(target),
+                    "plan": openshift_plan(target, stack.config.environment),
                     "context": context,
                     "kubeconfig": self.kubeconfig,
                     "timeout_seconds": target.csv_gate.timeout_seconds,

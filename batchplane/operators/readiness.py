@@ -9,7 +9,9 @@ during a preview). Two gates:
   the webhook serves with an injected CA; kueue #2791, cert-manager #2908). Mirrors Kueue's own e2e
   wait (``hack/testing/e2e-common.sh``: webhook endpoints) plus an end-to-end call.
 * ``olm-csv`` — an OLM Subscription has an installed ClusterServiceVersion whose ``status.phase`` is
-  ``Succeeded`` (its CRDs and webhooks exist), so the operator's CRs can be created.
+  ``Succeeded`` (its CRDs and webhooks exist), so the operator's CRs can be created. With
+  ``installPlanApproval: Manual`` and a pinned ``startingCSV`` it approves exactly the InstallPlan of that CSV
+  and refuses any other.
 
 Everything is injectable (cluster client, clock, sleep) so the polling is unit-tested with fakes;
 :class:`KubernetesClusterClient` is the real client (the ``kubernetes`` package, same kubeconfig and
@@ -78,6 +80,9 @@ class ClusterClient(Protocol):
 
     def secret_data(self, namespace: str, name: str) -> dict[str, str] | None:
         """A Secret's ``data`` (base64 values), ``{}`` without data, ``None`` when it does not exist."""
+
+    def approve_install_plan(self, namespace: str, name: str) -> None:
+        """Set ``spec.approved: true`` on an OLM InstallPlan (a merge patch); raises ClusterApiError."""
 
 
 @dataclass(frozen=True)
@@ -194,8 +199,21 @@ def kueue_webhook_probe(
 OLM_API = "operators.coreos.com/v1alpha1"
 
 
-def csv_probe(client: ClusterClient, namespace: str, subscription: str) -> Callable[[], ProbeResult]:
-    """A probe that is ready when the Subscription's installed CSV has ``status.phase: Succeeded``."""
+def csv_probe(
+    client: ClusterClient, namespace: str, subscription: str, approve_csv: str | None = None
+) -> Callable[[], ProbeResult]:
+    """A probe that is ready when the Subscription's installed CSV has ``status.phase: Succeeded``.
+
+    With ``approve_csv`` (``installPlanApproval: Manual`` and a pinned ``startingCSV``) it is ready only when
+    the installed CSV *is* ``approve_csv``, and it approves the pending InstallPlan the Subscription points at
+    (``status.installPlanRef``) only when that plan's ``spec.clusterServiceVersionNames`` is exactly
+    ``[approve_csv]`` (operator-framework/api v0.45.0 ``InstallPlanSpec``: ``approved``,
+    ``clusterServiceVersionNames``). A plan for any other CSV — the next CSV of the channel, or dependencies —
+    is never approved: the gate fails naming it.
+
+    Raises (from the probe):
+        GateError: a permanent API error, or a pending InstallPlan for other CSVs than ``approve_csv``.
+    """
 
     def probe() -> ProbeResult:
         try:
@@ -204,6 +222,8 @@ def csv_probe(client: ClusterClient, namespace: str, subscription: str) -> Calla
                 return ProbeResult(False, f"Subscription {namespace}/{subscription} not found")
             status = sub.get("status") or {}
             csv = status.get("installedCSV")
+            if approve_csv is not None and csv != approve_csv:
+                return _approve_pinned(client, namespace, subscription, status, approve_csv)
             if not csv:
                 state = status.get("state") or "no state yet"
                 hint = (
@@ -230,6 +250,41 @@ def csv_probe(client: ClusterClient, namespace: str, subscription: str) -> Calla
         return ProbeResult(False, f"CSV {namespace}/{csv} is {phase}" + (f": {reason}" if reason else ""))
 
     return probe
+
+
+def _approve_pinned(
+    client: ClusterClient, namespace: str, subscription: str, status: Mapping[str, Any], pinned: str
+) -> ProbeResult:
+    """One step towards the pinned CSV: find the Subscription's InstallPlan, approve it if it installs exactly
+    ``pinned``, refuse (GateError) if it installs anything else. Raises ClusterApiError for the caller."""
+    installed = status.get("installedCSV")
+    ref = status.get("installPlanRef") or status.get("installplan") or {}
+    plan_name = ref.get("name") if isinstance(ref, Mapping) else None
+    where = f"Subscription {namespace}/{subscription}"
+    if not plan_name:
+        state = status.get("state") or "no state yet"
+        return ProbeResult(
+            False, f"{where} has no InstallPlan yet for the pinned CSV {pinned} (state: {state})"
+        )
+    plan_ns = str(ref.get("namespace") or namespace)
+    plan = client.get(OLM_API, "installplans", plan_ns, str(plan_name))
+    if plan is None:
+        return ProbeResult(False, f"InstallPlan {plan_ns}/{plan_name} of {where} not found yet")
+    spec = plan.get("spec") or {}
+    names = [str(n) for n in spec.get("clusterServiceVersionNames") or []]
+    if names != [pinned]:
+        now = f"; {installed} is installed" if installed else ""
+        raise GateError(
+            f"InstallPlan {plan_ns}/{plan_name} of {where} installs {', '.join(names) or 'no CSV'}, not the pinned "
+            f"startingCSV {pinned}{now}: Batchplane approves only the InstallPlan of the pinned CSV. Pin the CSV "
+            "you want (startingCsv) or approve it yourself (oc patch installplan ... --type merge -p "
+            '\'{"spec":{"approved":true}}\')'
+        )
+    if not spec.get("approved"):
+        client.approve_install_plan(plan_ns, str(plan_name))
+        return ProbeResult(False, f"approved InstallPlan {plan_ns}/{plan_name} for the pinned CSV {pinned}")
+    phase = (plan.get("status") or {}).get("phase") or "Installing"
+    return ProbeResult(False, f"InstallPlan {plan_ns}/{plan_name} for the pinned CSV {pinned} is {phase}")
 
 
 def token_probe(client: ClusterClient, namespace: str, secret: str) -> Callable[[], ProbeResult]:
@@ -279,7 +334,8 @@ def run_gate(
     Args:
         props: the resource inputs: ``gate`` (``kueue-webhook`` | ``olm-csv`` | ``service-account-token``),
             ``namespace``, ``service``, ``resourceFlavorApiVersion`` (kueue-webhook), ``subscription``
-            (olm-csv), ``secret`` (service-account-token), ``timeoutSeconds``, ``intervalSeconds``.
+            and ``approveCsv`` (olm-csv; the pinned CSV whose InstallPlan the gate approves, or absent),
+            ``secret`` (service-account-token), ``timeoutSeconds``, ``intervalSeconds``.
         client: the cluster client.
         clock: monotonic seconds (injectable).
         sleep: pauses for seconds (injectable).
@@ -299,7 +355,10 @@ def run_gate(
             str(props["resourceFlavorApiVersion"]),
         )
     elif gate == "olm-csv":
-        probe = csv_probe(client, namespace, str(props["subscription"]))
+        approve = props.get("approveCsv") or None
+        probe = csv_probe(
+            client, namespace, str(props["subscription"]), None if approve is None else str(approve)
+        )
     elif gate == "service-account-token":
         probe = token_probe(client, namespace, str(props["secret"]))
     else:
@@ -391,6 +450,16 @@ class KubernetesClusterClient:
                 return None
             raise
         return dict(result)
+
+    def approve_install_plan(self, namespace: str, name: str) -> None:
+        """``PATCH`` (JSON merge patch) ``{"spec": {"approved": true}}`` on ``operators.coreos.com/v1alpha1``
+        InstallPlan ``namespace/name``."""
+        group, version = _group_version(OLM_API)
+        self._call(
+            lambda: self._custom.patch_namespaced_custom_object(
+                group, version, namespace, "installplans", name, {"spec": {"approved": True}}
+            )
+        )
 
     def secret_data(self, namespace: str, name: str) -> dict[str, str] | None:
         """A Secret's ``data`` (base64 values); ``None`` on 404."""

@@ -46,6 +46,9 @@ class ReadinessGateArgs(TypedDict):
     """kueue-webhook: apiVersion of the dry-run ResourceFlavor. Defaults to ``kueue.x-k8s.io/v1beta2``."""
     subscription: NotRequired[str]
     """olm-csv: the Subscription whose installed CSV must reach ``Succeeded``."""
+    approve_csv: NotRequired[str | None]
+    """olm-csv with ``installPlanApproval: Manual``: the pinned ``startingCSV``; the gate approves the InstallPlan
+    that installs exactly it and refuses any other. Defaults to none (never approves)."""
     secret: NotRequired[str]
     """service-account-token: the ``kubernetes.io/service-account-token`` Secret that must hold a token; the gate
     then outputs ``token`` and ``caData`` (both secret)."""
@@ -94,4 +97,6 @@ class ReadinessGate(pulumi.dynamic.Resource):
             )
         else:
             props["subscription"] = args.get("subscription")
+            if args.get("approve_csv"):
+                props["approveCsv"] = args.get("approve_csv")
         super().__init__(ReadinessGateProvider(), name, props, opts)

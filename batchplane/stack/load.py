@@ -164,7 +164,7 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
             issues += fit_quotas_to_pools(kueue, backed_pools(config))
         issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
         if isinstance(config.target, OpenShiftTarget):
-            issues += check_openshift(config.target, kueue)
+            issues += check_openshift(config.target, kueue, config.environment)
         if not kueue.cluster_queues and not kueue.local_queues:
             issues.append(
                 ConfigIssue(

@@ -291,11 +291,6 @@ GKE_RULES = [
         [
             'batchplane:target.gpuPools[1].name: duplicate node pool name "l4" (first defined at '
             "batchplane:target.gpuPools[0])",
-            "warning: batchplane:target.gpuPools[1].maxNodes: no ClusterQueue or Cohort has quota on the "
-            "flavor of "
-            'GKE node pool "l4" (batchplane:target.gpuPools[1]) (flavors: none): Kueue never admits '
-            "workloads onto "
-            "its nodes",
         ],
         id="pool-names-unique",
     ),

@@ -111,9 +111,6 @@ MISMATCHES = [
             'batchplane:kueue.resourceFlavors[1].nodeLabels: missing "cloud.google.com/gke-nodepool: l4": '
             'flavor "l4" '
             f"is the flavor of {POOL} and must select its nodes",
-            "warning: batchplane:target.gpuPools[0].maxNodes: no ClusterQueue or Cohort has quota on the "
-            "flavor of "
-            f"{POOL} (flavors: none): Kueue never admits workloads onto its nodes",
         ],
         id="named-after-pool-without-selector",
     ),
@@ -125,9 +122,6 @@ MISMATCHES = [
             f'pool, but flavor "l4" is the flavor of {POOL}; use "cloud.google.com/gke-nodepool: l4" or '
             "rename the "
             "flavor",
-            "warning: batchplane:target.gpuPools[0].maxNodes: no ClusterQueue or Cohort has quota on the "
-            "flavor of "
-            f"{POOL} (flavors: none): Kueue never admits workloads onto its nodes",
         ],
         id="named-after-pool-selecting-another",
     ),
@@ -411,8 +405,8 @@ def test_unknown_machine_shape_skips_the_cpu_and_memory_check() -> None:
     assert stack.warnings == []
 
 
-def test_pool_without_any_quota_is_a_warning() -> None:
-    config = gke_with(
+def _quota_only_on_default_flavor() -> dict[str, Any]:
+    return gke_with(
         **{
             "kueue__clusterQueues__0__resourceGroups__0__flavors": [
                 {
@@ -426,11 +420,38 @@ def test_pool_without_any_quota_is_a_warning() -> None:
             ]
         }
     )
+
+
+def test_pool_without_quota_on_a_flavor_that_selects_it_is_a_warning() -> None:
+    config = _quota_only_on_default_flavor()
+    config["batchplane:kueue"]["resourceFlavors"].append(
+        {
+            "name": "l4",
+            "nodeLabels": {"cloud.google.com/gke-nodepool": "l4"},
+            "tolerations": [
+                {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+                {"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"},
+            ],
+        }
+    )
     assert [str(w) for w in load_stack(config).warnings] == [
         "warning: batchplane:target.gpuPools[0].maxNodes: no ClusterQueue or Cohort has quota on the flavor "
         f"of {POOL} "
         '(flavors: "l4"): Kueue never admits workloads onto its nodes'
     ]
+
+
+def test_quota_on_an_empty_flavor_is_not_warned_as_never_reaching_the_pool() -> None:
+    """The RHOAI "empty flavor" design: Kueue adds no node selector for an empty flavor, so what it admits there
+    may run on the pool's nodes; only the pool's generated flavor selects the pool."""
+    config = _quota_only_on_default_flavor()
+    assert [str(w) for w in load_stack(config).warnings if "never admits" in str(w)] == []
+    config["batchplane:kueue"]["clusterQueues"][0]["resourceGroups"][0]["flavors"][0]["resources"] = [
+        {"name": "cpu", "nominalQuota": 0},
+        {"name": "memory", "nominalQuota": 0},
+        {"name": "nvidia.com/gpu", "nominalQuota": 0},
+    ]
+    assert [str(w) for w in load_stack(config).warnings if "never admits" in str(w)] != []
 
 
 def test_static_pool_capacity_is_node_count_per_zone_times_zones() -> None:

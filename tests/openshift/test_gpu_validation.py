@@ -162,9 +162,6 @@ RULES = [
         [
             'batchplane:target.gpuPools[1].machineSetName: MachineSet name "ocp-7x2kq-a10g" is also used by '
             "batchplane:target.gpuPools[0]",
-            "warning: batchplane:target.gpuPools[1].maxReplicas: no ClusterQueue or Cohort has quota on the "
-            'flavor of OpenShift GPU MachineSet "b" (batchplane:target.gpuPools[1]) (flavors: "b"): Kueue never '
-            "admits workloads onto its nodes",
         ],
         id="duplicate-machineset-name",
     ),

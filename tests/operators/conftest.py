@@ -66,6 +66,7 @@ class FakeCluster:
     )
     secrets: list[dict[str, str] | ClusterApiError | None] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    approvals: list[str] = field(default_factory=list)
 
     @staticmethod
     def _next(answers: list[Any]) -> Any:
@@ -86,6 +87,10 @@ class FakeCluster:
         self.calls.append(f"get {plural} {namespace}/{name}")
         answer: dict[str, Any] | None = self._next(self.objects[(plural, name)])
         return answer
+
+    def approve_install_plan(self, namespace: str, name: str) -> None:
+        self.calls.append(f"approve installplans {namespace}/{name}")
+        self.approvals.append(f"{namespace}/{name}")
 
     def secret_data(self, namespace: str, name: str) -> dict[str, str] | None:
         self.calls.append(f"secret {namespace}/{name}")

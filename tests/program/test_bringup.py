@@ -58,8 +58,14 @@ def named(fragment: str, pred: Pred) -> Pred:
 
 
 def kueue_install(r: RecordedResource) -> bool:
-    return (r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name) or (
-        r.type.endswith(":Subscription") and "kueue" in r.name
+    return (
+        (r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name)
+        or (r.type.endswith(":Subscription") and "kueue" in r.name)
+        or (  # Kueue embedded in OpenShift AI 2.x: the DataScienceCluster's kueue component installs it
+            r.type.endswith(":DataScienceCluster")
+            and ((r.inputs.get("spec") or {}).get("components") or {}).get("kueue", {}).get("managementState")
+            == "Managed"
+        )
     )
 
 
@@ -110,6 +116,19 @@ def builds_image(resources: list[RecordedResource]) -> bool:
     return any(IMAGE(r) for r in resources)
 
 
+def csv_gate(r: RecordedResource) -> bool:
+    return bool(r.type == "pulumi-python:dynamic:Resource" and r.inputs.get("gate") == "olm-csv")
+
+
+SUBSCRIPTION = of_type("kubernetes:operators.coreos.com/v1alpha1:Subscription")
+OPERATOR_CR = of_type(
+    "kubernetes:datasciencecluster.opendatahub.io/",
+    "kubernetes:kueue.openshift.io/",
+    "kubernetes:nfd.openshift.io/",
+    "kubernetes:nvidia.com/",
+)
+
+
 RULES = [
     Rule("in-cluster resources wait for a node pool", in_cluster, NODE_POOL, gke),
     Rule("node pools of private nodes wait for Cloud NAT", NODE_POOL, NAT, private_gke),
@@ -118,6 +137,8 @@ RULES = [
     Rule("the Kueue readiness gate waits for the Kueue install", kueue_gate, kueue_install),
     Rule("cert-manager objects wait for cert-manager", CERT_MANAGER_OBJECT, cert_manager_install),
     Rule("webhook configurations wait for the webhook's Deployment and Service", WEBHOOK_CONFIG, quota_serving),
+    Rule("OLM CSV gates (and the InstallPlans they approve) wait for their Subscription", csv_gate, SUBSCRIPTION),
+    Rule("operator CRs wait for an OLM CSV gate", OPERATOR_CR, csv_gate),
     Rule("the webhook Deployment waits for the image the stack builds", quota_deployment, IMAGE, builds_image),
 ]  # fmt: skip
 
@@ -186,6 +207,12 @@ REMOVALS = [
     ("kind", cert_manager_install, "cert-manager objects wait for cert-manager"),
     ("kind", quota_serving, "webhook configurations wait for the webhook's Deployment and Service"),
     ("openshift-ai", kueue_gate, "Kueue objects wait for the Kueue readiness gate"),
+    (
+        "openshift-ai",
+        SUBSCRIPTION,
+        "OLM CSV gates (and the InstallPlans they approve) wait for their Subscription",
+    ),
+    ("openshift-ai-gpu", csv_gate, "operator CRs wait for an OLM CSV gate"),
 ]
 
 
@@ -221,3 +248,25 @@ def test_a_stack_that_builds_the_webhook_image_deploys_it_only_after_the_push() 
         "the webhook Deployment waits for the image the stack builds: kubernetes:apps/v1:Deployment "
         in " ".join(bringup_problems(cut))
     )
+
+
+def test_a_production_openshift_stack_approves_only_pinned_csvs_after_each_subscription() -> None:
+    config = load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
+    config["batchplane:environment"] = "production"
+    target = config["batchplane:target"]
+    for key, csv in (
+        ("certManager", "cert-manager-operator.v1.18.0"),
+        ("kueue", "kueue-operator.v1.4.1"),
+        ("openshiftAi", "rhods-operator.3.5.0"),
+    ):
+        target[key] = {k: v for k, v in target.get(key, {}).items() if k != "approval"} | {"startingCsv": csv}
+    resources = run_program(REPO_ROOT, "openshift-ai", config, preview=False).resources
+    assert bringup_problems(resources) == []
+    gates = {r.inputs["subscription"]: r.inputs.get("approveCsv") for r in resources if csv_gate(r)}
+    assert gates == {
+        "openshift-cert-manager-operator": "cert-manager-operator.v1.18.0",
+        "kueue-operator": "kueue-operator.v1.4.1",
+        "rhods-operator": "rhods-operator.3.5.0",
+    }
+    subs = [r for r in resources if SUBSCRIPTION(r)]
+    assert {r.inputs["spec"]["installPlanApproval"] for r in subs} == {"Manual"}

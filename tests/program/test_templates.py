@@ -16,7 +16,7 @@ from batchplane.offline.model import RecordedResource
 from batchplane.offline.render import render_resources
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR, TEMPLATE_NAMES
 
-KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/"  # v1beta2, or v1beta1 (openshift-ai-2: embedded Kueue of RHOAI 2.x)
 QUEUES_TOKEN = "batchplane:kueue:KueueQueues"
 CLUSTER_TOKEN = "batchplane:cluster:BatchCluster"
 
@@ -101,7 +101,8 @@ def test_local_queues_depend_on_their_cluster_queue_and_every_kueue_object_on_th
                 f"{res.urn} does not wait for a readiness gate"
             )
             if res.type.endswith(":LocalQueue"):
-                cq = by_name[(f"{KUEUE_TYPE}ClusterQueue", res.inputs["spec"]["clusterQueue"])]
+                version = res.type.rsplit(":", 1)[0]
+                cq = by_name[(f"{version}:ClusterQueue", res.inputs["spec"]["clusterQueue"])]
                 assert cq.urn in res.dependencies, f"{res.urn} does not depend on {cq.urn}"
 
 

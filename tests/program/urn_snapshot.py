@@ -23,6 +23,7 @@ TEMPLATES = (
     "gke-prod-dws",
     "kind",
     "openshift-ai",
+    "openshift-ai-2",
     "openshift-ai-gpu",
 )
 #: Templates whose snapshot was taken from the program before BatchCluster existed (492c26c).

@@ -22,9 +22,10 @@ from pydantic import Field
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain
 from batchplane.config.kueue import NamespaceSpec
-from batchplane.config.operators import ReadinessGateSettings
+from batchplane.config.operators import AppWrapperInstall, ReadinessGateSettings
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
+from batchplane.targets.openshift.dsc import DataScienceClusterComponents, check_components, managed
 from batchplane.targets.openshift.gpu import (
     ClusterAutoscalerSettings,
     FeatureSet,
@@ -90,11 +91,28 @@ class OlmSubscription(ConfigModel):
 
     channel: Channel
     """Update channel (``spec.channel``)."""
-    approval: Literal["Automatic", "Manual"] = "Automatic"
-    """``spec.installPlanApproval``. ``Manual`` stops at each InstallPlan until someone approves it (the
-    CSV gate then waits, and its timeout message says so). Defaults to ``Automatic``."""
+    approval: Literal["Automatic", "Manual"] | None = None
+    """``spec.installPlanApproval``. ``Manual`` with a ``startingCsv``: the CSV gate approves exactly the
+    InstallPlan of that CSV and refuses any other (a new CSV in the channel never upgrades the operator under a
+    running platform; bump ``startingCsv`` to upgrade). ``Manual`` without one waits for a person to approve
+    (the gate's timeout message says so). ``Automatic``: OLM installs and upgrades along the channel. Defaults
+    to ``Manual`` when ``batchplane:environment`` is ``production`` (then ``startingCsv`` is required), else
+    ``Automatic``."""
     starting_csv: DnsSubdomain | None = None
-    """``spec.startingCSV``: pin the first installed CSV, e.g. ``kueue-operator.v1.4.0``. Defaults to the channel head."""
+    """``spec.startingCSV``: the CSV to install (and, with ``Manual`` approval, the only one approved), as the
+    package's CSV names it (``oc get packagemanifest <package> -n openshift-marketplace``). Defaults to the
+    channel head."""
+
+    def effective_approval(self, environment: str) -> Literal["Automatic", "Manual"]:
+        """``approval``, or its default for ``environment`` (``Manual`` in ``production``)."""
+        if self.approval is not None:
+            return self.approval
+        return "Manual" if environment == "production" else "Automatic"
+
+    def approved_csv(self, environment: str) -> str | None:
+        """The CSV whose InstallPlan the gate approves: ``startingCsv`` under ``Manual`` approval, else none."""
+        return self.starting_csv if self.effective_approval(environment) == "Manual" else None
+
     source: DnsSubdomain = "redhat-operators"
     """CatalogSource name (``spec.source``). Defaults to ``redhat-operators``."""
     source_namespace: DnsLabel = "openshift-marketplace"
@@ -107,6 +125,8 @@ class CertManagerOperator(OlmSubscription):
 
     channel: Channel = "stable-v1"
     """Update channel. Defaults to ``stable-v1``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``cert-manager-operator.v1.18.0``. Defaults to the channel head."""
 
 
 class RedHatKueue(OlmSubscription):
@@ -114,6 +134,8 @@ class RedHatKueue(OlmSubscription):
 
     channel: Channel = "stable-v1.4"
     """Update channel. Defaults to ``stable-v1.4`` (what OpenShift AI's e2e tests subscribe)."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``kueue-operator.v1.4.1``. Defaults to the channel head."""
     create_kueue_cr: bool | None = None
     """Create the ``kueue.openshift.io/v1`` ``Kueue`` CR named ``cluster``. Omitted: yes, unless OpenShift
     AI 3.x is installed (its operator creates and reconciles that CR when its kueue component is
@@ -126,50 +148,38 @@ class RedHatKueue(OlmSubscription):
     ``None`` manages every job in managed namespaces. Omitted: the operator's default."""
 
 
-class OpenShiftAIComponents(ConfigModel):
-    """Which DataScienceCluster components are ``Managed`` (others ``Removed``); omitted = release default."""
-
-    ray: bool | None = None
-    """KubeRay (RayCluster/RayJob). Default: Managed."""
-    codeflare: bool | None = None
-    """CodeFlare operator + AppWrapper (DSC v1 / RHOAI 2.x only). Default: Managed on 2.x."""
-    training_operator: bool | None = None
-    """Kubeflow Training Operator v1 (PyTorchJob). Default: Managed on 2.x, Removed on 3.x (obsolete in 3.6)."""
-    trainer: bool | None = None
-    """Kubeflow Trainer v2 (TrainJob; DSC v2 / RHOAI 3.x only). Default: Managed on 3.x."""
-
-
 class OpenShiftAI(OlmSubscription):
     """Red Hat OpenShift AI (package ``rhods-operator``, namespace ``redhat-ods-operator``) and its DataScienceCluster."""
 
     channel: Channel = "stable"
     """Update channel (``stable``, ``fast``, ``stable-X.Y``, ``stable-3.x``, ``eus-X.Y``). Defaults to ``stable``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``rhods-operator.3.5.0`` (3.x) or ``rhods-operator.2.25.0`` (2.x). Defaults to
+    the channel head."""
     release: Literal["2.x", "3.x"] = "3.x"
     """Release line the channel delivers; selects the DataScienceCluster API (v1 for 2.x, v2 for 3.x).
     Defaults to ``3.x``."""
     data_science_cluster_name: DnsSubdomain = "default-dsc"
     """DataScienceCluster name. Defaults to ``default-dsc``."""
-    components: OpenShiftAIComponents = OpenShiftAIComponents()
-    """Distributed-workloads components. Defaults to the release's defaults."""
+    components: DataScienceClusterComponents = DataScienceClusterComponents()
+    """Every DataScienceCluster component (``true``/``false`` or an object with ``managementState`` and its
+    settings; batchplane/targets/openshift/dsc.py). Defaults to RHOAI's sample DSC of the release with kueue
+    ``Unmanaged``."""
 
     def component_states(self) -> dict[str, bool]:
-        """The DSC component → Managed map for the release (``kueue`` is always ``Unmanaged``, not listed)."""
-        c = self.components
-        if self.release == "2.x":
-            return {
-                "codeflare": _default(c.codeflare, True),
-                "ray": _default(c.ray, True),
-                "trainingoperator": _default(c.training_operator, True),
-            }
-        return {
-            "ray": _default(c.ray, True),
-            "trainer": _default(c.trainer, True),
-            "trainingoperator": _default(c.training_operator, False),
-        }
+        """The distributed-workloads DSC components of the release → Managed (codeflare, ray, trainingoperator
+        on 2.x; ray, trainer, trainingoperator on 3.x)."""
+        states = managed(self.components, self.release)
+        names = (
+            ("codeflare", "ray", "trainingoperator")
+            if self.release == "2.x"
+            else ("ray", "trainer", "trainingoperator")
+        )
+        return {name: states.get(name) == "Managed" for name in names}
 
-
-def _default(value: bool | None, default: bool) -> bool:
-    return default if value is None else value
+    def embedded_kueue(self) -> bool:
+        """Whether the DSC's kueue component is ``Managed`` (Kueue embedded in RHOAI 2.x)."""
+        return self.components.kueue is not None and self.components.kueue.management_state == "Managed"
 
 
 class NfdOperator(OlmSubscription):
@@ -178,6 +188,9 @@ class NfdOperator(OlmSubscription):
 
     channel: Channel = "stable"
     """Update channel. Defaults to ``stable``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``: the ``nfd`` CSV of your OpenShift minor (``oc get packagemanifest nfd -n
+    openshift-marketplace -o jsonpath='{.status.channels[0].currentCSV}'``). Defaults to the channel head."""
 
 
 class NvidiaGpuOperator(OlmSubscription):
@@ -189,6 +202,8 @@ class NvidiaGpuOperator(OlmSubscription):
     -o jsonpath='{.status.defaultChannel}'``). Defaults to ``v26.3``, the default channel NVIDIA's docs name."""
     source: DnsSubdomain = "certified-operators"
     """CatalogSource name. Defaults to ``certified-operators``."""
+    starting_csv: DnsSubdomain | None = None
+    """``spec.startingCSV``, e.g. ``gpu-operator-certified.v26.3.0``. Defaults to the channel head."""
 
 
 class GpuOperator(ConfigModel):
@@ -253,13 +268,25 @@ class OpenShiftTarget(ConfigModel):
     ``ClusterAutoscalerSettings()`` (GPU limits derived from the pools; no cores/memory limits)."""
     gpu_operator: GpuOperator = GpuOperator()
     """Node Feature Discovery and the NVIDIA GPU Operator via OLM. Defaults to not installed."""
+    appwrapper: AppWrapperInstall = AppWrapperInstall()
+    """The AppWrapper controller (``workload.codeflare.dev/v1beta2``), the successor of MCAD's AppWrapper
+    (convert MCAD's with ``batchplane appwrapper convert``; docs/appwrapper.md), from its release
+    ``install.yaml`` after the Kueue webhook gate; ``AppWrapper`` is added to the ``Kueue`` CR's frameworks. On
+    OpenShift AI 2.x the DSC's ``codeflare`` component runs it instead. Defaults to not installed."""
 
     def kube_context(self) -> str:
         """The kubeconfig context the Kubernetes provider uses."""
         return self.context
 
+    def installs_rhbok(self) -> bool:
+        """Whether the Red Hat build of Kueue is installed: yes, unless the DSC embeds Kueue (2.x ``kueue: Managed``)."""
+        return self.openshift_ai is None or not self.openshift_ai.embedded_kueue()
+
     def creates_kueue_cr(self) -> bool:
-        """Whether Batchplane declares the ``Kueue`` CR (see :attr:`RedHatKueue.create_kueue_cr`)."""
+        """Whether Batchplane declares the ``Kueue`` CR (see :attr:`RedHatKueue.create_kueue_cr`); never with
+        embedded Kueue."""
+        if not self.installs_rhbok():
+            return False
         if self.kueue.create_kueue_cr is not None:
             return self.kueue.create_kueue_cr
         return self.openshift_ai is None or self.openshift_ai.release == "2.x"
@@ -307,31 +334,106 @@ def label_managed_namespaces(k: ExpandedKueue) -> None:
             )
 
 
-def check_openshift(target: OpenShiftTarget, k: ExpandedKueue) -> list[ConfigIssue]:
-    """Rules of the ``openshift`` target that span fields: DSC components per release, framework
-    duplicates, and warnings for tenant namespaces the stack cannot label."""
+def subscriptions(target: OpenShiftTarget) -> list[tuple[str, OlmSubscription]]:
+    """``(config key, subscription)`` of every OLM install the target declares."""
+    subs: list[tuple[str, OlmSubscription]] = [("certManager", target.cert_manager)]
+    if target.installs_rhbok():
+        subs.append(("kueue", target.kueue))
+    if target.openshift_ai is not None:
+        subs.append(("openshiftAi", target.openshift_ai))
+    if target.gpu_operator.install:
+        subs += [
+            ("gpuOperator.nfd", target.gpu_operator.nfd),
+            ("gpuOperator.nvidia", target.gpu_operator.nvidia),
+        ]
+    return subs
+
+
+def check_approval(target: OpenShiftTarget, environment: str) -> list[ConfigIssue]:
+    """``Manual`` approval without a pinned ``startingCsv``: an error when ``Manual`` is the production
+    default (pin the CSV, or choose ``Automatic``), a warning when set explicitly (a person must approve)."""
+    issues = []
+    for key, sub in subscriptions(target):
+        if sub.effective_approval(environment) != "Manual" or sub.starting_csv:
+            continue
+        path = f"batchplane:target.{key}"
+        if sub.approval is None:
+            issues.append(
+                ConfigIssue(
+                    f"{path}.startingCsv",
+                    "production Subscriptions default to installPlanApproval Manual, and Batchplane approves only "
+                    "the InstallPlan of a pinned CSV: set startingCsv (oc get packagemanifest ... "
+                    "-n openshift-marketplace), or approval: Automatic to follow the channel",
+                )
+            )
+        else:
+            issues.append(
+                ConfigIssue(
+                    f"{path}.approval",
+                    "Manual approval without startingCsv: Batchplane approves no InstallPlan, so the CSV gate "
+                    "waits (up to csvGate.timeoutSeconds) for a person to approve each one; pin startingCsv to "
+                    "have exactly that CSV approved",
+                    "warning",
+                )
+            )
+    return issues
+
+
+RHOAI2_QUOTA_DOCS = (
+    'OpenShift AI 2.x "Configuring quota management for distributed workloads": "supports only a single cluster '
+    'queue per cluster (that is, homogenous clusters), and only empty resource flavors"'
+)
+
+
+def check_embedded_kueue(k: ExpandedKueue) -> list[ConfigIssue]:
+    """The rules of Kueue embedded in OpenShift AI 2.x (DSC v1 ``kueue: Managed``): its Kueue (0.6–0.10 in RHOAI
+    2.10–2.19) serves ``kueue.x-k8s.io/v1beta1`` only (an error otherwise), and Red Hat supports one ClusterQueue
+    per cluster and only empty ResourceFlavors (:data:`RHOAI2_QUOTA_DOCS`; warnings)."""
     issues: list[ConfigIssue] = []
+    if k.api_version != "kueue.x-k8s.io/v1beta1":
+        issues.append(
+            ConfigIssue(
+                "batchplane:kueue.apiVersion",
+                "Kueue embedded in OpenShift AI 2.x serves kueue.x-k8s.io/v1beta1 only; set apiVersion: "
+                "kueue.x-k8s.io/v1beta1 (or use the Red Hat build of Kueue: kueue managementState Unmanaged)",
+            )
+        )
+    for extra in k.cluster_queues[1:]:
+        issues.append(
+            ConfigIssue(
+                str(extra.path),
+                f'ClusterQueue "{extra.obj.name}" is one more than the single ClusterQueue per cluster that '
+                f"{RHOAI2_QUOTA_DOCS} (the teams shorthand makes one per team)",
+                "warning",
+            )
+        )
+    for flavor in k.resource_flavors:
+        f = flavor.obj
+        if f.node_labels or f.node_taints or f.tolerations:
+            issues.append(
+                ConfigIssue(
+                    str(flavor.path),
+                    f'ResourceFlavor "{f.name}" has nodeLabels, nodeTaints or tolerations; {RHOAI2_QUOTA_DOCS}',
+                    "warning",
+                )
+            )
+    return issues
+
+
+def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str = "dev") -> list[ConfigIssue]:
+    """Rules of the ``openshift`` target that span fields: DSC components per release, InstallPlan approval
+    (:func:`check_approval`), framework duplicates, and warnings for tenant namespaces the stack cannot label."""
+    issues: list[ConfigIssue] = check_approval(target, environment)
     base = "batchplane:target"
     ai = target.openshift_ai
     if ai is not None:
-        c = ai.components
         path = f"{base}.openshiftAi.components"
-        if ai.release == "3.x" and c.codeflare:
-            issues.append(
-                ConfigIssue(
-                    f"{path}.codeflare",
-                    "DataScienceCluster v2 (OpenShift AI 3.x) has no codeflare "
-                    "component; AppWrapper users stay on 2.x",
-                )
-            )
-        if ai.release == "2.x" and c.trainer:
-            issues.append(
-                ConfigIssue(
-                    f"{path}.trainer",
-                    "Trainer v2 is a DataScienceCluster v2 component (OpenShift AI 3.x); set release: 3.x",
-                )
-            )
-        if ai.release == "3.x" and c.training_operator:
+        issues.extend(check_components(ai.components, ai.release, path))
+        if (
+            ai.release == "3.x"
+            and ai.components.training_operator is not None
+            and ai.components.training_operator.management_state == "Managed"
+        ):
             issues.append(
                 ConfigIssue(
                     f"{path}.trainingOperator",
@@ -340,6 +442,35 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue) -> list[ConfigIss
                     "warning",
                 )
             )
+        if ai.embedded_kueue() and "kueue" in target.model_fields_set:
+            issues.append(
+                ConfigIssue(
+                    f"{base}.kueue",
+                    "the DataScienceCluster's kueue component is Managed (Kueue embedded in OpenShift AI 2.x, "
+                    "namespace redhat-ods-applications); the Red Hat build of Kueue would be a second Kueue — "
+                    "remove target.kueue or set kueue.managementState: Unmanaged",
+                )
+            )
+    if ai is not None and ai.embedded_kueue():
+        issues += check_embedded_kueue(k)
+    if target.appwrapper.enabled and ai is not None and ai.component_states().get("codeflare"):
+        issues.append(
+            ConfigIssue(
+                f"{base}.appwrapper.enabled",
+                "the DataScienceCluster's codeflare component already runs the AppWrapper controller (OpenShift AI "
+                "2.x); set codeflare: false to install AppWrapper yourself, or leave appwrapper disabled",
+            )
+        )
+    if target.appwrapper.enabled and not target.creates_kueue_cr():
+        issues.append(
+            ConfigIssue(
+                f"{base}.appwrapper.enabled",
+                "Batchplane does not own the Kueue CR here (OpenShift AI manages it or embeds Kueue), so it cannot "
+                "add the AppWrapper framework: add workload.codeflare.dev/appwrapper to Kueue's integrations "
+                "yourself (OpenShift AI 3.x: the kueue-manager-config ConfigMap) or AppWrappers are not queued",
+                "warning",
+            )
+        )
     if target.kueue.create_kueue_cr and ai is not None and ai.release == "3.x":
         issues.append(
             ConfigIssue(

@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from batchplane.targets.openshift.config import OlmSubscription, OpenShiftTarget, rhbok_frameworks
+from batchplane.operators.installs import appwrapper_source
+from batchplane.targets.openshift.config import (
+    RHBOK_FRAMEWORKS,
+    OlmSubscription,
+    OpenShiftTarget,
+    rhbok_frameworks,
+)
+from batchplane.targets.openshift.dsc import render_components
 
 Object = dict[str, Any]
 MANAGED_BY = {"app.kubernetes.io/managed-by": "batchplane"}
@@ -25,12 +32,15 @@ class OlmInstall:
         namespace: the operator's Namespace object.
         operator_group: its OperatorGroup object.
         subscription: its Subscription object.
+        approve_csv: the pinned ``startingCSV`` whose InstallPlan the CSV gate approves (``Manual`` approval),
+            or ``None`` (``Automatic``, or ``Manual`` left to a person).
     """
 
     role: str
     namespace: Object
     operator_group: Object
     subscription: Object
+    approve_csv: str | None = None
 
     @property
     def subscription_name(self) -> str:
@@ -69,12 +79,17 @@ class OpenShiftPlan:
         kueue_cr: the ``kueue.openshift.io/v1`` ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
         operands: the ``NodeFeatureDiscovery`` and ``ClusterPolicy`` CRs (when ``gpuOperator.install``).
+        kueue_namespace: where Kueue runs: ``openshift-kueue-operator`` (the Red Hat build of Kueue) or
+            ``redhat-ods-applications`` (Kueue embedded in OpenShift AI 2.x).
+        appwrapper_source: URL of the AppWrapper release ``install.yaml`` (``target.appwrapper``), or ``None``.
     """
 
     installs: list[OlmInstall]
     kueue_cr: Object | None
     data_science_cluster: Object | None
     operands: list[Operand] = field(default_factory=list)
+    kueue_namespace: str = "openshift-kueue-operator"
+    appwrapper_source: str | None = None
 
 
 def _install(
@@ -84,6 +99,7 @@ def _install(
     package: str,
     sub: OlmSubscription,
     group_spec: Object | None = None,
+    environment: str = "dev",
 ) -> OlmInstall:
     ns = {
         "apiVersion": "v1",
@@ -98,7 +114,7 @@ def _install(
     }
     spec: Object = {
         "channel": sub.channel,
-        "installPlanApproval": sub.approval,
+        "installPlanApproval": sub.effective_approval(environment),
         "name": package,
         "source": sub.source,
         "sourceNamespace": sub.source_namespace,
@@ -111,12 +127,15 @@ def _install(
         "metadata": {"name": package, "namespace": namespace, "labels": dict(MANAGED_BY)},
         "spec": spec,
     }
-    return OlmInstall(role, ns, og, subscription)
+    return OlmInstall(role, ns, og, subscription, sub.approved_csv(environment))
 
 
 def kueue_cr(target: OpenShiftTarget) -> Object:
     """The singleton ``Kueue`` CR (``metadata.name`` must be ``cluster``) with the derived frameworks."""
-    config: Object = {"integrations": {"frameworks": rhbok_frameworks(target)}}
+    frameworks = rhbok_frameworks(target)
+    if target.appwrapper.enabled and "AppWrapper" not in frameworks:
+        frameworks = [n for n in RHBOK_FRAMEWORKS if n in {*frameworks, "AppWrapper"}]
+    config: Object = {"integrations": {"frameworks": frameworks}}
     if target.kueue.label_policy is not None:
         config["workloadManagement"] = {"labelPolicy": target.kueue.label_policy}
     return {
@@ -128,19 +147,18 @@ def kueue_cr(target: OpenShiftTarget) -> Object:
 
 
 def data_science_cluster(target: OpenShiftTarget) -> Object | None:
-    """The DataScienceCluster: v1 (RHOAI 2.x) or v2 (3.x); kueue ``Unmanaged`` (RHBoK provides Kueue)."""
+    """The DataScienceCluster: v1 (RHOAI 2.x) or v2 (3.x), every component (:func:`render_components`:
+    RHOAI's sample of the release overlaid with the stack's settings; kueue ``Unmanaged`` unless set)."""
     ai = target.openshift_ai
     if ai is None:
         return None
-    components: Object = {"kueue": {"managementState": "Unmanaged"}}
-    for name, managed in ai.component_states().items():
-        components[name] = {"managementState": "Managed" if managed else "Removed"}
+    components = render_components(ai.components, ai.release)
     version = "v1" if ai.release == "2.x" else "v2"
     return {
         "apiVersion": f"datasciencecluster.opendatahub.io/{version}",
         "kind": "DataScienceCluster",
         "metadata": {"name": ai.data_science_cluster_name, "labels": dict(MANAGED_BY)},
-        "spec": {"components": dict(sorted(components.items()))},
+        "spec": {"components": components},
     }
 
 
@@ -180,7 +198,9 @@ with a ServiceMonitor). NVIDIA creates it from the CSV's ``alm-examples``, which
 override with ``gpuOperator.clusterPolicy``."""
 
 
-def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], list[Operand]]:
+def gpu_operator_installs(
+    target: OpenShiftTarget, environment: str = "dev"
+) -> tuple[list[OlmInstall], list[Operand]]:
     """Node Feature Discovery and the NVIDIA GPU Operator (namespaced OperatorGroups) and their CRs:
     ``NodeFeatureDiscovery`` ``nfd-instance`` (``nfd.openshift.io/v1``) and ``ClusterPolicy``
     ``gpu-cluster-policy`` (``nvidia.com/v1``, cluster-scoped). Empty unless ``gpuOperator.install``."""
@@ -188,7 +208,15 @@ def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], li
     if not gpu.install:
         return [], []
     installs = [
-        _install("nfd", NFD_NAMESPACE, NFD_NAMESPACE, "nfd", gpu.nfd, {"targetNamespaces": [NFD_NAMESPACE]}),
+        _install(
+            "nfd",
+            NFD_NAMESPACE,
+            NFD_NAMESPACE,
+            "nfd",
+            gpu.nfd,
+            {"targetNamespaces": [NFD_NAMESPACE]},
+            environment,
+        ),
         _install(
             "gpu-operator",
             GPU_OPERATOR_NAMESPACE,
@@ -196,6 +224,7 @@ def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], li
             "gpu-operator-certified",
             gpu.nvidia,
             {"targetNamespaces": [GPU_OPERATOR_NAMESPACE]},
+            environment,
         ),
     ]
     nfd = {
@@ -213,8 +242,10 @@ def gpu_operator_installs(target: OpenShiftTarget) -> tuple[list[OlmInstall], li
     return installs, [Operand("nfd-instance", "nfd", nfd), Operand("cluster-policy", "gpu-operator", policy)]
 
 
-def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
-    """The OLM installs, ``Kueue`` CR, DataScienceCluster and GPU operands of an ``openshift`` target."""
+def openshift_plan(target: OpenShiftTarget, environment: str = "dev") -> OpenShiftPlan:
+    """The OLM installs, ``Kueue`` CR, DataScienceCluster and GPU operands of an ``openshift`` target;
+    ``environment`` (``batchplane:environment``) sets the default ``installPlanApproval`` (``Manual`` in
+    ``production``)."""
     installs = [
         _install(
             "cert-manager",
@@ -222,21 +253,37 @@ def openshift_plan(target: OpenShiftTarget) -> OpenShiftPlan:
             "openshift-cert-manager-operator",
             "openshift-cert-manager-operator",
             target.cert_manager,
-        ),
-        _install(
-            "kueue", "openshift-kueue-operator", "openshift-kueue-operator", "kueue-operator", target.kueue
+            environment=environment,
         ),
     ]
+    if target.installs_rhbok():
+        installs.append(
+            _install(
+                "kueue",
+                "openshift-kueue-operator",
+                "openshift-kueue-operator",
+                "kueue-operator",
+                target.kueue,
+                environment=environment,
+            )
+        )
     if target.openshift_ai is not None:
         installs.append(
             _install(
-                "openshift-ai", "redhat-ods-operator", "rhods-operator", "rhods-operator", target.openshift_ai
+                "openshift-ai",
+                "redhat-ods-operator",
+                "rhods-operator",
+                "rhods-operator",
+                target.openshift_ai,
+                environment=environment,
             )
         )
-    gpu_installs, operands = gpu_operator_installs(target)
+    gpu_installs, operands = gpu_operator_installs(target, environment)
     return OpenShiftPlan(
         [*installs, *gpu_installs],
         kueue_cr(target) if target.creates_kueue_cr() else None,
         data_science_cluster(target),
         operands,
+        "openshift-kueue-operator" if target.installs_rhbok() else "redhat-ods-applications",
+        appwrapper_source(target.appwrapper.version) if target.appwrapper.enabled else None,
     )

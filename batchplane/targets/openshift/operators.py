@@ -46,6 +46,13 @@ class OpenShiftOperatorsArgs(TypedDict):
     """The provider's kubeconfig (content or path), for the gates. Defaults to none."""
 
 
+def _awaited_version(spec: dict[str, Any]) -> str:
+    """What the CSV gate awaits, as its ``version`` input: the channel, and the pinned CSV when there is one
+    (bumping ``startingCsv`` re-runs the gate, which then approves the upgrade's InstallPlan)."""
+    channel = str(spec["channel"])
+    return f"{channel}@{spec['startingCSV']}" if spec.get("startingCSV") else channel
+
+
 def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> KubernetesObject:
     return KubernetesObject(name, obj, opts=opts)
 
@@ -60,6 +67,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
         operands: other operator CRs by role (``nfd-instance``, ``cluster-policy``).
         kueue_ready: what Kueue objects must depend on (the Kueue webhook gate).
+        appwrapper: the AppWrapper controller's release manifest (after the Kueue webhook gate), or ``None``.
     """
 
     subscriptions: dict[str, pulumi.Resource]
@@ -68,6 +76,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
     data_science_cluster: pulumi.Resource | None
     operands: dict[str, pulumi.Resource]
     kueue_ready: list[pulumi.Resource]
+    appwrapper: pulumi.Resource | None
 
     def __init__(
         self, name: str, args: OpenShiftOperatorsArgs, opts: pulumi.ResourceOptions | None = None
@@ -105,7 +114,8 @@ class OpenShiftOperators(pulumi.ComponentResource):
                     "gate": "olm-csv",
                     "namespace": install.namespace_name,
                     "subscription": install.subscription_name,
-                    "version": str(install.subscription["spec"]["channel"]),
+                    "approve_csv": install.approve_csv,
+                    "version": _awaited_version(install.subscription["spec"]),
                 },
                 [sub],
             )
@@ -129,13 +139,18 @@ class OpenShiftOperators(pulumi.ComponentResource):
             "kueue-ready",
             {
                 "gate": "kueue-webhook",
-                "namespace": "openshift-kueue-operator",
+                "namespace": plan.kueue_namespace,
                 "service": None,
                 "resource_flavor_api_version": args["resource_flavor_api_version"],
             },
             serving or kueue_csv,
         )
         self.kueue_ready = [webhook_gate]
+        self.appwrapper = None
+        if plan.appwrapper_source is not None:
+            self.appwrapper = k8s.yaml.v2.ConfigFile(
+                f"{name}-appwrapper", file=plan.appwrapper_source, opts=child([webhook_gate])
+            )
         self.operands = {
             operand.role: _custom(
                 f"{name}-{operand.role}", operand.obj, child([self.csv_gates[operand.after]])

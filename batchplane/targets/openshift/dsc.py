@@ -1,0 +1,494 @@
+"""The whole DataScienceCluster: every component of the DSC CRD, per API version, with its settings.
+
+Fields, enums and create-time CEL rules mirror the CRDs of opendatahub-io/opendatahub-operator v2.35.0
+(``datasciencecluster.opendatahub.io/v1``, the newest 2.x line) and Red Hat OpenShift AI 3.5
+(red-hat-data-services/RHOAI-Build-Config ``rhoai-3.5`` ``bundle/manifests``, ``datasciencecluster.opendatahub.io/v2``).
+Transition rules (``oldSelf``: ``workbenchNamespace`` and ``registriesNamespace`` immutable, ``modelsAsService``
+never re-enabled) cannot fail on a first create and are left to the API server. ``devFlags`` (manifest
+overrides for operator development) are not offered.
+
+Defaults are RHOAI's own sample DataScienceCluster of each release, plus what distributed workloads need:
+
+* 2.x (v1): red-hat-data-services/rhods-operator ``config/samples/datasciencecluster_v1_datasciencecluster.yaml``
+  (commit 32bc1683): codeflare, dashboard, datasciencepipelines, kserve (nim, serving ``knative-serving``),
+  modelmeshserving, kueue, trainingoperator, ray, workbenches, modelregistry (``rhoai-model-registries``)
+  Managed; feastoperator, llamastackoperator, trustyai Removed.
+* 3.x (v2): opendatahub-io/opendatahub-operator v3.5.0 ``config/rhoai/samples/datasciencecluster_v2_datasciencecluster.yaml``:
+  dashboard, aipipelines, kserve (nim), trainer, ray, workbenches, trustyai, modelregistry, feastoperator, ogx,
+  mlflowoperator Managed; aigateway (batchGateway), kserve modelsAsService / wva, kueue, trainingoperator,
+  llamastackoperator, sparkoperator, mcplifecycleoperator Removed.
+
+``kueue`` is ``Unmanaged`` (the Red Hat build of Kueue provides Kueue) unless the stack sets it; ``Managed``
+(Kueue embedded in RHOAI, in ``redhat-ods-applications``) exists on 2.x only — RHOAI 3.x refuses it at runtime.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field
+
+from batchplane.config.base import ConfigModel, DnsSubdomain
+from batchplane.errors import ConfigIssue
+
+ManagementState = Literal["Managed", "Removed"]
+"""``managementState`` of every component but kueue (CRD enum)."""
+KueueManagementState = Literal["Managed", "Unmanaged", "Removed"]
+"""``kueue.managementState`` (CRD enum; ``Managed`` is refused by RHOAI 3.x at runtime)."""
+Release = Literal["2.x", "3.x"]
+NamespaceName = Annotated[str, Field(max_length=63, pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$")]
+Quantity = Annotated[
+    str | int,
+    Field(
+        pattern=r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+    ),
+]
+
+
+class Component(ConfigModel):
+    """A component with only a ``managementState``."""
+
+    management_state: ManagementState | None = None
+    """``Managed`` or ``Removed``. Defaults to the release's sample."""
+
+
+class SubComponent(ConfigModel):
+    """A sub-feature with only a ``managementState`` (``nim``, ``wva``, ``batchGateway`` …)."""
+
+    management_state: ManagementState | None = None
+    """``Managed`` or ``Removed``. Defaults to the CRD's default."""
+
+
+class Workbenches(Component):
+    """Workbenches (Jupyter notebooks); users' notebooks live in their data science projects."""
+
+    workbench_namespace: NamespaceName | None = None
+    """``workbenchNamespace``: where the notebook controller runs (immutable once set). Defaults to the
+    CRD's default (``rhods-notebooks`` in RHOAI)."""
+
+
+class ModelRegistry(Component):
+    """Model registry."""
+
+    registries_namespace: NamespaceName | None = None
+    """``registriesNamespace`` (immutable while Managed). Defaults to ``rhoai-model-registries``."""
+
+
+class LmEval(ConfigModel):
+    """TrustyAI LM-Eval permissions."""
+
+    permit_code_execution: Literal["allow", "deny"] | None = None
+    """``permitCodeExecution``. Defaults to ``deny``."""
+    permit_online: Literal["allow", "deny"] | None = None
+    """``permitOnline``. Defaults to ``deny``."""
+
+
+class TrustyAiEval(ConfigModel):
+    """TrustyAI evaluation settings."""
+
+    lmeval: LmEval
+    """Required. LM-Eval permissions."""
+
+
+class TrustyAi(Component):
+    """TrustyAI (model monitoring, LM-Eval)."""
+
+    eval: TrustyAiEval | None = None
+    """``eval.lmeval`` permissions. Defaults to the CRD's (deny, deny)."""
+    mcp_guardrails_mode: bool | None = None
+    """``mcpGuardrailsMode`` (v2 only). Defaults to false."""
+
+
+class Pipelines(Component):
+    """Data science pipelines (v1 ``datasciencepipelines``, v2 ``aipipelines``)."""
+
+    argo_workflows_controllers: SubComponent | None = None
+    """``argoWorkflowsControllers``: the Argo Workflows controllers pipelines run on. Defaults to Managed."""
+
+
+class KueueComponent(ConfigModel):
+    """The kueue component: which Kueue serves the distributed workloads."""
+
+    management_state: KueueManagementState | None = None
+    """``Unmanaged``: the Red Hat build of Kueue (installed by the stack); ``Managed``: Kueue embedded in
+    RHOAI (2.x only; then the Red Hat build of Kueue is not installed); ``Removed``. Defaults to ``Unmanaged``."""
+    default_cluster_queue_name: DnsSubdomain | None = None
+    """``defaultClusterQueueName``. Defaults to ``default``."""
+    default_local_queue_name: DnsSubdomain | None = None
+    """``defaultLocalQueueName``. Defaults to ``default``."""
+    auto_create_queues: bool | None = None
+    """``autoCreateQueues`` (v2 only). Defaults to false."""
+
+
+class CertificateSpec(ConfigModel):
+    """TLS certificate of the KServe serving ingress gateway."""
+
+    type: Literal["SelfSigned", "Provided", "OpenshiftDefaultIngress"] | None = None
+    """Defaults to ``OpenshiftDefaultIngress``."""
+    secret_name: str | None = None
+    """``secretName`` of a provided certificate. Defaults to none."""
+
+
+class IngressGateway(ConfigModel):
+    """KServe serving ingress gateway."""
+
+    domain: str | None = None
+    """Host name (e.g. ``*.example.com``). Defaults to the cluster's ingress domain."""
+    certificate: CertificateSpec | None = None
+    """TLS certificate. Defaults to the OpenShift default ingress certificate."""
+
+
+class Serving(ConfigModel):
+    """KServe's Knative serving stack (v1 only)."""
+
+    management_state: KueueManagementState | None = None
+    """``Managed``, ``Unmanaged`` or ``Removed``. Defaults to ``Managed``."""
+    name: str | None = None
+    """KnativeServing name. Defaults to ``knative-serving``."""
+    ingress_gateway: IngressGateway | None = None
+    """``ingressGateway``. Defaults to the CRD's."""
+
+
+class Nim(SubComponent):
+    """NVIDIA NIM model serving."""
+
+    air_gapped: bool | None = None
+    """``airGapped`` (v2 only). Defaults to false."""
+
+
+class NodeLabelSelector(ConfigModel):
+    """A label selector."""
+
+    match_labels: dict[str, str] | None = None
+    """``matchLabels``. Defaults to none."""
+    match_expressions: list[dict[str, Any]] | None = None
+    """``matchExpressions`` (``key``, ``operator``, ``values``). Defaults to none."""
+
+
+class ResourceRequirements(ConfigModel):
+    """Container resources."""
+
+    limits: dict[str, Quantity] | None = None
+    """Limits per resource. Defaults to the operator's manifests."""
+    requests: dict[str, Quantity] | None = None
+    """Requests per resource. Defaults to the operator's manifests."""
+
+
+class OAuthProxy(ConfigModel):
+    """KServe's OAuth proxy sidecar (``inferenceservice-config``)."""
+
+    resources: ResourceRequirements | None = None
+    """Its container resources. Defaults to the operator's manifests."""
+
+
+class ModelCache(SubComponent):
+    """KServe model cache (v2 only)."""
+
+    cache_size: Quantity | None = None
+    """``cacheSize`` of the cache volume (``100Gi``); required when Managed."""
+    node_names: Annotated[list[str], Field(min_length=1)] | None = None
+    """``nodeNames`` to cache on; exactly one of this and ``nodeSelector`` when Managed."""
+    node_selector: NodeLabelSelector | None = None
+    """``nodeSelector`` of the nodes to cache on; exactly one of this and ``nodeNames`` when Managed."""
+
+
+class KServe(Component):
+    """KServe model serving."""
+
+    default_deployment_mode: Literal["Serverless", "RawDeployment"] | None = None
+    """``defaultDeploymentMode`` (v1 only): the serving mode. Defaults to the operator's (``Serverless``)."""
+    raw_deployment_service_config: Literal["Headless", "Headed"] | None = None
+    """``rawDeploymentServiceConfig``. Defaults to ``Headless``."""
+    nim: Nim | None = None
+    """NVIDIA NIM. Defaults to Managed."""
+    serving: Serving | None = None
+    """Knative serving (v1 only). Defaults to the sample's (``knative-serving``, Managed)."""
+    model_cache: ModelCache | None = None
+    """``modelCache`` (v2 only). Defaults to Removed."""
+    models_as_service: SubComponent | None = None
+    """``modelsAsService`` (v2 only, deprecated for ``aigateway.modelsAsAService``). Defaults to Removed."""
+    wva: SubComponent | None = None
+    """``wva`` (v2 only). Defaults to Removed."""
+    oauth_proxy: OAuthProxy | None = None
+    """``oauthProxy`` sidecar resources (RHOAI 3.x only). Defaults to the operator's manifests."""
+    enable_llm_inference_service_tls: bool | None = Field(default=None, alias="enableLLMInferenceServiceTLS")
+    """``enableLLMInferenceServiceTLS`` (v2 only). Defaults to the operator's."""
+    enable_llm_inference_service_console_dashboards: bool | None = Field(
+        default=None, alias="enableLLMInferenceServiceConsoleDashboards"
+    )
+    """``enableLLMInferenceServiceConsoleDashboards`` (v2 only). Defaults to the operator's."""
+
+
+class AiGateway(Component):
+    """AI gateway (v2 only)."""
+
+    batch_gateway: SubComponent | None = None
+    """``batchGateway``. Defaults to Removed."""
+    models_as_a_service: SubComponent | None = None
+    """``modelsAsAService``. Defaults to Removed."""
+
+
+class MlflowGateway(ConfigModel):
+    """MLflow ingress gateway."""
+
+    domain: Annotated[str, Field(max_length=253)]
+    """Required. Fully qualified domain name."""
+
+
+class MlflowOperator(Component):
+    """MLflow operator (v2 only)."""
+
+    gateway: MlflowGateway | None = None
+    """``gateway``. Defaults to the one synced from GatewayConfig."""
+    gateway_name: str | None = None
+    """``gatewayName``. Defaults to the operator's."""
+    section_title: str | None = None
+    """``sectionTitle`` in the console. Defaults to the operator's."""
+
+
+def _shorthand(value: object) -> object:
+    """``true`` = ``{managementState: Managed}``, ``false`` = ``{managementState: Removed}``."""
+    if isinstance(value, bool):
+        return {"managementState": "Managed" if value else "Removed"}
+    return value
+
+
+class DataScienceClusterComponents(ConfigModel):
+    """Every DataScienceCluster component. Each takes ``true`` (Managed), ``false`` (Removed) or an object
+    with ``managementState`` and the component's settings; omitted = the release's default (module docs)."""
+
+    dashboard: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """The OpenShift AI dashboard (v1, v2). Default: Managed."""
+    workbenches: Annotated[Workbenches, BeforeValidator(_shorthand)] | None = None
+    """Workbenches (v1, v2). Default: Managed."""
+    datasciencepipelines: Annotated[Pipelines, BeforeValidator(_shorthand)] | None = None
+    """Data science pipelines (v1 only; ``aipipelines`` in v2). Default: Managed."""
+    aipipelines: Annotated[Pipelines, BeforeValidator(_shorthand)] | None = None
+    """AI pipelines (v2 only). Default: Managed."""
+    kserve: Annotated[KServe, BeforeValidator(_shorthand)] | None = None
+    """KServe (v1, v2). Default: Managed."""
+    modelmeshserving: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """ModelMesh serving (v1 only). Default: Managed."""
+    modelregistry: Annotated[ModelRegistry, BeforeValidator(_shorthand)] | None = None
+    """Model registry (v1, v2). Default: Managed."""
+    trustyai: Annotated[TrustyAi, BeforeValidator(_shorthand)] | None = None
+    """TrustyAI (v1, v2). Default: Removed on 2.x, Managed on 3.x."""
+    feastoperator: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """Feast feature store (v1, v2). Default: Removed on 2.x, Managed on 3.x."""
+    llamastackoperator: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """Llama Stack (v1, v2). Default: Removed."""
+    codeflare: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """CodeFlare operator + AppWrapper (v1 only). Default: Managed."""
+    ray: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """KubeRay (v1, v2). Default: Managed."""
+    training_operator: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """``trainingoperator``: Kubeflow Training Operator v1 (v1, v2; obsolete in RHOAI 3.6). Default: Managed on
+    2.x, Removed on 3.x."""
+    trainer: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """Kubeflow Trainer v2 (v2 only). Default: Managed."""
+    kueue: KueueComponent | None = None
+    """The kueue component. Default: ``Unmanaged`` (the Red Hat build of Kueue)."""
+    aigateway: Annotated[AiGateway, BeforeValidator(_shorthand)] | None = None
+    """AI gateway (v2 only). Default: Removed."""
+    mlflowoperator: Annotated[MlflowOperator, BeforeValidator(_shorthand)] | None = None
+    """MLflow (v2 only). Default: Managed."""
+    ogx: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """OGX (v2 only). Default: Managed."""
+    sparkoperator: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """Spark operator (v2 only). Default: Removed."""
+    mcplifecycleoperator: Annotated[Component, BeforeValidator(_shorthand)] | None = None
+    """MCP lifecycle operator (v2 only). Default: Removed."""
+
+
+#: DSC key → python field of :class:`DataScienceClusterComponents`.
+FIELD_OF = {"trainingoperator": "training_operator"}
+V1_ONLY = ("codeflare", "datasciencepipelines", "modelmeshserving")
+V2_ONLY = (
+    "aipipelines",
+    "trainer",
+    "aigateway",
+    "mlflowoperator",
+    "ogx",
+    "sparkoperator",
+    "mcplifecycleoperator",
+)
+#: Settings that exist in one API version only: (component, camelCase key) → version.
+VERSION_ONLY_SETTINGS = {
+    ("kserve", "defaultDeploymentMode"): "v1",
+    ("kserve", "serving"): "v1",
+    ("kserve", "modelCache"): "v2",
+    ("kserve", "modelsAsService"): "v2",
+    ("kserve", "wva"): "v2",
+    ("kserve", "oauthProxy"): "v2",
+    ("kserve", "nim.airGapped"): "v2",
+    ("kserve", "enableLLMInferenceServiceTLS"): "v2",
+    ("kserve", "enableLLMInferenceServiceConsoleDashboards"): "v2",
+    ("kueue", "autoCreateQueues"): "v2",
+    ("trustyai", "mcpGuardrailsMode"): "v2",
+}
+
+SAMPLE_V1: dict[str, Any] = {
+    "codeflare": {"managementState": "Managed"},
+    "dashboard": {"managementState": "Managed"},
+    "datasciencepipelines": {"managementState": "Managed"},
+    "kserve": {
+        "managementState": "Managed",
+        "nim": {"managementState": "Managed"},
+        "serving": {
+            "ingressGateway": {"certificate": {"type": "OpenshiftDefaultIngress"}},
+            "name": "knative-serving",
+            "managementState": "Managed",
+        },
+    },
+    "modelmeshserving": {"managementState": "Managed"},
+    "kueue": {"managementState": "Unmanaged"},
+    "trainingoperator": {"managementState": "Managed"},
+    "ray": {"managementState": "Managed"},
+    "workbenches": {"managementState": "Managed"},
+    "modelregistry": {"managementState": "Managed", "registriesNamespace": "rhoai-model-registries"},
+    "feastoperator": {"managementState": "Removed"},
+    "llamastackoperator": {"managementState": "Removed"},
+    "trustyai": {"managementState": "Removed"},
+}
+"""RHOAI 2.x's sample DSC (module docs) with kueue ``Unmanaged`` (the Red Hat build of Kueue)."""
+
+SAMPLE_V2: dict[str, Any] = {
+    "aigateway": {"managementState": "Removed", "batchGateway": {"managementState": "Removed"}},
+    "dashboard": {"managementState": "Managed"},
+    "aipipelines": {"managementState": "Managed"},
+    "kserve": {
+        "managementState": "Managed",
+        "nim": {"managementState": "Managed"},
+        "modelsAsService": {"managementState": "Removed"},
+        "wva": {"managementState": "Removed"},
+    },
+    "kueue": {"managementState": "Unmanaged"},
+    "trainingoperator": {"managementState": "Removed"},
+    "trainer": {"managementState": "Managed"},
+    "ray": {"managementState": "Managed"},
+    "workbenches": {"managementState": "Managed"},
+    "trustyai": {"managementState": "Managed"},
+    "modelregistry": {"managementState": "Managed", "registriesNamespace": "rhoai-model-registries"},
+    "feastoperator": {"managementState": "Managed"},
+    "llamastackoperator": {"managementState": "Removed"},
+    "ogx": {"managementState": "Managed"},
+    "mlflowoperator": {"managementState": "Managed"},
+    "sparkoperator": {"managementState": "Removed"},
+    "mcplifecycleoperator": {"managementState": "Removed"},
+}
+"""RHOAI 3.5's sample DSC (module docs) with kueue ``Unmanaged`` instead of ``Removed`` (the stack's Kueue)."""
+
+
+def dsc_key(field_name: str) -> str:
+    """The DataScienceCluster key of a :class:`DataScienceClusterComponents` field."""
+    return {v: k for k, v in FIELD_OF.items()}.get(field_name, field_name)
+
+
+def _set_value(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    dumped: dict[str, Any] = value.model_dump(by_alias=True, exclude_none=True)
+    return dumped
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def render_components(components: DataScienceClusterComponents, release: Release) -> dict[str, Any]:
+    """``spec.components`` of the DataScienceCluster: the release's sample overlaid with the stack's settings
+    (objects merged key by key), sorted by component name."""
+    sample = SAMPLE_V1 if release == "2.x" else SAMPLE_V2
+    rendered = {key: dict(value) for key, value in sample.items()}
+    others = V2_ONLY if release == "2.x" else V1_ONLY
+    for name in DataScienceClusterComponents.model_fields:
+        value = _set_value(getattr(components, name))
+        key = dsc_key(name)
+        if value is not None and key not in others:
+            rendered[key] = _merge(rendered.get(key, {}), value)
+    return dict(sorted(rendered.items()))
+
+
+def managed(components: DataScienceClusterComponents, release: Release) -> dict[str, str]:
+    """Component → ``managementState`` of the rendered DSC."""
+    return {k: str(v.get("managementState", "")) for k, v in render_components(components, release).items()}
+
+
+def _has(obj: dict[str, Any], dotted: str) -> bool:
+    for part in dotted.split("."):
+        if not isinstance(obj, dict) or part not in obj:
+            return False
+        obj = obj[part]
+    return True
+
+
+def check_components(
+    components: DataScienceClusterComponents, release: Release, path: str
+) -> list[ConfigIssue]:
+    """Components and settings of the other API version, ``kueue: Managed`` on 3.x, and the CRDs' create-time
+    CEL rules (``kserve.modelCache``: ``cacheSize`` and exactly one of ``nodeNames``/``nodeSelector`` when Managed)."""
+    issues: list[ConfigIssue] = []
+    version = "v1" if release == "2.x" else "v2"
+    others = V2_ONLY if version == "v1" else V1_ONLY
+    for name in DataScienceClusterComponents.model_fields:
+        value = getattr(components, name)
+        if value is None:
+            continue
+        key = dsc_key(name)
+        where = f"{path}.{DataScienceClusterComponents.model_fields[name].alias or name}"
+        if key in others:
+            if _set_value(value) == {"managementState": "Removed"}:
+                continue  # "off" where the component does not exist: nothing to render
+            if key == "trainer":
+                message = (
+                    "Trainer v2 is a DataScienceCluster v2 component (OpenShift AI 3.x); set release: 3.x"
+                )
+            else:
+                message = f"DataScienceCluster {version} (OpenShift AI {release}) has no {key} component"
+                message += "; AppWrapper users stay on 2.x" if key == "codeflare" else ""
+            issues.append(ConfigIssue(where, message))
+            continue
+        dumped = _set_value(value) or {}
+        for (component, setting), only in VERSION_ONLY_SETTINGS.items():
+            if component == key and _has(dumped, setting) and only != version:
+                issues.append(
+                    ConfigIssue(
+                        f"{where}.{setting}", f"{key}.{setting} exists in DataScienceCluster {only} only"
+                    )
+                )
+    kueue = components.kueue
+    if kueue is not None and kueue.management_state == "Managed" and release == "3.x":
+        issues.append(
+            ConfigIssue(
+                f"{path}.kueue.managementState",
+                "OpenShift AI 3.x refuses an embedded Kueue (kueue: Managed); use Unmanaged with the Red Hat "
+                "build of Kueue",
+            )
+        )
+    kserve = components.kserve
+    cache = kserve.model_cache if isinstance(kserve, KServe) else None
+    if cache is not None:
+        where = f"{path}.kserve.modelCache"
+        selector = cache.node_selector
+        has_selector = selector is not None and bool(selector.match_labels or selector.match_expressions)
+        if cache.node_names is not None and cache.node_selector is not None:
+            issues.append(ConfigIssue(where, "nodeNames and nodeSelector are mutually exclusive"))
+        if cache.management_state == "Managed":
+            if cache.cache_size is None:
+                issues.append(
+                    ConfigIssue(f"{where}.cacheSize", "cacheSize is required when managementState is Managed")
+                )
+            if not cache.node_names and not has_selector:
+                issues.append(
+                    ConfigIssue(
+                        where,
+                        "one non-empty nodeNames or nodeSelector is required when managementState is Managed",
+                    )
+                )
+    return issues
