@@ -40,7 +40,7 @@ its children, so every resource of a deployed stack maps to its old URN and ``pu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NotRequired, TypedDict
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -52,7 +52,7 @@ from batchplane.components.webhook_image import WebhookImage
 from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
-from batchplane.stack import Stack
+from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
 from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
 from batchplane.targets.existing.deploy import ExistingDeploy
@@ -72,33 +72,65 @@ DEPLOYS: dict[str, type[PlatformDeploy]] = {
 """The Pulumi half of every platform by its target's ``kind`` tag (as :data:`batchplane.stack.target.PLATFORMS`)."""
 
 
-class BatchClusterArgs(TypedDict):
-    """Inputs of :class:`BatchCluster`."""
+@dataclass(frozen=True)
+class BatchClusterArgs:
+    """Inputs of :class:`BatchCluster`: the stack — as typed public config models (``config``) or an already
+    loaded :class:`~batchplane.stack.Stack` (``stack``) — and how the cluster is reached and wired.
 
-    stack: Stack
-    """Required. The validated stack (:func:`batchplane.stack.load_stack`); its target is the cluster."""
-    project_dir: NotRequired[str]
+    Raises:
+        ValueError: neither or both of ``stack`` and ``config`` given (when the component is built).
+    """
+
+    config: StackConfig | None = None
+    """The stack's typed ``batchplane:`` sections (:class:`~batchplane.stack.StackConfig` built from the public
+    models: ``GkeTarget``/``ExistingTarget``…, ``KueueConfig``, ``TeamsConfig``, ``OperatorsConfig``,
+    ``WebhookConfig``). The component validates them with every rule of the loader
+    (:func:`~batchplane.stack.load_stack_config`) and raises
+    :class:`~batchplane.errors.ConfigValidationError` listing every error. Give this or ``stack``."""
+    stack: Stack | None = None
+    """An already validated stack (:func:`batchplane.stack.load_stack`), as the Batchplane program passes it. Give
+    this or ``config``."""
+    stack_name: str | None = None
+    """The stack's name for ``config`` (it names the MultiKueue workers' stacks). Defaults to the component's
+    name."""
+    project_dir: str = "."
     """The Pulumi project directory: the Docker build context of ``webhook.build`` (holds
     ``webhook/Dockerfile``). Defaults to the current working directory (where ``pulumi up`` runs)."""
-    connection: NotRequired[ClusterConnection | None]
+    connection: ClusterConnection | None = None
     """An existing cluster the caller already reaches: its Kubernetes provider and the kubeconfig and context that
     provider was built from (every readiness gate polls with them, so they watch the cluster the provider deploys
     to). Not for a GKE target, whose cluster this component declares. Defaults to none (built from the target)."""
-    multikueue_kubeconfigs: NotRequired[Mapping[str, pulumi.Input[str]]]
+    multikueue_kubeconfigs: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
     """This cluster is a MultiKueue manager: declared worker name → the kubeconfig (secret) its Kueue reaches the
     worker with (:attr:`multikueue_kubeconfig` of the worker's BatchCluster). Each becomes the Secret its
     MultiKueueCluster names, in Kueue's namespace, before the Kueue objects. Defaults to none."""
-    multikueue_worker: NotRequired[str | None]
+    multikueue_worker: str | None = None
     """This cluster is the declared MultiKueue worker of this name: declare the manager's access on it
     (:class:`~batchplane.components.multikueue.MultiKueueWorkerAccess`) and expose :attr:`multikueue_kubeconfig`.
     Defaults to none."""
-    multikueue_server: NotRequired[pulumi.Input[str] | None]
+    multikueue_server: pulumi.Input[str] | None = None
     """The https URL at which the manager reaches this worker's API server. Defaults to the GKE cluster's
     endpoint; required for other targets."""
-    adopt_single_cluster_layout: NotRequired[bool]
+    adopt_single_cluster_layout: bool = False
     """Keep the child names and, through aliases, the URNs of a one-cluster stack deployed before
     BatchCluster existed (top-level ``gke``, ``k8s``, ``olm``, ``gpu``, ``operators``, ``kueue``,
     ``webhook-image``, ``quota-webhook``). Defaults to false: children are named ``<name>-<role>``."""
+
+    def resolve(self, name: str) -> Stack:
+        """The validated stack: ``stack``, or ``config`` validated with the loader's rules.
+
+        Raises:
+            ValueError: neither or both of ``stack`` and ``config``.
+            ConfigValidationError: ``config`` breaks a rule (every error listed).
+        """
+        if (self.stack is None) == (self.config is None):
+            raise ValueError(
+                "BatchClusterArgs: give exactly one of config (typed models) and stack (a loaded Stack)"
+            )
+        if self.stack is not None:
+            return self.stack
+        assert self.config is not None
+        return load_stack_config(self.config, self.stack_name or name)
 
 
 def kueue_namespace(stack: Stack) -> str:
@@ -136,6 +168,7 @@ class BatchCluster(pulumi.ComponentResource):
     """One cluster of a stack with everything the stack declares on it, in bring-up order.
 
     Attributes:
+        stack: the validated stack (``args.stack``, or ``args.config`` validated).
         gke: the GKE cluster component, or ``None`` for targets that are existing clusters.
         connection: the cluster's provider with the kubeconfig and context it was built from.
         provider: the cluster's Kubernetes provider (every in-cluster child uses it).
@@ -153,6 +186,7 @@ class BatchCluster(pulumi.ComponentResource):
     ``None``).
     """
 
+    stack: Stack
     gke: pulumi.Resource | None
     connection: ClusterConnection
     provider: k8s.Provider
@@ -164,10 +198,10 @@ class BatchCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: BatchClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        self._stack = stack = args["stack"]
+        self.stack = self._stack = stack = args.resolve(name)
         self._deploy = deploy_for(stack)
         self._needs = cluster_needs(stack)
-        adopt = args.get("adopt_single_cluster_layout", False)
+        adopt = args.adopt_single_cluster_layout
         aliases = [pulumi.Alias(parent=pulumi.ROOT_STACK_RESOURCE)] if adopt else None
 
         def role(role: str) -> str:
@@ -177,11 +211,11 @@ class BatchCluster(pulumi.ComponentResource):
             return pulumi.ResourceOptions(parent=self, aliases=aliases, **kwargs)  # type: ignore[arg-type]
 
         self._place = Placement(role=role, options=child)
-        self._declare_cluster(args.get("connection"))
+        self._declare_cluster(args.connection)
         self._declare_operators()
         before_queues = self._declare_multikueue(args)
         self._declare_queues(before_queues)
-        self._declare_webhook(args.get("project_dir", "."))
+        self._declare_webhook(args.project_dir)
         self._register()
 
     def _in_cluster(self, **kwargs: object) -> pulumi.ResourceOptions:
@@ -215,7 +249,7 @@ class BatchCluster(pulumi.ComponentResource):
         stack, role = self._stack, self._place.role
         before_queues = list(self.kueue_ready)
         section = stack.config.multi_kueue
-        for worker, kubeconfig in (args.get("multikueue_kubeconfigs") or {}).items():
+        for worker, kubeconfig in args.multikueue_kubeconfigs.items():
             assert section is not None, "multikueue_kubeconfigs needs a multiKueue section"
             declared = next(w for w in section.workers if w.name == worker)
             before_queues.append(
@@ -230,9 +264,9 @@ class BatchCluster(pulumi.ComponentResource):
                 )
             )
         self.multikueue_kubeconfig = None
-        worker_name = args.get("multikueue_worker")
+        worker_name = args.multikueue_worker
         if worker_name:
-            server = args.get("multikueue_server")
+            server = args.multikueue_server
             if server is None and self.connection.endpoint is not None:
                 server = pulumi.Output.concat("https://", self.connection.endpoint)
             if server is None:

@@ -194,6 +194,31 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     )
 
 
+def load_stack_config(
+    config: StackConfig, stack_name: str = "stack", other_config: Mapping[str, Any] | None = None
+) -> Stack:
+    """Validate typed config models (a :class:`StackConfig` built in Python, e.g. by another Pulumi program) with
+    every rule :func:`load_stack` runs, reporting every error at once.
+
+    The models are turned back into the config map they stand for (camelCase keys, only the fields that were set,
+    so defaults stay defaults) and loaded as a stack file would be.
+
+    Args:
+        config: the typed ``batchplane:`` sections, ``StackConfig(target=ExistingTarget(kind="existing", …), …)``.
+        stack_name: the stack's name, kept on the result. Defaults to ``stack``.
+        other_config: config keys of other namespaces (``gcp:project`` …). Defaults to none.
+
+    Returns:
+        The validated :class:`Stack`.
+
+    Raises:
+        ConfigValidationError: one or more errors, with key paths (``batchplane:kueue.clusterQueues[0]…``).
+    """
+    sections = config.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    raw = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in sections.items()}
+    return load_stack({**raw, **(other_config or {})}, stack_name)
+
+
 def _build_problems(config: StackConfig) -> list[ConfigIssue]:
     """``webhook.build``: the registry must be the one the target's platform builds with
     (:attr:`~batchplane.targets.platform.Platform.image_registry`), then the platform's own build rules (``kind``

@@ -72,3 +72,19 @@ def test_each_cluster_reaches_its_own_context_through_its_own_provider(two_clust
             if r.type == "pulumi-python:dynamic:Resource" and r.name == f"{name}-operators-kueue-ready"
         )
         assert gate.inputs["context"] == f"kind-{name}"
+
+
+def test_a_gke_cluster_registers_its_name_endpoint_and_kubeconfig_as_a_secret() -> None:
+    from batchplane.offline import load_stack_file
+    from tests.conftest import STACKS_DIR
+
+    run = run_program(
+        REPO_ROOT, "gke-dev", load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"), preview=False
+    )
+    cluster = run.get("batchplane:cluster:BatchCluster", "batchplane")
+    gke = run.get("gcp:container/cluster:Cluster", "gke-cluster")
+    outputs = run.component_outputs[cluster.urn]
+    assert outputs["clusterName"] == gke.inputs["name"]
+    assert "kubeconfig" in outputs and ("kubeconfig",) in run.component_secret_paths[cluster.urn]
+    assert outputs["clusterQueues"] == run.outputs["clusterQueues"]
+    assert outputs["localQueues"] == run.outputs["localQueues"]

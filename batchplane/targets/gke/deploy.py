@@ -29,9 +29,8 @@ from batchplane.targets.deploy import (
 from batchplane.targets.gke.cluster import GkeCluster, GkeClusterArgs
 from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.gke.image import IMAGE_NAME, TOKEN_USER, ImageBuild, image_build
-from batchplane.targets.gke.network import private_network_args, webhook_ports
+from batchplane.targets.gke.network import webhook_ports
 from batchplane.targets.gke.platform import GkePlatform
-from batchplane.targets.gke.resources import cluster_args, node_pool_args, system_pool_args
 
 
 def cluster_webhook_ports(needs: ClusterNeeds) -> list[int]:
@@ -48,12 +47,11 @@ def cluster_webhook_ports(needs: ClusterNeeds) -> list[int]:
 def gke_cluster_args(target: GkeTarget, needs: ClusterNeeds) -> GkeClusterArgs:
     """The :class:`~batchplane.targets.gke.cluster.GkeCluster` inputs of a validated GKE target."""
     ops = needs.operators
-    return GkeClusterArgs(
-        cluster=cluster_args(target, needs.environment, ray_addon=ops is not None and ops.gke_ray_addon),
-        system_pool=system_pool_args(target),
-        gpu_pools=[node_pool_args(target, pool) for pool in target.gpu_pools],
-        workload_identity=target.workload_identity,
-        network=private_network_args(target, cluster_webhook_ports(needs)),
+    return GkeClusterArgs.from_target(
+        target,
+        environment=needs.environment,
+        ray_addon=ops is not None and ops.gke_ray_addon,
+        webhook_ports=cluster_webhook_ports(needs),
     )
 
 
