@@ -88,3 +88,33 @@ def test_a_gke_cluster_registers_its_name_endpoint_and_kubeconfig_as_a_secret() 
     assert "kubeconfig" in outputs and ("kubeconfig",) in run.component_secret_paths[cluster.urn]
     assert outputs["clusterQueues"] == run.outputs["clusterQueues"]
     assert outputs["localQueues"] == run.outputs["localQueues"]
+
+
+GKE_WITH_CONNECTION = """
+    import pulumi_kubernetes as k8s
+    from batchplane.components.batch_cluster import BatchCluster, BatchClusterArgs
+    from batchplane.stack import load_stack_file
+    from batchplane.targets.deploy import ClusterConnection
+
+    provider = k8s.Provider("mine", context="elsewhere")
+    BatchCluster(
+        "east",
+        BatchClusterArgs(
+            stack=load_stack_file(__import__("pathlib").Path({stack_file!r})),
+            connection=ClusterConnection(provider, context="elsewhere"),
+        ),
+    )
+"""
+
+
+def test_a_gke_target_refuses_a_connection_because_it_declares_its_cluster(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    project = tmp_path_factory.mktemp("gke-connection")
+    (project / "Pulumi.yaml").write_text("name: batchplane\nruntime: python\n", encoding="utf-8")
+    stack_file = REPO_ROOT / "stacks" / "Pulumi.gke-dev.yaml"
+    (project / "__main__.py").write_text(
+        textwrap.dedent(GKE_WITH_CONNECTION).format(stack_file=str(stack_file)), encoding="utf-8"
+    )
+    with pytest.raises(ValueError, match="target kind gke declares its cluster: it takes no connection"):
+        run_program(project, "gke", {})
