@@ -180,8 +180,12 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
         installed = config.operators.installed_namespaces() if config.operators is not None else {}
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
+    servers = _worker_servers(config.multi_kueue) if config.multi_kueue and "multiKueue" not in failed else []
+    issues += servers
     workers: dict[str, Stack] = {}
-    if config.multi_kueue is not None and not failed:  # workers inherit every section: all must parse
+    if (
+        config.multi_kueue is not None and not failed and not servers
+    ):  # workers inherit every section: all must parse
         workers, worker_issues = _load_workers(
             ours, other, config, kueue if not expand_issues else None, stack_name
         )
@@ -260,15 +264,6 @@ def _load_workers(
         own = {"target": worker.target, "kueue": worker.kueue, "teams": worker.teams}
         raw = dict(base) | dict(other)
         platform = PLATFORMS.get(str((worker.target or {}).get("kind")))
-        if platform is not None and not platform.declares_cluster and worker.server is None:
-            issues.append(
-                ConfigIssue(
-                    here,
-                    f"a declared {platform.kind} worker needs server: the https URL at which the manager reaches its "
-                    "API server (only a gke worker's endpoint is known to the program)",
-                )
-            )
-            continue
         if platform is not None and platform.operator_host.helm_refusal is not None:
             raw.pop(f"{CONFIG_NAMESPACE}:operators", None)  # its platform installs the operators (OLM)
         raw.update({f"{CONFIG_NAMESPACE}:{key}": value for key, value in own.items() if value is not None})
@@ -298,6 +293,23 @@ def _load_workers(
         missing = missing_local_queues(section, manager_kueue, kueues)
         issues += missing or quota_balance(section, manager_kueue, kueues)
     return workers, issues
+
+
+def _worker_servers(section: MultiKueueSection) -> list[ConfigIssue]:
+    """A declared worker on an existing cluster needs ``server``: the program knows the API endpoint only of a
+    cluster it declares (:attr:`~batchplane.targets.platform.Platform.declares_cluster`)."""
+    issues = []
+    for index, worker in section.declared():
+        platform = PLATFORMS.get(str((worker.target or {}).get("kind")))
+        if platform is not None and not platform.declares_cluster and worker.server is None:
+            issues.append(
+                ConfigIssue(
+                    f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}]",
+                    f"a declared {platform.kind} worker needs server: the https URL at which the manager reaches its "
+                    "API server (only a gke worker's endpoint is known to the program)",
+                )
+            )
+    return issues
 
 
 def _same_clusters(
