@@ -9,8 +9,10 @@ manager and each worker under issue #13). Given a validated :class:`~batchplane.
 2. **the Kubernetes provider** of that cluster (``<name>-k8s``): on GKE from the generated kubeconfig, after
    the system pool exists; otherwise from the target's kubeconfig context, upserting existing objects on
    OpenShift (OLM and OpenShift AI pre-create namespaces and the ``Kueue`` CR). It is built here, not passed
-   in, because the cluster it reaches is declared here; pass ``provider`` for an existing cluster that the
-   caller already reaches;
+   in, because the cluster it reaches is declared here; pass ``connection`` (a
+   :class:`~batchplane.targets.deploy.ClusterConnection`: the provider *and* the kubeconfig and context it was
+   built from) for an existing cluster that the caller already reaches — every readiness gate then polls that
+   cluster;
 3. **the operators** and the Kueue readiness gate: :class:`~batchplane.components.operators.Operators`
    (``<name>-operators``; Helm installs on kind / existing / GKE) or, on OpenShift,
    :class:`~batchplane.targets.openshift.operators.OpenShiftOperators` (``<name>-olm``) and the GPU
@@ -21,8 +23,13 @@ manager and each worker under issue #13). Given a validated :class:`~batchplane.
 5. **the Kueue objects** and tenant namespaces, :class:`~batchplane.components.kueue_queues.KueueQueues`
    (``<name>-kueue``), after the gate and the MultiKueue Secrets;
 6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.QuotaWebhook` (``<name>-quota-webhook``),
-   after the gate (cert-manager precedes it), with the image the stack builds on GKE when ``webhook.build`` is
-   set (:class:`~batchplane.targets.gke.webhook_image.WebhookImage`, ``<name>-webhook-image``).
+   after the gate (cert-manager precedes it), with the image the stack builds when ``webhook.build`` is set
+   (:class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
+   platform supplies).
+
+Each stage is a private method. The cluster, its provider, the operator install path and the image registry come
+from the target's platform (:class:`~batchplane.targets.deploy.PlatformDeploy`, looked up by the target's ``kind``
+in :data:`DEPLOYS`); nothing here tests a target's type.
 
 **Stacks deployed before this component existed** declared those children at the top level under their bare
 roles (``gke``, ``k8s``, ``operators``, ``kueue``, …). ``adopt_single_cluster_layout=True`` keeps those names
@@ -33,97 +40,137 @@ its children, so every resource of a deployed stack maps to its old URN and ``pu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NotRequired, TypedDict
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
-from batchplane.components.operators import Operators
 from batchplane.components.quota_webhook import QuotaWebhook, QuotaWebhookArgs
+from batchplane.components.webhook_image import WebhookImage
 from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
-from batchplane.operators import install_plan
-from batchplane.stack import Stack
+from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
-from batchplane.targets.gke.cluster import GkeCluster, GkeClusterArgs
-from batchplane.targets.gke.config import GkeTarget
-from batchplane.targets.gke.image import image_build
-from batchplane.targets.gke.network import private_network_args, webhook_ports
-from batchplane.targets.gke.resources import cluster_args, node_pool_args, system_pool_args
-from batchplane.targets.gke.webhook_image import WebhookImage, WebhookImageArgs
-from batchplane.targets.kind.config import KindTarget
-from batchplane.targets.kind.image import kind_image_build
-from batchplane.targets.kind.webhook_image import KindWebhookImage, KindWebhookImageArgs
-from batchplane.targets.openshift.config import OpenShiftTarget
-from batchplane.targets.openshift.gpu_capacity import OpenShiftGpuCapacity
-from batchplane.targets.openshift.image import openshift_image_build
-from batchplane.targets.openshift.machines import gpu_capacity_plan
-from batchplane.targets.openshift.olm import openshift_plan
-from batchplane.targets.openshift.operators import OpenShiftOperators
-from batchplane.targets.openshift.webhook_image import OpenShiftWebhookImage, OpenShiftWebhookImageArgs
+from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
+from batchplane.targets.existing.deploy import ExistingDeploy
+from batchplane.targets.gke.deploy import GkeDeploy, cluster_webhook_ports
+from batchplane.targets.kind.deploy import KindDeploy
+from batchplane.targets.openshift.deploy import OpenShiftDeploy
 from batchplane.webhook.manifests import webhook_deployment, webhook_enabled
 
 TYPE_TOKEN = "batchplane:cluster:BatchCluster"
 
+DEPLOYS: dict[str, type[PlatformDeploy]] = {
+    "kind": KindDeploy,
+    "existing": ExistingDeploy,
+    "openshift": OpenShiftDeploy,
+    "gke": GkeDeploy,
+}
+"""The Pulumi half of every platform by its target's ``kind`` tag (as :data:`batchplane.stack.target.PLATFORMS`)."""
 
-class BatchClusterArgs(TypedDict):
-    """Inputs of :class:`BatchCluster`."""
 
-    stack: Stack
-    """Required. The validated stack (:func:`batchplane.stack.load_stack`); its target is the cluster."""
-    project_dir: NotRequired[str]
+@dataclass(frozen=True)
+class BatchClusterArgs:
+    """Inputs of :class:`BatchCluster`: the stack — as typed public config models (``config``) or an already
+    loaded :class:`~batchplane.stack.Stack` (``stack``) — and how the cluster is reached and wired.
+
+    Raises:
+        ValueError: neither or both of ``stack`` and ``config`` given (when the component is built).
+    """
+
+    config: StackConfig | None = None
+    """The stack's typed ``batchplane:`` sections (:class:`~batchplane.stack.StackConfig` built from the public
+    models: ``GkeTarget``/``ExistingTarget``…, ``KueueConfig``, ``TeamsConfig``, ``OperatorsConfig``,
+    ``WebhookConfig``). The component validates them with every rule of the loader
+    (:func:`~batchplane.stack.load_stack_config`) and raises
+    :class:`~batchplane.errors.ConfigValidationError` listing every error. Give this or ``stack``."""
+    stack: Stack | None = None
+    """An already validated stack (:func:`batchplane.stack.load_stack`), as the Batchplane program passes it. Give
+    this or ``config``."""
+    stack_name: str | None = None
+    """The stack's name for ``config`` (it names the MultiKueue workers' stacks). Defaults to the component's
+    name."""
+    project_dir: str = "."
     """The Pulumi project directory: the Docker build context of ``webhook.build`` (holds
     ``webhook/Dockerfile``). Defaults to the current working directory (where ``pulumi up`` runs)."""
-    provider: NotRequired[k8s.Provider | None]
-    """An existing cluster's Kubernetes provider to use instead of building one from the target (not for a
-    GKE target, whose cluster this component declares). Defaults to none (built from the target)."""
-    multikueue_kubeconfigs: NotRequired[Mapping[str, pulumi.Input[str]]]
+    connection: ClusterConnection | None = None
+    """An existing cluster the caller already reaches: its Kubernetes provider and the kubeconfig and context that
+    provider was built from (every readiness gate polls with them, so they watch the cluster the provider deploys
+    to). Not for a GKE target, whose cluster this component declares. Defaults to none (built from the target)."""
+    multikueue_kubeconfigs: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
     """This cluster is a MultiKueue manager: declared worker name → the kubeconfig (secret) its Kueue reaches the
     worker with (:attr:`multikueue_kubeconfig` of the worker's BatchCluster). Each becomes the Secret its
     MultiKueueCluster names, in Kueue's namespace, before the Kueue objects. Defaults to none."""
-    multikueue_worker: NotRequired[str | None]
+    multikueue_worker: str | None = None
     """This cluster is the declared MultiKueue worker of this name: declare the manager's access on it
     (:class:`~batchplane.components.multikueue.MultiKueueWorkerAccess`) and expose :attr:`multikueue_kubeconfig`.
     Defaults to none."""
-    multikueue_server: NotRequired[pulumi.Input[str] | None]
+    multikueue_server: pulumi.Input[str] | None = None
     """The https URL at which the manager reaches this worker's API server. Defaults to the GKE cluster's
     endpoint; required for other targets."""
-    adopt_single_cluster_layout: NotRequired[bool]
+    adopt_single_cluster_layout: bool = False
     """Keep the child names and, through aliases, the URNs of a one-cluster stack deployed before
     BatchCluster existed (top-level ``gke``, ``k8s``, ``olm``, ``gpu``, ``operators``, ``kueue``,
     ``webhook-image``, ``quota-webhook``). Defaults to false: children are named ``<name>-<role>``."""
 
+    def resolve(self, name: str) -> Stack:
+        """The validated stack: ``stack``, or ``config`` validated with the loader's rules.
+
+        Raises:
+            ValueError: neither or both of ``stack`` and ``config``.
+            ConfigValidationError: ``config`` breaks a rule (every error listed).
+        """
+        if (self.stack is None) == (self.config is None):
+            raise ValueError(
+                "BatchClusterArgs: give exactly one of config (typed models) and stack (a loaded Stack)"
+            )
+        if self.stack is not None:
+            return self.stack
+        assert self.config is not None
+        return load_stack_config(self.config, self.stack_name or name)
+
 
 def kueue_namespace(stack: Stack) -> str:
-    """Kueue's namespace on the stack's cluster: ``openshift-kueue-operator`` on OpenShift (the Red Hat build of
-    Kueue), else ``operators.kueue.namespace`` (``kueue-system`` by default)."""
-    if isinstance(stack.config.target, OpenShiftTarget):
-        return (
-            "openshift-kueue-operator" if stack.config.target.installs_rhbok() else "redhat-ods-applications"
-        )
-    ops = stack.config.operators
-    return ops.kueue.namespace if ops is not None else "kueue-system"
+    """Kueue's namespace on the stack's cluster (:meth:`~batchplane.targets.platform.Platform.kueue_namespace`):
+    ``openshift-kueue-operator`` on OpenShift (the Red Hat build of Kueue), else ``operators.kueue.namespace``
+    (``kueue-system`` by default)."""
+    return stack.platform.kueue_namespace(stack.config.operators)
+
+
+def cluster_needs(stack: Stack) -> ClusterNeeds:
+    """What a validated stack needs of its platform's cluster (plain data for :class:`PlatformDeploy`)."""
+    return ClusterNeeds(
+        environment=stack.config.environment,
+        operators=stack.config.operators,
+        kueue_api_version=stack.kueue.api_version,
+        tenant_namespaces=tuple(ns.name for ns in tenant_namespaces(stack.kueue)),
+        webhook=stack.config.webhook,
+        webhook_enabled=webhook_enabled(stack),
+    )
 
 
 def stack_webhook_ports(stack: Stack) -> list[int]:
     """:func:`~batchplane.targets.gke.network.webhook_ports` for what a validated stack installs (Kueue, the
     training operator, the quota webhook): the ports the control plane must reach on private GKE nodes."""
-    ops = stack.config.operators
-    return webhook_ports(
-        kueue=ops is not None and ops.kueue.enabled,
-        quota_webhook_port=stack.config.webhook.port if webhook_enabled(stack) else None,
-        training=ops is not None and ops.training.kind != "none",
-    )
+    return cluster_webhook_ports(cluster_needs(stack))
+
+
+def deploy_for(stack: Stack) -> PlatformDeploy:
+    """The Pulumi half of the stack's platform (:data:`DEPLOYS`)."""
+    platform = stack.platform
+    return DEPLOYS[platform.kind](platform)
 
 
 class BatchCluster(pulumi.ComponentResource):
     """One cluster of a stack with everything the stack declares on it, in bring-up order.
 
     Attributes:
+        stack: the validated stack (``args.stack``, or ``args.config`` validated).
         gke: the GKE cluster component, or ``None`` for targets that are existing clusters.
+        connection: the cluster's provider with the kubeconfig and context it was built from.
         provider: the cluster's Kubernetes provider (every in-cluster child uses it).
         kubeconfig: the kubeconfig the provider and readiness gates use (secret Output on GKE; a path or
             ``None`` for existing clusters).
@@ -133,9 +180,15 @@ class BatchCluster(pulumi.ComponentResource):
         quota_webhook: the quota webhook, or ``None`` when the stack does not deploy it.
         multikueue_kubeconfig: on a declared MultiKueue worker, the manager's kubeconfig for it (secret); else
             ``None``.
+
+    Outputs (``register_outputs``): ``kubeconfig`` (secret), ``clusterName``, ``clusterEndpoint`` (``None`` for an
+    existing cluster), ``clusterQueues``, ``localQueues`` (``namespace/name``), ``quotaWebhook`` (its Service, or
+    ``None``).
     """
 
-    gke: GkeCluster | None
+    stack: Stack
+    gke: pulumi.Resource | None
+    connection: ClusterConnection
     provider: k8s.Provider
     kubeconfig: pulumi.Input[str] | None
     kueue_ready: list[pulumi.Resource]
@@ -145,9 +198,10 @@ class BatchCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: BatchClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        stack = args["stack"]
-        target = stack.config.target
-        adopt = args.get("adopt_single_cluster_layout", False)
+        self.stack = self._stack = stack = args.resolve(name)
+        self._deploy = deploy_for(stack)
+        self._needs = cluster_needs(stack)
+        adopt = args.adopt_single_cluster_layout
         aliases = [pulumi.Alias(parent=pulumi.ROOT_STACK_RESOURCE)] if adopt else None
 
         def role(role: str) -> str:
@@ -156,84 +210,46 @@ class BatchCluster(pulumi.ComponentResource):
         def child(**kwargs: object) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, aliases=aliases, **kwargs)  # type: ignore[arg-type]
 
-        # 1–2. The cluster and its provider; the readiness gates reach it the way the provider does.
-        self.gke = None
-        context: str | None = None
-        if isinstance(target, GkeTarget):
-            ops = stack.config.operators
-            self.gke = GkeCluster(
-                role("gke"),
-                GkeClusterArgs(
-                    cluster=cluster_args(
-                        target, stack.config.environment, ray_addon=ops is not None and ops.gke_ray_addon
-                    ),
-                    system_pool=system_pool_args(target),
-                    gpu_pools=[node_pool_args(target, pool) for pool in target.gpu_pools],
-                    workload_identity=target.workload_identity,
-                    network=private_network_args(target, stack_webhook_ports(stack)),
-                ),
-                opts=child(),
-            )
-            self.kubeconfig = self.gke.kubeconfig
-            self.provider = k8s.Provider(
-                role("k8s"), kubeconfig=self.kubeconfig, opts=child(depends_on=[self.gke.system_pool])
-            )
-        else:
-            self.kubeconfig = getattr(target, "kubeconfig", None)
-            context = target.kube_context()
-            given = args.get("provider")
-            self.provider = given or k8s.Provider(
-                role("k8s"),
-                context=context,
-                kubeconfig=self.kubeconfig,
-                upsert_existing_objects=True if isinstance(target, OpenShiftTarget) else None,
-                opts=child(),
-            )
-        in_cluster = child(providers=[self.provider])
+        self._place = Placement(role=role, options=child)
+        self._declare_cluster(args.connection)
+        self._declare_operators()
+        before_queues = self._declare_multikueue(args)
+        self._declare_queues(before_queues)
+        self._declare_webhook(args.project_dir)
+        self._register()
 
-        # 3. Operators and the Kueue readiness gate (cert-manager → job operators → Kueue → gate).
-        self.kueue_ready = []
-        if isinstance(target, OpenShiftTarget):
-            self.kueue_ready = OpenShiftOperators(
-                role("olm"),
-                {
-                    "plan": openshift_plan(target, stack.config.environment),
-                    "context": context,
-                    "kubeconfig": self.kubeconfig,
-                    "timeout_seconds": target.csv_gate.timeout_seconds,
-                    "interval_seconds": target.csv_gate.interval_seconds,
-                    "resource_flavor_api_version": stack.kueue.api_version,
-                },
-                opts=in_cluster,
-            ).kueue_ready
-            if target.gpu_pools:  # GPU MachineSets scaled from zero by the Cluster Autoscaler
-                plan = gpu_capacity_plan(target)
-                OpenShiftGpuCapacity(
-                    role("gpu"),
-                    {
-                        "pools": plan.pools,
-                        "machine_sets": plan.machine_sets,
-                        "machine_autoscalers": plan.machine_autoscalers,
-                        "cluster_autoscaler": plan.cluster_autoscaler,
-                    },
-                    opts=in_cluster,
+    def _in_cluster(self, **kwargs: object) -> pulumi.ResourceOptions:
+        """Options of a direct child that lives in the cluster (through its provider)."""
+        return self._place.options(providers=[self.provider], **kwargs)
+
+    def _declare_cluster(self, given: ClusterConnection | None) -> None:
+        """Stages 1–2: the platform's cluster (GKE) or none, and the Kubernetes provider — or the caller's
+        ``connection``; the readiness gates reach the cluster the way the provider does."""
+        if given is not None:
+            if self._stack.platform.connection() is None:
+                raise ValueError(
+                    f"target kind {self._stack.platform.kind} declares its cluster: it takes no connection"
                 )
-        elif stack.config.operators is not None:
-            installs = install_plan(
-                stack.config.operators, target.kind, [ns.name for ns in tenant_namespaces(stack.kueue)]
-            )
-            self.kueue_ready = Operators(
-                role("operators"),
-                {"plan": installs, "context": context, "kubeconfig": self.kubeconfig},
-                opts=in_cluster,
-            ).kueue_ready
+            self.connection = given
+        else:
+            self.connection = self._deploy.declare_cluster(self._needs, self._place)
+        self.gke = self.connection.cluster
+        self.provider = self.connection.provider
+        self.kubeconfig = self.connection.kubeconfig
 
-        # 4. MultiKueue: the manager's worker kubeconfig Secrets (before the MultiKueueClusters naming them), or
-        # on a declared worker the manager's ServiceAccount, ClusterRole, binding and token.
+    def _declare_operators(self) -> None:
+        """Stage 3: the platform's operator install path (Helm, or OLM and GPU MachineSets on OpenShift) and the
+        Kueue readiness gate (cert-manager → job operators → Kueue → gate)."""
+        self.kueue_ready = self._deploy.declare_operators(self._needs, self.connection, self._place)
+
+    def _declare_multikueue(self, args: BatchClusterArgs) -> list[pulumi.Resource]:
+        """Stage 4: MultiKueue — on a manager, the worker kubeconfig Secrets (before the MultiKueueClusters naming
+        them); on a declared worker, the manager's ServiceAccount, ClusterRole, binding and token. Returns what the
+        Kueue objects wait for (the gate and the Secrets)."""
+        stack, role = self._stack, self._place.role
         before_queues = list(self.kueue_ready)
-        kubeconfigs = args.get("multikueue_kubeconfigs") or {}
         section = stack.config.multi_kueue
-        for worker, kubeconfig in kubeconfigs.items():
+        for worker, kubeconfig in args.multikueue_kubeconfigs.items():
             assert section is not None, "multikueue_kubeconfigs needs a multiKueue section"
             declared = next(w for w in section.workers if w.name == worker)
             before_queues.append(
@@ -244,17 +260,20 @@ class BatchCluster(pulumi.ComponentResource):
                         "namespace": kueue_namespace(stack),
                     },
                     string_data={"kubeconfig": pulumi.Output.secret(kubeconfig)},
-                    opts=child(providers=[self.provider], depends_on=self.kueue_ready),
+                    opts=self._in_cluster(depends_on=self.kueue_ready),
                 )
             )
         self.multikueue_kubeconfig = None
-        worker_name = args.get("multikueue_worker")
+        worker_name = args.multikueue_worker
         if worker_name:
-            server = args.get("multikueue_server")
-            if server is None and self.gke is not None:
-                server = pulumi.Output.concat("https://", self.gke.cluster.endpoint)
+            server = args.multikueue_server
+            if server is None and self.connection.endpoint is not None:
+                server = pulumi.Output.concat("https://", self.connection.endpoint)
             if server is None:
-                raise ValueError(f"MultiKueue worker {worker_name}: multikueue_server is required off GKE")
+                raise ValueError(
+                    f"MultiKueue worker {worker_name}: multikueue_server is required for a cluster without a "
+                    "known endpoint"
+                )
             self.multikueue_kubeconfig = MultiKueueWorkerAccess(
                 role("multikueue-access"),
                 {
@@ -262,16 +281,19 @@ class BatchCluster(pulumi.ComponentResource):
                     "kueue_namespace": kueue_namespace(stack),
                     "frameworks": kueue_integrations(stack.config) or [],
                     "server": server,
-                    "context": context,
+                    "context": self.connection.context,
                     "kubeconfig": self.kubeconfig,
                     "depends_on": self.kueue_ready,
                 },
-                opts=in_cluster,
+                opts=self._in_cluster(),
             ).kubeconfig
+        return before_queues
 
-        # 5. Kueue objects and tenant namespaces, after the gate (and the MultiKueue Secrets).
+    def _declare_queues(self, before_queues: list[pulumi.Resource]) -> None:
+        """Stage 5: the Kueue objects and tenant namespaces, after the gate (and the MultiKueue Secrets)."""
+        stack = self._stack
         self.queues = KueueQueues(
-            role("kueue"),
+            self._place.role("kueue"),
             KueueQueuesArgs(
                 objects=with_multikueue(
                     kueue_objects(stack.kueue), stack.config.multi_kueue, stack.kueue.api_version
@@ -279,48 +301,41 @@ class BatchCluster(pulumi.ComponentResource):
                 namespaces=namespaces(stack.kueue),
                 kueue_ready=before_queues,
             ),
-            opts=in_cluster,
+            opts=self._in_cluster(),
         )
 
-        # 6. The quota webhook (cert-manager precedes the gate), with the image the stack builds (webhook.build).
+    def _declare_webhook(self, project_dir: str) -> None:
+        """Stage 6: the quota webhook (cert-manager precedes the gate), with the image the stack builds
+        (``webhook.build``) through the platform's registry."""
         self.quota_webhook = None
-        if webhook_enabled(stack):
-            image = self._webhook_image(
-                role("webhook-image"), stack, args.get("project_dir", "."), context, child(), in_cluster
-            )
-            self.quota_webhook = QuotaWebhook(
-                role("quota-webhook"),
-                QuotaWebhookArgs(
-                    deployment=webhook_deployment(stack), depends_on=self.kueue_ready, image=image
-                ),
-                opts=in_cluster,
-            )
-        self.register_outputs(
-            {"quotaWebhook": self.quota_webhook.service_name if self.quota_webhook is not None else None}
+        if not self._needs.webhook_enabled:
+            return
+        image: pulumi.Input[str] | None = None
+        registry = self._deploy.image_registry(self._needs.webhook, self.connection)
+        if registry is not None:
+            image = WebhookImage(
+                self._place.role("webhook-image"),
+                {"registry": registry, "context": project_dir},
+                opts=self._in_cluster() if registry.in_cluster else self._place.options(),
+            ).ref
+        self.quota_webhook = QuotaWebhook(
+            self._place.role("quota-webhook"),
+            QuotaWebhookArgs(
+                deployment=webhook_deployment(self._stack), depends_on=self.kueue_ready, image=image
+            ),
+            opts=self._in_cluster(),
         )
 
-    def _webhook_image(
-        self,
-        name: str,
-        stack: Stack,
-        build_context: str,
-        kube_context: str | None,
-        outside: pulumi.ResourceOptions,
-        in_cluster: pulumi.ResourceOptions,
-    ) -> pulumi.Input[str] | None:
-        """The image the stack builds for the webhook (``webhook.build``) on its target, or None (``webhook.image``
-        runs as given): pushed to Artifact Registry on GKE, to the internal registry on OpenShift, loaded on kind."""
-        target, webhook = stack.config.target, stack.config.webhook
-        if isinstance(target, GkeTarget) and (gke := image_build(target, webhook)) is not None:
-            args = WebhookImageArgs(build=gke, context=build_context, project=target.project)
-            return WebhookImage(name, args, opts=outside).ref
-        if isinstance(target, OpenShiftTarget) and (ocp := openshift_image_build(webhook)) is not None:
-            ocp_args = OpenShiftWebhookImageArgs(
-                build=ocp, context=build_context, kube_context=kube_context, kubeconfig=self.kubeconfig
-            )
-            return OpenShiftWebhookImage(name, ocp_args, opts=in_cluster).ref
-        if isinstance(target, KindTarget) and (kind := kind_image_build(target, webhook)) is not None:
-            return KindWebhookImage(
-                name, KindWebhookImageArgs(build=kind, context=build_context), opts=outside
-            ).ref
-        return None
+    def _register(self) -> None:
+        """The component's outputs, last: what another program (or a stack reference) reads of this cluster."""
+        kueue = self._stack.kueue
+        self.register_outputs(
+            {
+                "kubeconfig": None if self.kubeconfig is None else pulumi.Output.secret(self.kubeconfig),
+                "clusterName": self.connection.name,
+                "clusterEndpoint": self.connection.endpoint,
+                "clusterQueues": [cq.obj.name for cq in kueue.cluster_queues],
+                "localQueues": [f"{lq.obj.namespace}/{lq.obj.name}" for lq in kueue.local_queues],
+                "quotaWebhook": self.quota_webhook.service_name if self.quota_webhook is not None else None,
+            }
+        )

@@ -33,7 +33,7 @@ class QuotaWebhookArgs(TypedDict):
     readiness gate. Defaults to none (cert-manager is already installed)."""
     image: NotRequired[pulumi.Input[str] | None]
     """The container image to run instead of ``deployment.image``: an image the stack built and pushed
-    (:attr:`batchplane.targets.gke.webhook_image.WebhookImage.ref`, pinned by digest); the Deployment then waits for
+    (:attr:`batchplane.components.webhook_image.WebhookImage.ref`, pinned by digest); the Deployment then waits for
     the push. Defaults to none (``deployment.image``)."""
 
 

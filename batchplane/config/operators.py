@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
@@ -49,6 +50,27 @@ GKE_SYSTEM_NODE_TOLERATION = Toleration(
 )
 """The toleration Cluster Toolkit, xpk and accelerated-platforms give the Kueue controller so it can
 run on GKE system nodes (shared/docs/landscape.md §5)."""
+
+
+@dataclass(frozen=True)
+class OperatorHost:
+    """What a platform offers the ``batchplane:operators`` section; each platform supplies its own
+    (:attr:`batchplane.targets.platform.Platform.operator_host`), so no rule here names a platform.
+
+    Attributes:
+        kind: the target's ``kind`` tag, named in messages (``kind``, ``existing``, ``gke``, ``openshift``).
+        helm_refusal: why this platform refuses Helm installs (it installs the operators itself, e.g. through
+            OLM), reported at ``batchplane:operators``; ``None`` (the default) when Helm installs are allowed.
+        ray_addon: whether the platform's cluster offers the GKE Ray add-on (``kuberay.gkeRayAddon``).
+            Defaults to false.
+        default_tolerations: the tolerations an install gets when its section sets none (GKE: the system-node
+            toleration). Defaults to none.
+    """
+
+    kind: str
+    helm_refusal: str | None = None
+    ray_addon: bool = False
+    default_tolerations: tuple[Toleration, ...] = ()
 
 
 def _pinned(project: str, allowed: tuple[str, ...]) -> Callable[[str], str]:
@@ -291,7 +313,7 @@ _BASE = "batchplane:operators"
 
 def check_operators(
     ops: OperatorsConfig,
-    target_kind: str,
+    host: OperatorHost,
     kueue_api_version: str | None = None,
     *,
     environment: str | None = None,
@@ -300,7 +322,7 @@ def check_operators(
 
     Args:
         ops: the validated section.
-        target_kind: the stack's ``target.kind`` (``kind``, ``existing``, ``gke``, ``openshift``).
+        host: what the stack's platform offers the installs (its ``Platform.operator_host``).
         kueue_api_version: ``batchplane:kueue.apiVersion`` (``v1beta1`` on an installed Kueue 0.19 gets
             a migration warning). Defaults to not checked.
         environment: ``batchplane:environment``; in ``production`` a single Kueue replica gets a warning.
@@ -314,14 +336,8 @@ def check_operators(
     def error(path: str, message: str) -> None:
         issues.append(ConfigIssue(f"{_BASE}.{path}", message))
 
-    if target_kind == "openshift":
-        return [
-            ConfigIssue(
-                _BASE,
-                "operators are installed through OLM on OpenShift (target.certManager, "
-                "target.kueue, target.openshiftAi); remove batchplane:operators",
-            )
-        ]
+    if host.helm_refusal is not None:
+        return [ConfigIssue(_BASE, host.helm_refusal)]
     if ops.kuberay.gke_ray_addon:
         if ops.kuberay.enabled:
             error(
@@ -329,8 +345,8 @@ def check_operators(
                 "the GKE Ray add-on and a Helm-installed KubeRay are mutually exclusive "
                 "(both run a KubeRay operator with the same CRDs); set kuberay.enabled: false",
             )
-        if target_kind != "gke":
-            error("kuberay.gkeRayAddon", f"the GKE Ray add-on needs target kind gke, not {target_kind}")
+        if not host.ray_addon:
+            error("kuberay.gkeRayAddon", f"the GKE Ray add-on needs target kind gke, not {host.kind}")
     _check_training(ops.training, error)
     if ops.training.kind == "training-operator-v1":
         issues.append(

@@ -58,11 +58,6 @@ class MultiKueueWorker(ConfigModel):
             ]
             if extra:
                 raise ValueError(f"{', '.join(extra)} only apply to a declared worker (one with a target)")
-        elif self.target.get("kind") != "gke" and self.server is None:
-            raise ValueError(
-                f"a declared {self.target.get('kind')!s} worker needs server: the https URL at which the manager "
-                "reaches its API server (only a gke worker's endpoint is known to the program)"
-            )
         return self
 
 

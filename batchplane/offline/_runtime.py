@@ -172,6 +172,8 @@ class RecordingMonitor(MockMonitor):
         self.records: list[RecordedResource] = []
         self.stack_urn = ""
         self.outputs: dict[str, Any] = {}
+        self.component_outputs: dict[str, dict[str, Any]] = {}
+        self.component_secret_paths: dict[str, tuple[Path, ...]] = {}
         self.output_secret_paths: list[Path] = []
         # mock URN → (engine URN, qualified type, engine alias URNs); the root stack's chain is "".
         self._engine: dict[str, tuple[str, str, tuple[str, ...]]] = {}
@@ -238,13 +240,16 @@ class RecordingMonitor(MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
-        """Capture the root stack's outputs (``pulumi.export``)."""
-        if self.stack_urn and request.urn == self.stack_urn:
-            secrets: list[Path] = []
-            outputs = decode(request.outputs, secrets)
-            with self._lock:
+        """Capture the root stack's outputs (``pulumi.export``) and each component's ``register_outputs``."""
+        secrets: list[Path] = []
+        outputs = decode(request.outputs, secrets)
+        with self._lock:
+            if self.stack_urn and request.urn == self.stack_urn:
                 self.outputs = outputs
                 self.output_secret_paths = secrets
+            else:
+                self.component_outputs[request.urn] = outputs
+                self.component_secret_paths[request.urn] = tuple(secrets)
         return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
 

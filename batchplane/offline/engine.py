@@ -150,6 +150,8 @@ def _run_isolated(
         output_secret_paths=tuple(monitor.output_secret_paths),
         stack_urn=monitor.stack_urn,
         logs=list(engine.logs),
+        component_outputs=dict(monitor.component_outputs),
+        component_secret_paths=dict(monitor.component_secret_paths),
     )
 
 

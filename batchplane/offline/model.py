@@ -178,6 +178,9 @@ class ProgramRun:
         output_secret_paths: where secret values sit inside ``outputs``.
         stack_urn: the URN of the root ``pulumi:pulumi:Stack`` resource (parent of top-level ones).
         logs: messages the program logged through ``pulumi.log`` (info and above).
+        component_outputs: what each component registered (``register_outputs``), by its mock URN; plain values
+            (secrets in plain text, their locations in ``component_secret_paths``, by the same URN).
+        component_secret_paths: where secret values sit inside each component's outputs.
     """
 
     resources: list[RecordedResource]
@@ -185,6 +188,8 @@ class ProgramRun:
     output_secret_paths: tuple[Path, ...] = ()
     stack_urn: str = ""
     logs: list[LogMessage] = field(default_factory=list)
+    component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    component_secret_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
 
     def of_type(self, type_: str) -> list[RecordedResource]:
         """All resources of one type token, in declaration order."""

@@ -24,7 +24,7 @@ import yaml
 from batchplane.config.kueue import Toleration
 from batchplane.config.kueue_configuration import KUEUE_CONFIG_API_VERSION
 from batchplane.config.operators import (
-    GKE_SYSTEM_NODE_TOLERATION,
+    OperatorHost,
     OperatorsConfig,
     kueue_frameworks,
 )
@@ -156,10 +156,8 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     return out
 
 
-def _tolerations(given: Sequence[Toleration] | None, target_kind: str) -> list[dict[str, Any]]:
-    chosen = (
-        list(given) if given is not None else ([GKE_SYSTEM_NODE_TOLERATION] if target_kind == "gke" else [])
-    )
+def _tolerations(given: Sequence[Toleration] | None, host: OperatorHost) -> list[dict[str, Any]]:
+    chosen = list(given) if given is not None else list(host.default_tolerations)
     return [t.model_dump(by_alias=True, exclude_none=True) for t in chosen]
 
 
@@ -255,12 +253,13 @@ def _drop_empty(value: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in value.items() if v not in ({}, [])}
 
 
-def install_plan(ops: OperatorsConfig, target_kind: str, tenant_namespaces: Sequence[str]) -> InstallPlan:
+def install_plan(ops: OperatorsConfig, host: OperatorHost, tenant_namespaces: Sequence[str]) -> InstallPlan:
     """Turn a validated ``batchplane:operators`` section into the installs of stage 2.
 
     Args:
         ops: the section (already checked by :func:`~batchplane.config.operators.check_operators`).
-        target_kind: ``kind``, ``existing`` or ``gke`` (GKE adds the system-node toleration by default).
+        host: what the stack's platform offers (``Platform.operator_host``): its default tolerations (GKE: the
+            system-node toleration) go to every install that sets none.
         tenant_namespaces: namespaces of the stack's LocalQueues, for ``managedJobsNamespaceSelector``.
 
     Returns:
@@ -269,7 +268,7 @@ def install_plan(ops: OperatorsConfig, target_kind: str, tenant_namespaces: Sequ
     cm = ops.cert_manager
     cert_manager = None
     if cm.enabled:
-        placement = _placement(_tolerations(cm.tolerations, target_kind), cm.node_selector)
+        placement = _placement(_tolerations(cm.tolerations, host), cm.node_selector)
         typed: dict[str, Any] = {"crds": {"enabled": True}, **placement}
         for part in ("webhook", "cainjector", "startupapicheck"):
             if placement:
@@ -288,9 +287,7 @@ def install_plan(ops: OperatorsConfig, target_kind: str, tenant_namespaces: Sequ
         kuberay_crds = ManifestInstall(
             "kuberay-crds", "kustomize", kuberay_crds_source(kr.version), kr.version
         )
-        values = deep_merge(
-            _placement(_tolerations(kr.tolerations, target_kind), kr.node_selector), kr.values
-        )
+        values = deep_merge(_placement(_tolerations(kr.tolerations, host), kr.node_selector), kr.values)
         kuberay = HelmInstall(
             "kuberay",
             "kuberay-operator",
@@ -324,7 +321,7 @@ def install_plan(ops: OperatorsConfig, target_kind: str, tenant_namespaces: Sequ
     if kq.enabled:
         controller: dict[str, Any] = {
             "replicas": kq.replicas,
-            **_placement(_tolerations(kq.tolerations, target_kind), kq.node_selector),
+            **_placement(_tolerations(kq.tolerations, host), kq.node_selector),
         }
         typed = {
             "enableCertManager": ops.kueue_uses_cert_manager(),

@@ -30,15 +30,9 @@ from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_RESOURCES
 from batchplane.pools import fit_quotas_to_pools
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
-from batchplane.stack.target import TARGET_KINDS, Target, cluster_identity
+from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
 from batchplane.targets.gke.config import project_id_problem
-from batchplane.targets.openshift.config import (
-    RHBOK_INTEGRATIONS,
-    OpenShiftTarget,
-    check_openshift,
-    label_managed_namespaces,
-    rhbok_frameworks,
-)
+from batchplane.targets.platform import Platform
 
 CONFIG_NAMESPACE = "batchplane"
 """Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
@@ -90,6 +84,11 @@ class Stack:
     warnings: list[ConfigIssue] = field(default_factory=list)
     other_config: dict[str, Any] = field(default_factory=dict)
     workers: dict[str, Stack] = field(default_factory=dict)
+
+    @property
+    def platform(self) -> Platform:
+        """The platform of the stack's target (:func:`batchplane.stack.target.platform_for`)."""
+        return platform_for(self.config.target)
 
 
 def split_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -163,8 +162,7 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
         if size_to_pools:
             issues += fit_quotas_to_pools(kueue, backed_pools(config))
         issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
-        if isinstance(config.target, OpenShiftTarget):
-            issues += check_openshift(config.target, kueue, config.environment)
+        issues += platform_for(config.target).check_queues(config.environment, kueue)
         if not kueue.cluster_queues and not kueue.local_queues:
             issues.append(
                 ConfigIssue(
@@ -175,8 +173,9 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
                 )
             )
     if config.operators is not None and not failed & {"operators", "target", "kueue"}:
+        host = platform_for(config.target).operator_host
         issues += check_operators(
-            config.operators, config.target.kind, config.kueue.api_version, environment=config.environment
+            config.operators, host, config.kueue.api_version, environment=config.environment
         )
     if config.webhook.build is not None and not failed & {"webhook", "target"}:
         issues += _build_problems(config)
@@ -185,8 +184,12 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
         queues = [(lq.obj.namespace, str(lq.path.key("namespace"))) for lq in kueue.local_queues]
         issues += check_webhook_tenants(config.webhook, queues)
+    servers = _worker_servers(config.multi_kueue) if config.multi_kueue and "multiKueue" not in failed else []
+    issues += servers
     workers: dict[str, Stack] = {}
-    if config.multi_kueue is not None and not failed:  # workers inherit every section: all must parse
+    if (
+        config.multi_kueue is not None and not failed and not servers
+    ):  # workers inherit every section: all must parse
         workers, worker_issues = _load_workers(
             ours, other, config, kueue if not expand_issues else None, stack_name
         )
@@ -199,16 +202,40 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     )
 
 
-_BUILD_TARGET = {"artifact-registry": "gke", "openshift": "openshift", "kind": "kind"}
+def load_stack_config(
+    config: StackConfig, stack_name: str = "stack", other_config: Mapping[str, Any] | None = None
+) -> Stack:
+    """Validate typed config models (a :class:`StackConfig` built in Python, e.g. by another Pulumi program) with
+    every rule :func:`load_stack` runs, reporting every error at once.
+
+    The models are turned back into the config map they stand for (camelCase keys, only the fields that were set,
+    so defaults stay defaults) and loaded as a stack file would be.
+
+    Args:
+        config: the typed ``batchplane:`` sections, ``StackConfig(target=ExistingTarget(kind="existing", …), …)``.
+        stack_name: the stack's name, kept on the result. Defaults to ``stack``.
+        other_config: config keys of other namespaces (``gcp:project`` …). Defaults to none.
+
+    Returns:
+        The validated :class:`Stack`.
+
+    Raises:
+        ConfigValidationError: one or more errors, with key paths (``batchplane:kueue.clusterQueues[0]…``).
+    """
+    sections = config.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    raw = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in sections.items()}
+    return load_stack({**raw, **(other_config or {})}, stack_name)
 
 
 def _build_problems(config: StackConfig) -> list[ConfigIssue]:
-    """``webhook.build``: the registry must suit the target; ``kind`` loads the image under ``webhook.image``'s
-    tag, so that must be a tag, not a digest."""
+    """``webhook.build``: the registry must be the one the target's platform builds with
+    (:attr:`~batchplane.targets.platform.Platform.image_registry`), then the platform's own build rules (``kind``
+    loads the image under ``webhook.image``'s tag, so that must be a tag, not a digest)."""
     build = config.webhook.build
     assert build is not None
-    needs = _BUILD_TARGET[build.registry]
-    if config.target.kind != needs:
+    platform = platform_for(config.target)
+    if platform.image_registry != build.registry:
+        needs = next(kind for kind, p in PLATFORMS.items() if p.image_registry == build.registry)
         return [
             ConfigIssue(
                 f"{CONFIG_NAMESPACE}:webhook.build.registry",
@@ -216,15 +243,7 @@ def _build_problems(config: StackConfig) -> list[ConfigIssue]:
                 "on gke, openshift on openshift, kind on kind (docs/webhook.md)",
             )
         ]
-    if build.registry == "kind" and "@" in config.webhook.image:
-        return [
-            ConfigIssue(
-                f"{CONFIG_NAMESPACE}:webhook.image",
-                "registry kind builds and loads the image under this name, so it must be pinned by tag "
-                f"(name:tag), not by digest: {config.webhook.image}",
-            )
-        ]
-    return []
+    return platform.check_build(config.webhook)
 
 
 def _load_workers(
@@ -248,8 +267,9 @@ def _load_workers(
         here = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}]"
         own = {"target": worker.target, "kueue": worker.kueue, "teams": worker.teams}
         raw = dict(base) | dict(other)
-        if (worker.target or {}).get("kind") == "openshift":  # its operators come from OLM, not Helm
-            raw.pop(f"{CONFIG_NAMESPACE}:operators", None)
+        platform = PLATFORMS.get(str((worker.target or {}).get("kind")))
+        if platform is not None and platform.operator_host.helm_refusal is not None:
+            raw.pop(f"{CONFIG_NAMESPACE}:operators", None)  # its platform installs the operators (OLM)
         raw.update({f"{CONFIG_NAMESPACE}:{key}": value for key, value in own.items() if value is not None})
         try:
             inherits_queues = worker.kueue is None and worker.teams is None
@@ -279,6 +299,23 @@ def _load_workers(
     return workers, issues
 
 
+def _worker_servers(section: MultiKueueSection) -> list[ConfigIssue]:
+    """A declared worker on an existing cluster needs ``server``: the program knows the API endpoint only of a
+    cluster it declares (:attr:`~batchplane.targets.platform.Platform.declares_cluster`)."""
+    issues = []
+    for index, worker in section.declared():
+        platform = PLATFORMS.get(str((worker.target or {}).get("kind")))
+        if platform is not None and not platform.declares_cluster and worker.server is None:
+            issues.append(
+                ConfigIssue(
+                    f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}]",
+                    f"a declared {platform.kind} worker needs server: the https URL at which the manager reaches its "
+                    "API server (only a gke worker's endpoint is known to the program)",
+                )
+            )
+    return issues
+
+
 def _same_clusters(
     manager: StackConfig, section: MultiKueueSection, workers: Mapping[str, Stack]
 ) -> list[ConfigIssue]:
@@ -305,8 +342,8 @@ def kueue_integrations(config: StackConfig) -> list[str] | None:
     """The Kueue integrations (``batch/job``, ``ray.io/rayjob``, …) a stack's Kueue enables: from ``operators``
     (Helm install), or on OpenShift from the Red Hat build of Kueue's ``Kueue`` CR; ``None`` when unknown (Kueue
     installed outside the stack)."""
-    if isinstance(config.target, OpenShiftTarget):
-        return [RHBOK_INTEGRATIONS[name] for name in rhbok_frameworks(config.target)]
+    if (own := platform_for(config.target).kueue_integrations()) is not None:
+        return own
     ops = config.operators
     if ops is None or not ops.kueue.enabled:
         return None
@@ -328,7 +365,7 @@ def _declared_worker_problems(worker: Stack, manager: list[str] | None) -> list[
     absent = [f for f in manager or [] if f in DISPATCHED_RESOURCES and f not in mine]
     if not absent:
         return []
-    where = "target.kueue.frameworks" if isinstance(worker.config.target, OpenShiftTarget) else "operators"
+    where = worker.platform.integrations_key
     return [
         ConfigIssue(
             f"{CONFIG_NAMESPACE}:{where}",
@@ -425,8 +462,7 @@ def expand(config: StackConfig) -> ExpandedKueue:
     )
     if config.teams is not None:
         # Declared flavors, then GPU pools (whose derived flavors are named after them).
-        pools = getattr(config.target, "gpu_pools", [])
-        flavor_order = [f.name for f in kc.resource_flavors] + [pool.name for pool in pools]
+        flavor_order = [f.name for f in kc.resource_flavors] + platform_for(config.target).pool_names()
         for i, team in enumerate(config.teams.members):
             path = f"{CONFIG_NAMESPACE}:teams.members[{i}]"
             try:
@@ -465,8 +501,7 @@ def expand(config: StackConfig) -> ExpandedKueue:
                         ),
                     )
                 )
-    if isinstance(config.target, OpenShiftTarget):
-        label_managed_namespaces(k)  # tenant namespaces opt in to the Red Hat build of Kueue
+    platform_for(config.target).adjust_kueue(k)  # OpenShift: tenant namespaces opt in to its Kueue
     expand_pools(config, k)  # flavors derived from node pools, ProvisioningRequest checks
     return k
 

@@ -21,10 +21,7 @@ from batchplane.pools import (
     check_provisioning,
     wire_provisioning,
 )
-from batchplane.targets.gke.config import GkeTarget, check_gke_target
-from batchplane.targets.gke.pools import gke_backed_pools
-from batchplane.targets.openshift.config import OpenShiftTarget
-from batchplane.targets.openshift.machines import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
+from batchplane.stack.target import platform_for
 
 if TYPE_CHECKING:
     from batchplane.stack.load import StackConfig
@@ -34,12 +31,8 @@ __all__ = ["backed_pools", "check_pools", "expand_pools"]
 
 def backed_pools(config: StackConfig) -> list[BackedPool]:
     """The node pools of the stack's target that back ResourceFlavors (GKE GPU pools, OpenShift GPU
-    MachineSets)."""
-    if isinstance(config.target, GkeTarget):
-        return gke_backed_pools(config.target)
-    if isinstance(config.target, OpenShiftTarget):
-        return openshift_backed_pools(config.target)
-    return []
+    MachineSets): :meth:`~batchplane.targets.platform.Platform.backed_pools`."""
+    return platform_for(config.target).backed_pools()
 
 
 def expand_pools(config: StackConfig, k: ExpandedKueue) -> None:
@@ -51,15 +44,11 @@ def expand_pools(config: StackConfig, k: ExpandedKueue) -> None:
 
 
 def check_pools(config: StackConfig, k: ExpandedKueue) -> list[ConfigIssue]:
-    """The target's platform rules (GKE, OpenShift GPU capacity), flavor/pool consistency, provisioning
-    checks and capacity."""
-    issues: list[ConfigIssue] = []
-    if isinstance(config.target, GkeTarget):
-        issues += check_gke_target(config.target, config.environment)
-    if isinstance(config.target, OpenShiftTarget):
-        issues += check_gpu_capacity(config.target)
-        issues += check_gang_sizes(k, config.target)
-    pools = backed_pools(config)
+    """The target's platform rules (:meth:`~batchplane.targets.platform.Platform.check_target`: GKE, OpenShift GPU
+    capacity), flavor/pool consistency, provisioning checks and capacity."""
+    platform = platform_for(config.target)
+    issues = platform.check_target(config.environment, k)
+    pools = platform.backed_pools()
     if pools:
         issues += check_pool_flavors(k, pools)
         issues += check_provisioning(k, pools)

@@ -8,6 +8,8 @@
 * :mod:`batchplane.targets.existing` — any cluster reached through a kubeconfig context.
 
 Platforms never import each other (an import-linter contract in ``pyproject.toml``); the target union and
-the per-target dispatch live one layer up, in :mod:`batchplane.stack`. Modules whose names end in a
-component (``cluster``, ``operators``, ``gpu_capacity``, ``webhook_image``) import Pulumi; the rest do not.
+the kind → platform registry live one layer up, in :mod:`batchplane.stack`. Each platform implements the platform
+interface once: :class:`~batchplane.targets.platform.Platform` (``<platform>/platform.py``, pure) and its Pulumi half
+:class:`~batchplane.targets.deploy.PlatformDeploy` (``<platform>/deploy.py``). Modules named after a component or
+deploy step (``cluster``, ``operators``, ``gpu_capacity``, ``deploy``) import Pulumi; the rest do not.
 """

@@ -395,12 +395,12 @@ def webhook_deployment(stack: Stack) -> WebhookDeployment:
 
 def webhook_enabled(stack: Stack) -> bool:
     """Whether the stack deploys the webhook: ``webhook.enabled`` when set, else whether the stack
-    installs cert-manager (``operators.certManager.enabled``, or an OpenShift target, whose operator
-    plan always installs the cert-manager operator)."""
+    installs cert-manager (``operators.certManager.enabled``, or a platform that always installs it:
+    ``Platform.installs_cert_manager``, OpenShift's operator plan)."""
     explicit = stack.config.webhook.enabled
     if explicit is not None:
         return explicit
-    if stack.config.target.kind == "openshift":
+    if stack.platform.installs_cert_manager:
         return True
     ops = stack.config.operators
     return ops is not None and ops.cert_manager.enabled

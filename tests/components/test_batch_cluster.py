@@ -72,3 +72,49 @@ def test_each_cluster_reaches_its_own_context_through_its_own_provider(two_clust
             if r.type == "pulumi-python:dynamic:Resource" and r.name == f"{name}-operators-kueue-ready"
         )
         assert gate.inputs["context"] == f"kind-{name}"
+
+
+def test_a_gke_cluster_registers_its_name_endpoint_and_kubeconfig_as_a_secret() -> None:
+    from batchplane.offline import load_stack_file
+    from tests.conftest import STACKS_DIR
+
+    run = run_program(
+        REPO_ROOT, "gke-dev", load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"), preview=False
+    )
+    cluster = run.get("batchplane:cluster:BatchCluster", "batchplane")
+    gke = run.get("gcp:container/cluster:Cluster", "gke-cluster")
+    outputs = run.component_outputs[cluster.urn]
+    assert outputs["clusterName"] == gke.inputs["name"]
+    assert "kubeconfig" in outputs and ("kubeconfig",) in run.component_secret_paths[cluster.urn]
+    assert outputs["clusterQueues"] == run.outputs["clusterQueues"]
+    assert outputs["localQueues"] == run.outputs["localQueues"]
+
+
+GKE_WITH_CONNECTION = """
+    import pulumi_kubernetes as k8s
+    from batchplane.components.batch_cluster import BatchCluster, BatchClusterArgs
+    from batchplane.stack import load_stack_file
+    from batchplane.targets.deploy import ClusterConnection
+
+    provider = k8s.Provider("mine", context="elsewhere")
+    BatchCluster(
+        "east",
+        BatchClusterArgs(
+            stack=load_stack_file(__import__("pathlib").Path({stack_file!r})),
+            connection=ClusterConnection(provider, context="elsewhere"),
+        ),
+    )
+"""
+
+
+def test_a_gke_target_refuses_a_connection_because_it_declares_its_cluster(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    project = tmp_path_factory.mktemp("gke-connection")
+    (project / "Pulumi.yaml").write_text("name: batchplane\nruntime: python\n", encoding="utf-8")
+    stack_file = REPO_ROOT / "stacks" / "Pulumi.gke-dev.yaml"
+    (project / "__main__.py").write_text(
+        textwrap.dedent(GKE_WITH_CONNECTION).format(stack_file=str(stack_file)), encoding="utf-8"
+    )
+    with pytest.raises(ValueError, match="target kind gke declares its cluster: it takes no connection"):
+        run_program(project, "gke", {})

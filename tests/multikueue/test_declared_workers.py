@@ -408,3 +408,13 @@ def test_quota_a_pool_can_hold_is_left_alone() -> None:
         worker.pop("teams")
     s = load_stack(config, TEMPLATE)
     assert [w for w in s.warnings if "sized to the pool" in w.message] == []
+
+
+def test_a_missing_worker_server_is_reported_with_errors_of_other_sections() -> None:
+    config = with_worker(2, target={"kind": "kind", "clusterName": "w"})
+    config["batchplane:webhook"] = {"replicas": "two"}
+    found = [p for p in problems(config) if "warning" not in p]
+    assert any(
+        p.startswith("batchplane:multiKueue.workers[2]: a declared kind worker needs server") for p in found
+    )
+    assert any(p.startswith("batchplane:webhook.replicas") for p in found)

@@ -9,6 +9,7 @@ import yaml
 
 from batchplane.config.operators import OperatorsConfig, derived_frameworks
 from batchplane.operators.installs import HelmInstall, ManifestInstall, deep_merge, install_plan
+from batchplane.stack.target import PLATFORMS
 
 RAY = ["ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"]
 
@@ -16,7 +17,8 @@ RAY = ["ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"]
 def plan_of(
     operators: dict[str, Any], target_kind: str = "kind", namespaces: tuple[str, ...] = ("team-a",)
 ) -> Any:
-    return install_plan(OperatorsConfig.model_validate(operators), target_kind, list(namespaces))
+    host = PLATFORMS[target_kind].operator_host
+    return install_plan(OperatorsConfig.model_validate(operators), host, list(namespaces))
 
 
 FRAMEWORKS = [

@@ -4,5 +4,7 @@
 * :mod:`~.machines` — machine types and GPU attach facts (with sources);
 * :mod:`~.pools` — GPU pools → ResourceFlavors and ProvisioningRequest admission checks;
 * :mod:`~.resources`, :mod:`~.network`, :mod:`~.image` — pure pulumi-gcp / docker-build keyword arguments;
-* :mod:`~.cluster` (:class:`GkeCluster`) and :mod:`~.webhook_image` (:class:`WebhookImage`) — the components.
+* :mod:`~.platform` (:class:`GkePlatform`) and :mod:`~.deploy` (:class:`GkeDeploy`, :class:`ArtifactRegistry`) — the
+  platform interface;
+* :mod:`~.cluster` (:class:`GkeCluster`) — the component.
 """

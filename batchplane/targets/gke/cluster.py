@@ -18,37 +18,76 @@ configured by the ``gcp:project`` / ``gcp:region`` stack config).
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
 import yaml
 
-from batchplane.targets.gke.resources import kubeconfig, workload_pool
+from batchplane.targets.gke.config import GkeTarget
+from batchplane.targets.gke.network import private_network_args
+from batchplane.targets.gke.resources import (
+    cluster_args,
+    kubeconfig,
+    node_pool_args,
+    system_pool_args,
+    workload_pool,
+)
 
 TYPE_TOKEN = "batchplane:gke:GkeCluster"
 
 
-class GkeClusterArgs(TypedDict):
-    """Inputs of :class:`GkeCluster` (plain keyword-argument dicts from
-    :mod:`batchplane.targets.gke.resources`)."""
+@dataclass(frozen=True)
+class GkeClusterArgs:
+    """Inputs of :class:`GkeCluster`: keyword arguments of the pulumi-gcp resources. Build them from the public
+    target model with :meth:`from_target`; replace a piece to bring your own (``dataclasses.replace(args,
+    cluster={**args.cluster, "network": my_vpc.id, "subnetwork": my_subnet.id})``)."""
 
     cluster: dict[str, Any]
     """Required. ``gcp.container.Cluster`` keyword arguments
-    (:func:`~batchplane.targets.gke.resources.cluster_args`)."""
+    (:func:`~batchplane.targets.gke.resources.cluster_args`); values may be ``pulumi.Input``."""
     system_pool: dict[str, Any]
-    """Required. The system pool's ``NodePool`` keyword arguments, without ``cluster``."""
-    gpu_pools: NotRequired[list[dict[str, Any]]]
+    """Required. The system pool's ``gcp.container.NodePool`` keyword arguments, without ``cluster``
+    (:func:`~batchplane.targets.gke.resources.system_pool_args`)."""
+    gpu_pools: list[dict[str, Any]] = field(default_factory=list)
     """GPU pools' ``NodePool`` keyword arguments, without ``cluster``. Defaults to none."""
-    workload_identity: NotRequired[bool]
+    workload_identity: bool = True
     """Enable Workload Identity (``workload_identity_config``). Defaults to true."""
-    project: NotRequired[pulumi.Input[str] | None]
+    project: pulumi.Input[str] | None = None
     """The GCP project, for the Workload Identity pool. Defaults to the GCP provider's project
     (``gcp.organizations.get_client_config``)."""
-    network: NotRequired[dict[str, dict[str, Any]] | None]
+    network: dict[str, dict[str, Any]] | None = None
     """Private nodes' Cloud Router, Cloud NAT and control-plane → webhook firewall rule keyword arguments
     (:func:`~batchplane.targets.gke.network.private_network_args`); every node pool waits for them, so no
     image pull or webhook call happens before the way out and the way in exist. Defaults to none."""
+
+    @classmethod
+    def from_target(
+        cls,
+        target: GkeTarget,
+        *,
+        environment: str = "dev",
+        ray_addon: bool = False,
+        webhook_ports: Sequence[int] = (),
+    ) -> GkeClusterArgs:
+        """The inputs of a validated ``kind: gke`` target model.
+
+        Args:
+            target: the public target model (:class:`~batchplane.targets.gke.config.GkeTarget`).
+            environment: ``dev``, ``staging`` or ``production`` (deletion protection). Defaults to ``dev``.
+            ray_addon: enable the GKE Ray add-on. Defaults to false.
+            webhook_ports: TCP ports the control plane must reach on private nodes
+                (:func:`~batchplane.targets.gke.network.webhook_ports`). Defaults to none.
+        """
+        return cls(
+            cluster=cluster_args(target, environment, ray_addon=ray_addon),
+            system_pool=system_pool_args(target),
+            gpu_pools=[node_pool_args(target, pool) for pool in target.gpu_pools],
+            workload_identity=target.workload_identity,
+            network=private_network_args(target, list(webhook_ports)),
+        )
 
 
 class GkeCluster(pulumi.ComponentResource):
@@ -70,9 +109,9 @@ class GkeCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
-        cluster_kwargs = dict(args["cluster"])
-        if args.get("workload_identity", True):
-            project: pulumi.Input[str] | None = args.get("project") or cluster_kwargs.get("project")
+        cluster_kwargs = dict(args.cluster)
+        if args.workload_identity:
+            project: pulumi.Input[str] | None = args.project or cluster_kwargs.get("project")
             if project is None:
                 project = gcp.organizations.get_client_config_output(
                     opts=pulumi.InvokeOutputOptions(parent=self)
@@ -82,7 +121,7 @@ class GkeCluster(pulumi.ComponentResource):
             }
         self.cluster = gcp.container.Cluster(f"{name}-cluster", **cluster_kwargs, opts=child)
         self.network: list[pulumi.Resource] = []
-        network = args.get("network")
+        network = args.network
         if network is not None:
             router = gcp.compute.Router(f"{name}-router", **network["router"], opts=child)
             nat = gcp.compute.RouterNat(f"{name}-nat", router=router.name, **network["nat"], opts=child)
@@ -98,8 +137,8 @@ class GkeCluster(pulumi.ComponentResource):
                 f"{name}-{kwargs['name']}", cluster=self.cluster.name, **kwargs, opts=pool_opts
             )
 
-        self.system_pool = pool(args["system_pool"])
-        self.gpu_pools = {kwargs["name"]: pool(kwargs) for kwargs in args.get("gpu_pools", [])}
+        self.system_pool = pool(args.system_pool)
+        self.gpu_pools = {kwargs["name"]: pool(kwargs) for kwargs in args.gpu_pools}
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(self.cluster.name, self.cluster.endpoint, self.cluster.master_auth).apply(
                 lambda parts: yaml.safe_dump(

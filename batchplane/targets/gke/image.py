@@ -1,7 +1,7 @@
 """Building the quota webhook image in a GKE stack: an Artifact Registry repository the stack owns, and the push.
 
 Plain keyword arguments for ``gcp.artifactregistry.Repository`` (pulumi-gcp 10.2.0) and the parts of the
-image reference; the component (``batchplane/targets/gke/webhook_image.py``) builds with ``pulumi_docker_build.Image``
+image reference; the registry (``ArtifactRegistry`` in ``batchplane/targets/gke/deploy.py``) and the one image component build with ``pulumi_docker_build.Image``
 (BuildKit) and the Deployment runs the pushed image by digest. Artifact Registry Docker hosts are
 ``<location>-docker.pkg.dev`` and images ``<host>/<project>/<repository>/<image>:<tag>`` (Artifact Registry
 "Push and pull images"); pushing with an OAuth access token uses the user name ``oauth2accesstoken``.

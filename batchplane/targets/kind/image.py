@@ -3,7 +3,7 @@
 kind nodes pull nothing from the machine's Docker engine: an image built locally reaches them only through
 ``kind load docker-image <image> --name <cluster>`` (kind "Quick Start", Loading an Image Into Your Cluster). The
 Deployment then runs it by tag with ``imagePullPolicy: IfNotPresent`` (a tag that is not ``latest``), which is
-what the webhook's Deployment uses. Plain data for the component (``batchplane/targets/kind/webhook_image.py``).
+what the webhook's Deployment uses. Plain data for the registry (``KindNodes`` in ``batchplane/targets/kind/deploy.py``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ role cannot create one), and reaches the registry from outside through its defau
 ``configs.imageregistry.operator.openshift.io/cluster`` sets ``spec.defaultRoute: true``. Inside the cluster the
 registry is ``image-registry.openshift-image-registry.svc:5000/<project>/<image>``; a pod pulls from another
 project when its service accounts hold ``system:image-puller`` there (OpenShift "Image Registry", "Accessing the
-registry"; "Managing image streams"). The component is ``batchplane/targets/openshift/webhook_image.py``.
+registry"; "Managing image streams"). The registry is ``InternalRegistry`` in ``batchplane/targets/openshift/deploy.py``.
 """
 
 from __future__ import annotations

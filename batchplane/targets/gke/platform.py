@@ -1,0 +1,47 @@
+"""The GKE platform (:class:`~batchplane.targets.platform.Platform`): a cluster the stack declares, its GPU node
+pools back ResourceFlavors, operators installed with Helm on the system pool (its toleration by default), the GKE
+Ray add-on, and the webhook image pushed to an Artifact Registry repository the stack owns."""
+
+from __future__ import annotations
+
+from batchplane.config.operators import GKE_SYSTEM_NODE_TOLERATION, OperatorHost
+from batchplane.config.rules import ExpandedKueue
+from batchplane.errors import ConfigIssue
+from batchplane.pools import BackedPool
+from batchplane.targets.gke.config import GkeTarget, check_gke_target
+from batchplane.targets.gke.pools import gke_backed_pools
+from batchplane.targets.platform import Connection, Platform
+
+
+class GkePlatform(Platform):
+    """A GKE Standard cluster Batchplane declares (``target: {kind: gke}``)."""
+
+    kind = "gke"
+    operator_host = OperatorHost(
+        kind="gke", ray_addon=True, default_tolerations=(GKE_SYSTEM_NODE_TOLERATION,)
+    )
+    image_registry = "artifact-registry"
+    declares_cluster = True
+
+    def __init__(self, target: GkeTarget) -> None:
+        self.target = target
+
+    def check_target(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
+        """:func:`~batchplane.targets.gke.config.check_gke_target`: the cluster's and its pools' rules."""
+        return check_gke_target(self.target, environment)
+
+    def backed_pools(self) -> list[BackedPool]:
+        """The GPU node pools (:func:`~batchplane.targets.gke.pools.gke_backed_pools`)."""
+        return gke_backed_pools(self.target)
+
+    def pool_names(self) -> list[str]:
+        """``gpuPools[].name`` in config order."""
+        return [pool.name for pool in self.target.gpu_pools]
+
+    def cluster_identity(self) -> tuple[str, ...]:
+        """``("gke", <location>, <cluster name>)``."""
+        return ("gke", self.target.location(), self.target.cluster_name)
+
+    def connection(self) -> Connection | None:
+        """None: the stack declares the cluster; its provider uses the kubeconfig the cluster outputs."""
+        return None

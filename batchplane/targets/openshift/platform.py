@@ -1,0 +1,82 @@
+"""The OpenShift platform (:class:`~batchplane.targets.platform.Platform`): an existing OpenShift (AI) cluster whose
+operators come from OLM (Helm installs refused, cert-manager always installed), the Red Hat build of Kueue in
+``openshift-kueue-operator`` with the integrations of its ``Kueue`` CR, GPU MachineSets that back ResourceFlavors,
+tenant namespaces labelled for that Kueue, and the webhook image pushed to the cluster's internal registry."""
+
+from __future__ import annotations
+
+from batchplane.config.operators import OperatorHost, OperatorsConfig
+from batchplane.config.rules import ExpandedKueue
+from batchplane.errors import ConfigIssue
+from batchplane.pools import BackedPool
+from batchplane.targets.openshift.config import (
+    RHBOK_INTEGRATIONS,
+    OpenShiftTarget,
+    check_openshift,
+    label_managed_namespaces,
+    rhbok_frameworks,
+)
+from batchplane.targets.openshift.machines import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
+from batchplane.targets.platform import Connection, Platform
+
+#: The Red Hat build of Kueue's namespace (its OLM package ``kueue-operator`` installs there).
+KUEUE_NAMESPACE = "openshift-kueue-operator"
+
+
+class OpenShiftPlatform(Platform):
+    """An existing OpenShift (AI) cluster (``target: {kind: openshift, context: …}``)."""
+
+    kind = "openshift"
+    operator_host = OperatorHost(
+        kind="openshift",
+        helm_refusal="operators are installed through OLM on OpenShift (target.certManager, "
+        "target.kueue, target.openshiftAi); remove batchplane:operators",
+    )
+    installs_cert_manager = True
+    image_registry = "openshift"
+    integrations_key = "target.kueue.frameworks"
+
+    def __init__(self, target: OpenShiftTarget) -> None:
+        self.target = target
+
+    def check_target(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
+        """GPU capacity (MachineSets, autoscalers, prerequisites) and gang sizes against the pools."""
+        return check_gpu_capacity(self.target) + check_gang_sizes(kueue, self.target)
+
+    def check_queues(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
+        """:func:`~batchplane.targets.openshift.config.check_openshift`: DSC components per release, framework
+        duplicates, InstallPlan approval, namespaces the stack cannot label."""
+        return check_openshift(self.target, kueue, environment)
+
+    def backed_pools(self) -> list[BackedPool]:
+        """The GPU MachineSets (:func:`~batchplane.targets.openshift.machines.openshift_backed_pools`)."""
+        return openshift_backed_pools(self.target)
+
+    def pool_names(self) -> list[str]:
+        """``gpuPools[].name`` in config order."""
+        return [pool.name for pool in self.target.gpu_pools]
+
+    def adjust_kueue(self, kueue: ExpandedKueue) -> None:
+        """Tenant namespaces opt in to the Red Hat build of Kueue (``kueue.openshift.io/managed=true``)."""
+        label_managed_namespaces(kueue)
+
+    def cluster_identity(self) -> tuple[str, ...]:
+        """``("openshift", <kubeconfig or "">, <context>)``."""
+        return ("openshift", self.target.kubeconfig or "", self.target.kube_context())
+
+    def kueue_namespace(self, operators: OperatorsConfig | None) -> str:
+        """``openshift-kueue-operator`` (the Red Hat build of Kueue), or ``redhat-ods-applications`` where OpenShift
+        AI 2.x runs Kueue embedded (``kueue: Managed`` in the DataScienceCluster)."""
+        return KUEUE_NAMESPACE if self.target.installs_rhbok() else "redhat-ods-applications"
+
+    def kueue_integrations(self) -> list[str]:
+        """The ``Kueue`` CR's frameworks as Kueue integration names (``batch/job``, ``ray.io/rayjob``, …)."""
+        return [RHBOK_INTEGRATIONS[name] for name in rhbok_frameworks(self.target)]
+
+    def connection(self) -> Connection:
+        """The target's context and kubeconfig; the provider upserts what OLM and OpenShift AI pre-create."""
+        return Connection(
+            context=self.target.kube_context(),
+            kubeconfig=self.target.kubeconfig,
+            upsert_existing_objects=True,
+        )

@@ -1,0 +1,126 @@
+"""The platform interface: what the rest of Batchplane may ask of a target platform, so nothing outside
+:mod:`batchplane.targets` tests a target's type.
+
+Each platform implements :class:`Platform` once, in ``batchplane/targets/<platform>/platform.py`` (pure: no Pulumi),
+and its Pulumi half :class:`batchplane.targets.deploy.PlatformDeploy` in ``targets/<platform>/deploy.py``. The stack
+loader (:mod:`batchplane.stack`) finds a target's platform by its ``kind`` tag in one registry
+(:data:`batchplane.stack.target.PLATFORMS`); :class:`~batchplane.components.batch_cluster.BatchCluster` and the
+webhook manifests ask the platform, never the target's type.
+
+What a platform answers:
+
+* its **config rules** (:meth:`Platform.check_target`, :meth:`Platform.check_queues`, :meth:`Platform.check_build`);
+* its **pools → flavors**: :meth:`Platform.backed_pools` (GKE GPU node pools, OpenShift GPU MachineSets) and the
+  pool names that order a team's flavors (:meth:`Platform.pool_names`); :meth:`Platform.adjust_kueue` for what the
+  platform adds to the expanded Kueue objects (OpenShift: the ``kueue.openshift.io/managed`` namespace label);
+* its **cluster identity** (two targets are the same cluster), **Kueue's namespace** and the Kueue integrations the
+  platform itself enables (OpenShift's ``Kueue`` CR), and where those are configured;
+* its **operator install path**: :attr:`Platform.operator_host` (Helm installs allowed or refused, the GKE Ray
+  add-on, default tolerations) and whether the platform always installs cert-manager (OLM on OpenShift);
+* its **connection** to an existing cluster (:meth:`Platform.connection`: kubeconfig, context, upsert), or none when
+  the stack declares the cluster (GKE);
+* its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+from batchplane.config.operators import OperatorHost, OperatorsConfig
+from batchplane.config.rules import ExpandedKueue
+from batchplane.config.webhook import WebhookConfig
+from batchplane.errors import ConfigIssue
+from batchplane.pools import BackedPool
+
+__all__ = ["Connection", "Platform"]
+
+#: Kueue's namespace when the stack installs Kueue with Helm and sets no ``operators.kueue.namespace``.
+DEFAULT_KUEUE_NAMESPACE = "kueue-system"
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How a Kubernetes provider (and every readiness gate) reaches an existing cluster.
+
+    Attributes:
+        context: the kubeconfig context (``None`` = the kubeconfig's current context).
+        kubeconfig: a kubeconfig path or content; ``None`` = the provider's default (``$KUBECONFIG`` or
+            ``~/.kube/config``).
+        upsert_existing_objects: give the provider ``upsertExistingObjects`` (pulumi-kubernetes): objects the
+            platform pre-creates (OLM namespaces, the ``Kueue`` CR on OpenShift) are adopted, not refused.
+    """
+
+    context: str | None
+    kubeconfig: str | None = None
+    upsert_existing_objects: bool = False
+
+
+class Platform(ABC):
+    """One target platform, wrapping its validated target model.
+
+    Class attributes:
+        kind: the target's ``kind`` tag (``kind``, ``existing``, ``gke``, ``openshift``).
+        operator_host: what the platform offers ``batchplane:operators`` (Helm allowed or refused, the GKE Ray
+            add-on, default tolerations).
+        installs_cert_manager: the platform always installs cert-manager (OpenShift's operator plan), so the quota
+            webhook is on by default without ``operators.certManager``. Defaults to false.
+        image_registry: the ``webhook.build.registry`` this platform builds the webhook image with
+            (``artifact-registry``, ``openshift``, ``kind``), or ``None`` when it builds none.
+        integrations_key: where the stack configures the Kueue integrations on this platform (a key under
+            ``batchplane:``). Defaults to ``operators``.
+        declares_cluster: the stack declares the cluster (GKE), so the program knows its API endpoint; an existing
+            cluster's endpoint must be given (a MultiKueue worker's ``server``). Defaults to false.
+    """
+
+    kind: ClassVar[str]
+    operator_host: ClassVar[OperatorHost]
+    installs_cert_manager: ClassVar[bool] = False
+    image_registry: ClassVar[str | None] = None
+    integrations_key: ClassVar[str] = "operators"
+    declares_cluster: ClassVar[bool] = False
+
+    def check_target(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
+        """The platform's own rules on its target (and on the Kueue objects its pools back), run before the
+        pool ↔ flavor rules. Defaults to none."""
+        return []
+
+    def check_queues(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
+        """The platform's rules on the expanded Kueue objects (and those that depend on ``environment``), run after
+        the pool rules. Defaults to none."""
+        return []
+
+    def check_build(self, webhook: WebhookConfig) -> list[ConfigIssue]:
+        """The platform's rules on ``webhook.build`` once its registry suits this platform. Defaults to none."""
+        return []
+
+    def backed_pools(self) -> list[BackedPool]:
+        """The node pools that back ResourceFlavors (GKE GPU pools, OpenShift GPU MachineSets). Defaults to none."""
+        return []
+
+    def pool_names(self) -> list[str]:
+        """The pools' names in config order (their derived flavors are named after them). Defaults to none."""
+        return []
+
+    def adjust_kueue(self, kueue: ExpandedKueue) -> None:
+        """Add what the platform needs to the expanded Kueue objects, in place. Defaults to nothing."""
+        return None
+
+    @abstractmethod
+    def cluster_identity(self) -> tuple[str, ...]:
+        """What makes two targets the same cluster (a GKE location and name, a kind name, a kubeconfig and
+        context)."""
+
+    def kueue_namespace(self, operators: OperatorsConfig | None) -> str:
+        """Kueue's namespace on the cluster: ``operators.kueue.namespace`` (``kueue-system`` by default)."""
+        return operators.kueue.namespace if operators is not None else DEFAULT_KUEUE_NAMESPACE
+
+    def kueue_integrations(self) -> list[str] | None:
+        """The Kueue integrations the platform's own Kueue install enables (``batch/job``, …), or ``None`` when
+        Kueue's integrations come from ``batchplane:operators``. Defaults to ``None``."""
+        return None
+
+    @abstractmethod
+    def connection(self) -> Connection | None:
+        """How to reach the existing cluster, or ``None`` when the stack declares the cluster (GKE)."""
