@@ -34,8 +34,6 @@ from batchplane.pricing import PriceModel, PriceRow, PriceTable
 from batchplane.quantity import QuantityError, parse_quantity
 from batchplane.stack import Stack
 from batchplane.stack.pools import backed_pools
-from batchplane.targets.gke.config import GkeTarget
-from batchplane.targets.openshift.config import OpenShiftTarget
 
 GIB = Decimal(2**30)
 OwnerKind = Literal["ClusterQueue", "Cohort"]
@@ -236,33 +234,17 @@ def _entries(kind: OwnerKind, owner: str, path: str, groups: list[ResourceGroup]
                 yield QuotaEntry(kind, owner, fq.name, rq.name, values, path)
 
 
-def _region_of(zone_or_region: str) -> str:
-    head, _, tail = zone_or_region.rpartition("-")
-    return head if len(tail) == 1 and head else zone_or_region
-
-
 def _pool_facts(stack: Stack, pool: BackedPool) -> tuple[str | None, str | None, str, PriceModel | None, str]:
-    """(machine type, region, provisioning, price model, provider) of a backed pool from the target config."""
-    target = stack.config.target
-    if isinstance(target, GkeTarget):
-        for gp in target.gpu_pools:
-            if gp.name == pool.name:
-                region = target.region or (
-                    _region_of(target.zone) if target.zone else _region_of(gp.node_locations[0])
-                )
-                return gp.machine_type, region, gp.provisioning, GKE_PRICE_MODELS.get(gp.provisioning), "gcp"
-    if isinstance(target, OpenShiftTarget):
-        for op in target.gpu_pools:
-            if op.name == pool.name:
-                aws = op.aws
-                return (
-                    aws.instance_type if aws else None,
-                    aws.region if aws else None,
-                    op.provisioning,
-                    "on-demand" if aws else None,
-                    "aws",
-                )
-    return None, None, "unknown", None, "gcp"
+    """(machine type, region, provisioning, price model, provider) of a backed pool, as its platform states them
+    (:meth:`~batchplane.targets.platform.Platform.pool_machine`)."""
+    machine = stack.platform.pool_machine(pool.name)
+    if machine is None:
+        return None, None, "unknown", None, "gcp"
+    if machine.cloud == "gcp":
+        model = GKE_PRICE_MODELS.get(machine.provisioning)
+    else:
+        model = "on-demand" if machine.machine_type else None
+    return machine.machine_type, machine.region, machine.provisioning, model, machine.cloud
 
 
 def _quotas(stack: Stack) -> dict[tuple[str, str, str, str], QuotaEntry]:

@@ -25,10 +25,12 @@ Quota arithmetic (Compute Engine "Allocation quotas", cloud.google.com/compute/r
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from batchplane.stack import Stack
+from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.gke.config import (
     FLEX_START_MIN_VERSION,
     QUEUED_PROVISIONING_MIN_VERSION,
@@ -36,6 +38,7 @@ from batchplane.targets.gke.config import (
     GpuPool,
 )
 from batchplane.targets.gke.machines import MACHINE_SHAPES
+from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.olm import openshift_plan
 from batchplane.webhook.manifests import webhook_enabled
@@ -354,22 +357,37 @@ def stack_requirements(stack: Stack) -> Requirements:
                 targets.append(
                     (stack.workers[worker.name].config.target, f"batchplane:multiKueue.workers[{i}].target")
                 )
-    gke = [(t, p) for t, p in targets if isinstance(t, GkeTarget)]
-    if gke:
-        _gke_requirements(stack, gke, req)
-    if isinstance(target, OpenShiftTarget):
-        req.olm_packages = olm_packages(target)
-    if target.kind in ("openshift", "existing"):
-        kubeconfig = getattr(target, "kubeconfig", None)
-        req.contexts.append(KubeContext(target.kube_context(), kubeconfig, f"{TARGET}.context"))
-    if target.kind == "kind":
-        build = stack.config.webhook.build
-        loads = stack.config.webhook.image if build is not None and build.registry == "kind" else None
-        req.kind = KindCluster(target.cluster_name, loads, TARGET)
-        req.contexts.append(KubeContext(target.kube_context(), None, f"{TARGET}.context"))
+    by_kind: dict[str, list[tuple[Any, str]]] = {}
+    for t, p in targets:
+        by_kind.setdefault(getattr(t, "kind", ""), []).append((t, p))
+    for kind, group in by_kind.items():
+        _PLATFORM_REQUIREMENTS[kind](stack, group, req)
     if webhook_enabled(stack) and stack.config.webhook.build is None:
         req.images.append(ImageRequirement(stack.config.webhook.image, "batchplane:webhook.image"))
     return req
+
+
+def _openshift_requirements(
+    stack: Stack, targets: list[tuple[OpenShiftTarget, str]], req: Requirements
+) -> None:
+    target, path = targets[0]
+    req.olm_packages = olm_packages(target)
+    req.contexts.append(KubeContext(target.kube_context(), target.kubeconfig, f"{path}.context"))
+
+
+def _existing_requirements(
+    stack: Stack, targets: list[tuple[ExistingTarget, str]], req: Requirements
+) -> None:
+    target, path = targets[0]
+    req.contexts.append(KubeContext(target.kube_context(), target.kubeconfig, f"{path}.context"))
+
+
+def _kind_requirements(stack: Stack, targets: list[tuple[KindTarget, str]], req: Requirements) -> None:
+    target, path = targets[0]
+    build = stack.config.webhook.build
+    loads = stack.config.webhook.image if build is not None and build.registry == "kind" else None
+    req.kind = KindCluster(target.cluster_name, loads, path)
+    req.contexts.append(KubeContext(target.kube_context(), None, f"{path}.context"))
 
 
 def _gke_requirements(stack: Stack, targets: list[tuple[GkeTarget, str]], req: Requirements) -> None:
@@ -650,3 +668,14 @@ def olm_packages(target: OpenShiftTarget) -> list[OlmPackage]:
             )
         )
     return out
+
+
+#: What each platform (by its target's ``kind`` tag) adds to the requirements: the GKE clusters' APIs, quotas, org
+#: policies and offerings (summed over a MultiKueue manager and its workers), OpenShift's OLM packages and context,
+#: an existing cluster's context, the kind cluster and its loaded image.
+_PLATFORM_REQUIREMENTS: dict[str, Callable[[Stack, list[tuple[Any, str]], Requirements], None]] = {
+    "gke": _gke_requirements,
+    "openshift": _openshift_requirements,
+    "existing": _existing_requirements,
+    "kind": _kind_requirements,
+}

@@ -57,6 +57,25 @@ class Connection:
     upsert_existing_objects: bool = False
 
 
+@dataclass(frozen=True)
+class PoolMachine:
+    """What a pool's nodes are, for pricing and reports.
+
+    Attributes:
+        machine_type: the cloud's machine or instance type (``a3-highgpu-8g``, ``g5.2xlarge``), or ``None`` when the
+            config does not say (an OpenShift MachineSet without an AWS provider spec).
+        region: the cloud region the nodes run in, or ``None`` when unknown.
+        provisioning: how nodes are obtained (GKE ``queued``/``flex-start``/``on-demand``/``spot``/``reservation``;
+            OpenShift's ``provisioning``).
+        cloud: ``gcp`` or ``aws``.
+    """
+
+    machine_type: str | None
+    region: str | None
+    provisioning: str
+    cloud: str
+
+
 class Platform(ABC):
     """One target platform, wrapping its validated target model.
 
@@ -102,6 +121,10 @@ class Platform(ABC):
     def pool_names(self) -> list[str]:
         """The pools' names in config order (their derived flavors are named after them). Defaults to none."""
         return []
+
+    def pool_machine(self, name: str) -> PoolMachine | None:
+        """The machine facts of the pool named ``name``, or ``None`` (no such pool). Defaults to none."""
+        return None
 
     def adjust_kueue(self, kueue: ExpandedKueue) -> None:
         """Add what the platform needs to the expanded Kueue objects, in place. Defaults to nothing."""

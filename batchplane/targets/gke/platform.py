@@ -10,7 +10,7 @@ from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
 from batchplane.targets.gke.config import GkeTarget, check_gke_target
 from batchplane.targets.gke.pools import gke_backed_pools
-from batchplane.targets.platform import Connection, Platform
+from batchplane.targets.platform import Connection, Platform, PoolMachine
 
 
 class GkePlatform(Platform):
@@ -37,6 +37,13 @@ class GkePlatform(Platform):
     def pool_names(self) -> list[str]:
         """``gpuPools[].name`` in config order."""
         return [pool.name for pool in self.target.gpu_pools]
+
+    def pool_machine(self, name: str) -> PoolMachine | None:
+        """The GPU pool's machine type and region (the cluster's region; a zonal cluster's zone's region)."""
+        for pool in self.target.gpu_pools:
+            if pool.name == name:
+                return PoolMachine(pool.machine_type, self.target.cluster_region(), pool.provisioning, "gcp")
+        return None
 
     def cluster_identity(self) -> tuple[str, ...]:
         """``("gke", <location>, <cluster name>)``."""

@@ -17,7 +17,7 @@ from batchplane.targets.openshift.config import (
     rhbok_frameworks,
 )
 from batchplane.targets.openshift.machines import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
-from batchplane.targets.platform import Connection, Platform
+from batchplane.targets.platform import Connection, Platform, PoolMachine
 
 #: The Red Hat build of Kueue's namespace (its OLM package ``kueue-operator`` installs there).
 KUEUE_NAMESPACE = "openshift-kueue-operator"
@@ -55,6 +55,16 @@ class OpenShiftPlatform(Platform):
     def pool_names(self) -> list[str]:
         """``gpuPools[].name`` in config order."""
         return [pool.name for pool in self.target.gpu_pools]
+
+    def pool_machine(self, name: str) -> PoolMachine | None:
+        """The GPU MachineSet's AWS instance type and region (``None`` without an AWS provider spec)."""
+        for pool in self.target.gpu_pools:
+            if pool.name == name:
+                aws = pool.aws
+                return PoolMachine(
+                    aws.instance_type if aws else None, aws.region if aws else None, pool.provisioning, "aws"
+                )
+        return None
 
     def adjust_kueue(self, kueue: ExpandedKueue) -> None:
         """Tenant namespaces opt in to the Red Hat build of Kueue (``kueue.openshift.io/managed=true``)."""
