@@ -18,6 +18,7 @@ from typing import Any, TypeGuard
 
 from batchplane.accounting.model import FieldError
 from batchplane.accounting.pod_requests import keep_max, parse_resource_list
+from batchplane.frameworks import FRAMEWORKS
 from batchplane.quantity import format_quantity, round_up_milli
 
 #: ``kueue.DefaultPodSetName`` (``apis/kueue/v1beta2/constants.go:21``).
@@ -694,20 +695,35 @@ def workload_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     return pod_sets
 
 
-#: Extractors that need nothing but the object.
+#: Kueue integration → the PodSets of one of its objects, for the job frameworks whose registry record says
+#: ``pod_sets="object"`` (:mod:`batchplane.frameworks`; Kueue's ``PodSets()`` of ``pkg/controller/jobs/<framework>/``).
+POD_SETS_OF_FRAMEWORK: dict[str, Callable[[Mapping[str, Any]], list[RawPodSet]]] = {
+    "batch/job": job_pod_sets,
+    "pod": pod_pod_sets,
+    "jobset.x-k8s.io/jobset": jobset_pod_sets,
+    "kubeflow.org/pytorchjob": pytorchjob_pod_sets,
+    "ray.io/raycluster": raycluster_pod_sets,
+    "ray.io/rayjob": rayjob_pod_sets,
+    "ray.io/rayservice": rayservice_pod_sets,
+    "workload.codeflare.dev/appwrapper": appwrapper_pod_sets,
+}
+_FROM_OBJECT = [f for f in FRAMEWORKS if f.pod_sets == "object"]
+if {f.name for f in _FROM_OBJECT} != set(
+    POD_SETS_OF_FRAMEWORK
+):  # pragma: no cover - registry/accounting mismatch
+    raise ImportError(
+        "POD_SETS_OF_FRAMEWORK must cover exactly the frameworks registered with pod_sets='object'"
+    )
+
+#: (apiVersion, kind) → extractor, for objects that need nothing but themselves: the registry's frameworks, then
+#: Kueue's own Workload (both served versions).
 SIMPLE_EXTRACTORS: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[RawPodSet]]] = {
-    ("batch/v1", "Job"): job_pod_sets,
-    ("v1", "Pod"): pod_pod_sets,
-    ("jobset.x-k8s.io/v1alpha2", "JobSet"): jobset_pod_sets,
-    ("kubeflow.org/v1", "PyTorchJob"): pytorchjob_pod_sets,
-    ("ray.io/v1", "RayCluster"): raycluster_pod_sets,
-    ("ray.io/v1", "RayJob"): rayjob_pod_sets,
-    ("ray.io/v1", "RayService"): rayservice_pod_sets,
-    ("workload.codeflare.dev/v1beta2", "AppWrapper"): appwrapper_pod_sets,
+    **{f.gvk: POD_SETS_OF_FRAMEWORK[f.name] for f in _FROM_OBJECT},
     ("kueue.x-k8s.io/v1beta2", "Workload"): workload_pod_sets,
     ("kueue.x-k8s.io/v1beta1", "Workload"): workload_pod_sets,
 }
-TRAINJOB_KIND = ("trainer.kubeflow.org/v1alpha1", "TrainJob")
+TRAINJOB_KIND: tuple[str, str] = next(f.gvk for f in FRAMEWORKS if f.pod_sets == "training-runtime")
+"""(apiVersion, kind) of the one framework whose PodSets need its TrainingRuntime (TrainJob)."""
 
 
 # --- helpers ---------------------------------------------------------------------------------------

@@ -20,32 +20,15 @@ from pydantic import Field
 
 from batchplane.config.base import ConfigModel, QualifiedName, Quantity
 from batchplane.config.kueue import LabelSelector
+from batchplane.frameworks import KUEUE_INTEGRATIONS
 
 KUEUE_CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
 """apiVersion of the manager Configuration (Kueue ≥ 0.15)."""
 
-#: Every ``integrations.frameworks`` name Kueue v0.19.2 accepts, in the order of its API docs
-#: (``apis/config/v1beta2/configuration_types.go`` Integrations.Frameworks; kueue-api.md §2.2).
-KUEUE_FRAMEWORKS: tuple[str, ...] = (
-    "batch/job",
-    "kubeflow.org/mpijob",
-    "ray.io/rayjob",
-    "ray.io/rayservice",
-    "ray.io/raycluster",
-    "jobset.x-k8s.io/jobset",
-    "kubeflow.org/paddlejob",
-    "kubeflow.org/pytorchjob",
-    "kubeflow.org/tfjob",
-    "kubeflow.org/xgboostjob",
-    "kubeflow.org/jaxjob",
-    "trainer.kubeflow.org/trainjob",
-    "workload.codeflare.dev/appwrapper",
-    "sparkoperator.k8s.io/sparkapplication",
-    "pod",
-    "deployment",
-    "statefulset",
-    "leaderworkerset.x-k8s.io/leaderworkerset",
-)
+KUEUE_FRAMEWORKS: tuple[str, ...] = KUEUE_INTEGRATIONS
+"""Every ``integrations.frameworks`` name Kueue v0.19.2 accepts, in the order of its API docs
+(``apis/config/v1beta2/configuration_types.go`` Integrations.Frameworks): the job-framework registry's
+:data:`batchplane.frameworks.KUEUE_INTEGRATIONS`."""
 
 
 # --- feature gates ---------------------------------------------------------------------------

@@ -3,10 +3,13 @@
 Kueue's "Setup a MultiKueue environment" page and its ``create-multikueue-kubeconfig.sh``
 (kubernetes-sigs/kueue ``site/static/examples/multikueue/``) give the manager, on each worker, a ServiceAccount
 in Kueue's namespace, a ClusterRole and binding that let it create, delete and watch Workloads and the jobs it
-dispatches (``get`` on their ``status``; ``get``/``patch``/``update`` on ``workloads/status``), and a long-lived
-``kubernetes.io/service-account-token`` Secret whose token goes into a kubeconfig that the manager stores in a
-Secret under the key ``kubeconfig``. Batchplane grants the job rules only for the Kueue integrations the worker
-enables (the manager runs the same set), not for every kind the script lists.
+dispatches (``get`` on their ``status``; ``update``/``patch`` on Workloads and RayClusters; read access to the
+queues), and a long-lived ``kubernetes.io/service-account-token`` Secret whose token goes into a kubeconfig that the
+manager stores in a Secret under the key ``kubeconfig``. The rules come from the job-framework registry
+(:mod:`batchplane.frameworks`), rule for rule as the script at Kueue v0.19.2
+(https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/static/examples/multikueue/create-multikueue-kubeconfig.sh);
+Batchplane grants the job rules only for the Kueue integrations the worker enables (the manager runs the same set),
+not for every kind the script lists.
 """
 
 from __future__ import annotations
@@ -15,48 +18,26 @@ import base64
 from collections.abc import Iterable
 from typing import Any
 
+from batchplane.frameworks import FRAMEWORKS, worker_cluster_role_rules
+
 #: The ServiceAccount (and ClusterRole/ClusterRoleBinding/token Secret name) on each declared worker.
 SERVICE_ACCOUNT = "batchplane-multikueue"
 
-#: Kueue integration → (API group, resource) that MultiKueue creates and watches on a worker, from Kueue's
-#: create-multikueue-kubeconfig.sh (main, 2026) and, for TrainJob, Kueue's MultiKueue e2e setup
-#: (hack/multikueue/…). Integrations MultiKueue does not dispatch (ray.io/rayservice, deployment, statefulset,
-#: leaderworkerset, sparkapplication, jaxjob) need no rule.
-DISPATCHED_RESOURCES: dict[str, tuple[str, str]] = {
-    "batch/job": ("batch", "jobs"),
-    "pod": ("", "pods"),
-    "jobset.x-k8s.io/jobset": ("jobset.x-k8s.io", "jobsets"),
-    "kubeflow.org/mpijob": ("kubeflow.org", "mpijobs"),
-    "kubeflow.org/paddlejob": ("kubeflow.org", "paddlejobs"),
-    "kubeflow.org/pytorchjob": ("kubeflow.org", "pytorchjobs"),
-    "kubeflow.org/tfjob": ("kubeflow.org", "tfjobs"),
-    "kubeflow.org/xgboostjob": ("kubeflow.org", "xgboostjobs"),
-    "ray.io/rayjob": ("ray.io", "rayjobs"),
-    "ray.io/raycluster": ("ray.io", "rayclusters"),
-    "trainer.kubeflow.org/trainjob": ("trainer.kubeflow.org", "trainjobs"),
-    "workload.codeflare.dev/appwrapper": ("workload.codeflare.dev", "appwrappers"),
-}
-
-_MANAGE = ["create", "delete", "get", "list", "watch"]
+#: Kueue integrations MultiKueue dispatches to workers (the registry's ``multikueue`` frameworks); the others
+#: never leave the manager, so a worker needs neither them nor RBAC for them.
+DISPATCHED_INTEGRATIONS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS if f.multikueue)
 
 
 def cluster_role_rules(frameworks: Iterable[str]) -> list[dict[str, Any]]:
-    """The ClusterRole rules for a worker whose Kueue enables ``frameworks`` (Kueue integration names):
-    Workloads always, then each dispatched kind in :data:`DISPATCHED_RESOURCES` order."""
-    enabled = set(frameworks)
-    rules: list[dict[str, Any]] = [
-        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"], "verbs": list(_MANAGE)},
-        {
-            "apiGroups": ["kueue.x-k8s.io"],
-            "resources": ["workloads/status"],
-            "verbs": ["get", "patch", "update"],
-        },
-    ]
-    for framework, (group, resource) in DISPATCHED_RESOURCES.items():
-        if framework in enabled:
-            rules.append({"apiGroups": [group], "resources": [resource], "verbs": list(_MANAGE)})
-            rules.append({"apiGroups": [group], "resources": [f"{resource}/status"], "verbs": ["get"]})
-    return rules
+    """The ClusterRole rules for a worker whose Kueue enables ``frameworks`` (Kueue integration names), rule for
+    rule as Kueue's ``create-multikueue-kubeconfig.sh`` at v0.19.2 grants them
+    (:func:`batchplane.frameworks.worker_cluster_role_rules`): Workloads, queues and Workload status always, then
+    each enabled framework's rules.
+
+    Raises:
+        KeyError: a name that is not a Kueue integration.
+    """
+    return list(worker_cluster_role_rules(frameworks))
 
 
 def worker_access_objects(kueue_namespace: str, frameworks: Iterable[str]) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from batchplane.errors import ConfigIssue, ConfigValidationError
 from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
-from batchplane.multikueue.worker import DISPATCHED_RESOURCES
+from batchplane.multikueue.worker import DISPATCHED_INTEGRATIONS
 from batchplane.pools import fit_quotas_to_pools
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
 from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
@@ -362,7 +362,7 @@ def _declared_worker_problems(worker: Stack, manager: list[str] | None) -> list[
                 "manager's integrations: MultiKueue dispatches only what the worker's Kueue manages",
             )
         ]
-    absent = [f for f in manager or [] if f in DISPATCHED_RESOURCES and f not in mine]
+    absent = [f for f in manager or [] if f in DISPATCHED_INTEGRATIONS and f not in mine]
     if not absent:
         return []
     where = worker.platform.integrations_key

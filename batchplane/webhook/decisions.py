@@ -45,6 +45,7 @@ from batchplane.accounting.pod_requests import PodContext
 from batchplane.accounting.podsets import MAX_POD_SETS, SIMPLE_EXTRACTORS
 from batchplane.accounting.workload import is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
+from batchplane.frameworks import KUEUE_INTEGRATION_OF_KIND
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
@@ -71,18 +72,8 @@ KUEUE_DEFAULT_QUEUE = "default"
 DWS_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 """GKE Dynamic Workload Scheduler; it accepts one PodSet per ProvisioningRequest."""
 
-#: Kind → Kueue ``integrations.frameworks`` name.
-FRAMEWORK_OF_KIND = {
-    "Job": "batch/job",
-    "Pod": "pod",
-    "RayJob": "ray.io/rayjob",
-    "RayCluster": "ray.io/raycluster",
-    "RayService": "ray.io/rayservice",
-    "PyTorchJob": "kubeflow.org/pytorchjob",
-    "AppWrapper": "workload.codeflare.dev/appwrapper",
-    "JobSet": "jobset.x-k8s.io/jobset",
-    "TrainJob": "trainer.kubeflow.org/trainjob",
-}
+FRAMEWORK_OF_KIND = KUEUE_INTEGRATION_OF_KIND
+"""Kind → Kueue ``integrations.frameworks`` name (the job-framework registry, :mod:`batchplane.frameworks`)."""
 
 #: Every reason a decision can carry (a bounded set: it is a metrics label).
 ALLOW_REASONS = (

@@ -41,6 +41,8 @@ from batchplane_policies._support import (
     string_list,
     text,
 )
+from batchplane_policies.frameworks import KUEUE_CHART_DEFAULT_FRAMEWORKS as _CHART_DEFAULT_FRAMEWORKS
+from batchplane_policies.frameworks import RHBOK_NAME_OF_INTEGRATION
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 MANIFEST_SOURCES = {
@@ -69,11 +71,7 @@ SUPPORTED_SOURCE_VERSIONS: dict[str, list[str]] = {
 """Remote manifest repository → supported refs/release tags (KubeRay CRDs, v1 Training Operator,
 AppWrapper); mirrors Batchplane's allow-lists."""
 
-KUEUE_CHART_DEFAULT_FRAMEWORKS = (
-    "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster",
-    "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob", "pod",
-    "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
-)  # fmt: skip
+KUEUE_CHART_DEFAULT_FRAMEWORKS = _CHART_DEFAULT_FRAMEWORKS
 """``integrations.frameworks`` of the Kueue 0.19.2 chart's default Configuration (``values.yaml``);
 ``kubeflow.org/pytorchjob`` is off by default since 0.19."""
 
@@ -225,21 +223,31 @@ def _sources(resources: list[Any]) -> list[str]:
     return out
 
 
+OPERATOR_INTEGRATIONS: dict[str, tuple[str, ...]] = {
+    "KubeRay": ("ray.io/rayjob", "ray.io/raycluster"),
+    "the v1 Training Operator": ("kubeflow.org/pytorchjob",),
+    "Kubeflow Trainer v2": ("trainer.kubeflow.org/trainjob",),
+    "AppWrapper": ("workload.codeflare.dev/appwrapper",),
+}
+"""Job operator → the Kueue integrations (names of :data:`batchplane_policies.frameworks.KUEUE_INTEGRATIONS`) whose jobs bypass Kueue
+when the operator is installed and the integration is off."""
+
+
 def required_frameworks(resources: list[Any]) -> dict[str, list[str]]:
     """Installed job operator → the Kueue ``integrations.frameworks`` it needs, from what the stack
     installs (Helm charts and remote manifests)."""
     charts = _helm_charts(resources)
     sources = _sources(resources)
-    need: dict[str, list[str]] = {}
-    if "kuberay-operator" in charts:
-        need["KubeRay"] = ["ray.io/rayjob", "ray.io/raycluster"]
-    if any(_TRAINING_V1.search(s) for s in sources) or ("training-operator" in charts):
-        need["the v1 Training Operator"] = ["kubeflow.org/pytorchjob"]
-    if "kubeflow-trainer" in charts:
-        need["Kubeflow Trainer v2"] = ["trainer.kubeflow.org/trainjob"]
-    if any("project-codeflare/appwrapper" in s for s in sources):
-        need["AppWrapper"] = ["workload.codeflare.dev/appwrapper"]
-    return need
+    installed = {
+        "KubeRay": "kuberay-operator" in charts,
+        "the v1 Training Operator": any(_TRAINING_V1.search(s) for s in sources)
+        or ("training-operator" in charts),
+        "Kubeflow Trainer v2": "kubeflow-trainer" in charts,
+        "AppWrapper": any("project-codeflare/appwrapper" in s for s in sources),
+    }
+    return {
+        operator: list(OPERATOR_INTEGRATIONS[operator]) for operator, present in installed.items() if present
+    }
 
 
 def kueue_frameworks(release: ResourceView) -> list[str] | str:
@@ -263,11 +271,11 @@ def kueue_frameworks(release: ResourceView) -> list[str] | str:
     return frameworks or ["batch/job"]
 
 
-_RHBOK_NAMES = {
-    "KubeRay": ["RayJob", "RayCluster"],
-    "the v1 Training Operator": ["PyTorchJob"],
-    "Kubeflow Trainer v2": ["TrainJob"],
-}
+def _rhbok_names(operator: str) -> list[str]:
+    """The RHBoK ``Kueue`` CR names of the integrations ``operator`` needs (:data:`OPERATOR_INTEGRATIONS`)."""
+    return [RHBOK_NAME_OF_INTEGRATION[name] for name in OPERATOR_INTEGRATIONS[operator]]
+
+
 _DSC_COMPONENTS = {
     "ray": "KubeRay",
     "trainingoperator": "the v1 Training Operator",
@@ -293,7 +301,7 @@ def _integrations(args: StackValidationArgs, report_violation: ReportViolation) 
                 )
     # OpenShift: the Red Hat build of Kueue's Kueue CR vs the DataScienceCluster's managed components.
     dsc_need = {
-        operator: _RHBOK_NAMES[operator]
+        operator: _rhbok_names(operator)
         for r in resources
         if r.resource_type.endswith(":DataScienceCluster")
         for component, operator in _DSC_COMPONENTS.items()

@@ -30,15 +30,12 @@ from batchplane_policies._support import (
     show_quantity,
     text,
 )
+from batchplane_policies.frameworks import MULTIKUEUE_DISPATCHED
 from batchplane_policies.installs import _helm_charts, kueue_frameworks
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
-#: Kueue integrations MultiKueue dispatches (its MultiKueue adapters); the others never leave the manager.
-DISPATCHED = (
-    "batch/job", "pod", "jobset.x-k8s.io/jobset", "kubeflow.org/mpijob", "kubeflow.org/paddlejob",
-    "kubeflow.org/pytorchjob", "kubeflow.org/tfjob", "kubeflow.org/xgboostjob", "ray.io/rayjob",
-    "ray.io/raycluster", "trainer.kubeflow.org/trainjob", "workload.codeflare.dev/appwrapper",
-)  # fmt: skip
+DISPATCHED = MULTIKUEUE_DISPATCHED
+"""Kueue integrations MultiKueue dispatches (its MultiKueue adapters); the others never leave the manager."""
 
 
 class _Cluster:

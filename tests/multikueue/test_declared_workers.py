@@ -201,16 +201,18 @@ def test_worker_cluster_role_covers_workloads_and_exactly_the_enabled_dispatched
     ]
     assert resources == [
         ("kueue.x-k8s.io", "workloads"),
+        ("kueue.x-k8s.io", "clusterqueues"),
         ("kueue.x-k8s.io", "workloads/status"),
         ("batch", "jobs"),
         ("batch", "jobs/status"),
-        ("", "pods"),
-        ("", "pods/status"),
         ("ray.io", "rayjobs"),
         ("ray.io", "rayjobs/status"),
+        ("ray.io", "rayservices"),
+        ("ray.io", "rayservices/status"),
         ("ray.io", "rayclusters"),
         ("ray.io", "rayclusters/status"),
-    ]  # RayService is not dispatched by MultiKueue: no rule
+        ("", "pods"),
+    ]  # Kueue's script order per framework (registry order); pods has no status rule in the script
 
 
 def test_manager_secrets_hold_each_workers_kubeconfig_as_a_pulumi_secret_after_its_token() -> None:
@@ -298,7 +300,7 @@ def test_an_openshift_worker_without_the_managers_kinds_is_an_error_at_its_frame
     )
     assert problems(config) == [
         "batchplane:multiKueue.workers[2].target.kueue.frameworks: the manager's Kueue manages ray.io/rayjob, "
-        "ray.io/raycluster but this worker's does not: MultiKueue would dispatch such workloads to a worker that "
+        "ray.io/rayservice, ray.io/raycluster but this worker's does not: MultiKueue would dispatch such workloads to a worker that "
         "never admits them"
     ]
 

@@ -16,7 +16,7 @@ mechanism) by :func:`label_managed_namespaces`, through ``NamespaceSpec.labels``
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -25,6 +25,7 @@ from batchplane.config.kueue import NamespaceSpec
 from batchplane.config.operators import AppWrapperInstall, ReadinessGateSettings
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
+from batchplane.frameworks import KUEUE_INTEGRATION_OF_RHBOK, RHBOK_NAMES
 from batchplane.targets.openshift.dsc import DataScienceClusterComponents, check_components, managed
 from batchplane.targets.openshift.gpu import (
     ClusterAutoscalerSettings,
@@ -37,51 +38,17 @@ from batchplane.wellknown import BUILTIN_NAMESPACES
 KUEUE_MANAGED_LABEL = "kueue.openshift.io/managed"
 """Namespace label that opts a namespace into the Red Hat build of Kueue's webhooks."""
 
-#: ``spec.config.integrations.frameworks`` names of the RHBoK ``Kueue`` CR (CRD enum, platforms.md §4.2).
-RhbokFramework = Literal[
-    "BatchJob",
-    "RayJob",
-    "RayCluster",
-    "RayService",
-    "JobSet",
-    "MPIJob",
-    "PaddleJob",
-    "PyTorchJob",
-    "TFJob",
-    "TrainJob",
-    "XGBoostJob",
-    "JaxJob",
-    "AppWrapper",
-    "Pod",
-    "Deployment",
-    "StatefulSet",
-    "LeaderWorkerSet",
-    "SparkApplication",
-]
-RHBOK_FRAMEWORKS: tuple[str, ...] = get_args(RhbokFramework)
+RHBOK_FRAMEWORKS: tuple[str, ...] = RHBOK_NAMES
+"""``spec.config.integrations.frameworks`` names of the RHBoK ``Kueue`` CR, in its CRD enum order (the
+job-framework registry's :data:`batchplane.frameworks.RHBOK_NAMES`)."""
+if TYPE_CHECKING:
+    RhbokFramework = str
+else:
+    RhbokFramework = Literal[RHBOK_NAMES]  # the CRD enum, checked by pydantic and listed in the JSON schema
 
-#: RHBoK ``Kueue`` CR framework name → the upstream Kueue integration it enables (Kueue Configuration
-#: ``integrations.frameworks``; the operator translates one into the other).
-RHBOK_INTEGRATIONS: dict[str, str] = {
-    "BatchJob": "batch/job",
-    "RayJob": "ray.io/rayjob",
-    "RayCluster": "ray.io/raycluster",
-    "RayService": "ray.io/rayservice",
-    "JobSet": "jobset.x-k8s.io/jobset",
-    "MPIJob": "kubeflow.org/mpijob",
-    "PaddleJob": "kubeflow.org/paddlejob",
-    "PyTorchJob": "kubeflow.org/pytorchjob",
-    "TFJob": "kubeflow.org/tfjob",
-    "TrainJob": "trainer.kubeflow.org/trainjob",
-    "XGBoostJob": "kubeflow.org/xgboostjob",
-    "JaxJob": "kubeflow.org/jaxjob",
-    "AppWrapper": "workload.codeflare.dev/appwrapper",
-    "Pod": "pod",
-    "Deployment": "deployment",
-    "StatefulSet": "statefulset",
-    "LeaderWorkerSet": "leaderworkerset.x-k8s.io/leaderworkerset",
-    "SparkApplication": "sparkoperator.k8s.io/sparkapplication",
-}
+RHBOK_INTEGRATIONS: dict[str, str] = KUEUE_INTEGRATION_OF_RHBOK
+"""RHBoK ``Kueue`` CR framework name → the upstream Kueue integration it enables (Kueue Configuration
+``integrations.frameworks``; the operator translates one into the other)."""
 
 Channel = Annotated[str, Field(min_length=1, max_length=253, pattern=r"^[A-Za-z0-9][-A-Za-z0-9_.]*$")]
 

@@ -1,0 +1,112 @@
+"""The record of one job framework (:class:`JobFramework`) and the RBAC rule shape it grants on a MultiKueue worker.
+
+Kueue keeps one folder per job framework (``pkg/controller/jobs/<framework>/``), each registering itself once
+with ``jobframework.RegisterIntegration(FrameworkName, IntegrationCallbacks{...})``
+(https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobframework/integrationmanager.go).
+Batchplane does the same: one module per framework in :mod:`batchplane.frameworks`, each holding one
+:class:`JobFramework`, registered once by the package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+KUEUE_TAG = "v0.19.2"
+"""The Kueue release the framework facts are transcribed from."""
+KUEUE_SOURCE = f"https://github.com/kubernetes-sigs/kueue/blob/{KUEUE_TAG}"
+"""Where those facts are: a file path below this URL."""
+MULTIKUEUE_SCRIPT = f"{KUEUE_SOURCE}/site/static/examples/multikueue/create-multikueue-kubeconfig.sh"
+"""Kueue's script that creates the MultiKueue manager's ServiceAccount, ClusterRole and kubeconfig on a worker."""
+
+MANAGE_VERBS = ("create", "delete", "get", "list", "watch")
+"""What the script grants on a dispatched job kind: MultiKueue creates, watches and deletes the remote copy."""
+
+PodSetSource = Literal["object", "training-runtime"]
+"""How Batchplane's accounting computes a framework's PodSets: from the object alone (``object``), or from the
+object and the TrainingRuntime/ClusterTrainingRuntime it references (``training-runtime``, TrainJob)."""
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    """One rule of a ClusterRole (``rbac.authorization.k8s.io/v1`` PolicyRule).
+
+    Attributes:
+        api_groups: ``apiGroups`` (``""`` is the core group).
+        resources: ``resources`` (plural names, ``<plural>/status`` for the status subresource).
+        verbs: ``verbs``, in the order Kueue's script lists them.
+    """
+
+    api_groups: tuple[str, ...]
+    resources: tuple[str, ...]
+    verbs: tuple[str, ...]
+
+    def manifest(self) -> dict[str, list[str]]:
+        """The rule as it appears in a ClusterRole manifest: ``{"apiGroups", "resources", "verbs"}``."""
+        return {
+            "apiGroups": list(self.api_groups),
+            "resources": list(self.resources),
+            "verbs": list(self.verbs),
+        }
+
+
+def dispatched_rules(
+    group: str, plural: str, *, extra_verbs: tuple[str, ...] = (), status: bool = True
+) -> tuple[PolicyRule, ...]:
+    """The rules Kueue's script grants for a kind MultiKueue dispatches: :data:`MANAGE_VERBS` (plus
+    ``extra_verbs``) on ``plural`` and, unless ``status`` is false, ``get`` on ``<plural>/status``."""
+    rules = [PolicyRule((group,), (plural,), MANAGE_VERBS + extra_verbs)]
+    if status:
+        rules.append(PolicyRule((group,), (f"{plural}/status",), ("get",)))
+    return tuple(rules)
+
+
+@dataclass(frozen=True)
+class JobFramework:
+    """What Batchplane knows about one Kueue job integration.
+
+    Attributes:
+        name: Kueue's integration name (``FrameworkName``; ``integrations.frameworks`` of the manager
+            Configuration), e.g. ``ray.io/rayjob``.
+        group: the kind's API group (``""`` for the core group).
+        version: the API version Batchplane reads and the quota webhook reviews, e.g. ``v1``.
+        kind: the kind, e.g. ``RayJob``.
+        plural: the resource name, e.g. ``rayjobs``.
+        source: the Kueue file that registers the integration (URL at :data:`KUEUE_TAG`).
+        rhbok_name: the framework's name in the Red Hat build of Kueue's ``Kueue`` CR
+            (``spec.config.integrations.frameworks`` enum of ``kueue.openshift.io/v1``), or ``None`` if absent.
+        kueue_chart_default: enabled by the Kueue Helm chart's default Configuration (``charts/kueue/values.yaml``).
+        multikueue: MultiKueue dispatches its workloads to workers (the integration has a ``MultiKueueAdapter``,
+            or, for Deployment, its Pods go through the Pod adapter).
+        worker_rules: the ClusterRole rules the MultiKueue manager needs on a worker for this framework, as
+            Kueue's :data:`MULTIKUEUE_SCRIPT` grants them; empty when MultiKueue does not dispatch it.
+        worker_rules_beyond_script: ``worker_rules`` are Batchplane's own because the script grants nothing
+            although Kueue dispatches the kind (same shape as the script's other kinds).
+        pod_sets: how Batchplane's accounting computes its PodSets (:data:`PodSetSource`), or ``None`` when it
+            does not (such jobs are allowed unchecked by the quota webhook).
+        admission_review: the quota webhook reviews objects of this kind on CREATE.
+    """
+
+    name: str
+    group: str
+    version: str
+    kind: str
+    plural: str
+    source: str
+    rhbok_name: str | None
+    kueue_chart_default: bool
+    multikueue: bool
+    worker_rules: tuple[PolicyRule, ...] = ()
+    worker_rules_beyond_script: bool = False
+    pod_sets: PodSetSource | None = None
+    admission_review: bool = False
+
+    @property
+    def api_version(self) -> str:
+        """``apiVersion`` of its objects: ``<group>/<version>``, or ``<version>`` for the core group."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def gvk(self) -> tuple[str, str]:
+        """``(apiVersion, kind)``, the key Batchplane's accounting looks objects up by."""
+        return (self.api_version, self.kind)
