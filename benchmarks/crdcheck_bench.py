@@ -1,4 +1,4 @@
-"""Benchmark: load the shared CRDs and validate objects with batchplane.crdcheck.
+"""Benchmark: load the shared CRDs and validate objects with tests.support.crdcheck.
 
 Run: .venv/bin/python benchmarks/crdcheck_bench.py   (prints seconds per phase; results in docs/performance.md)
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from batchplane.crdcheck import CrdCatalog
+from tests.support.crdcheck import CrdCatalog
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 

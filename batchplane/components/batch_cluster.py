@@ -20,7 +20,7 @@ manager and each worker under issue #13). Given a validated :class:`~batchplane.
    (:class:`~batchplane.components.multikueue.MultiKueueWorkerAccess`, ``<name>-multikueue-access``);
 5. **the Kueue objects** and tenant namespaces, :class:`~batchplane.components.kueue_queues.KueueQueues`
    (``<name>-kueue``), after the gate and the MultiKueue Secrets;
-6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.QuotaWebhook` (``<name>-quota-webhook``),
+6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.component.QuotaWebhook` (``<name>-quota-webhook``),
    after the gate (cert-manager precedes it), with the image the stack builds on GKE when ``webhook.build`` is
    set (:class:`~batchplane.targets.gke.webhook_image.WebhookImage`, ``<name>-webhook-image``).
 
@@ -41,7 +41,8 @@ import pulumi_kubernetes as k8s
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
 from batchplane.components.operators import Operators
-from batchplane.components.quota_webhook import QuotaWebhook, QuotaWebhookArgs
+from batchplane.components.quota_webhook.component import QuotaWebhook, QuotaWebhookArgs
+from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
 from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
@@ -64,7 +65,6 @@ from batchplane.targets.openshift.machines import gpu_capacity_plan
 from batchplane.targets.openshift.olm import openshift_plan
 from batchplane.targets.openshift.operators import OpenShiftOperators
 from batchplane.targets.openshift.webhook_image import OpenShiftWebhookImage, OpenShiftWebhookImageArgs
-from batchplane.webhook.manifests import webhook_deployment, webhook_enabled
 
 TYPE_TOKEN = "batchplane:cluster:BatchCluster"
 

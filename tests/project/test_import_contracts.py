@@ -54,6 +54,11 @@ def test_the_contracts_are_kept() -> None:
             "import batchplane.cli.common",
             "batchplane.graph.model -> batchplane.cli.common (l.1)",
         ),
+        (
+            "webhook/policy.py",
+            "import batchplane.stack.load",
+            "batchplane.webhook.policy -> batchplane.stack.load (l.1)",
+        ),
     ],
     ids=[
         "pulumi-in-webhook",
@@ -61,6 +66,7 @@ def test_the_contracts_are_kept() -> None:
         "config-imports-stack",
         "target-imports-program",
         "library-imports-cli",
+        "webhook-imports-stack",
     ],
 )
 def test_a_forbidden_import_breaks_the_build(tmp_path: Path, module: str, line: str, reported: str) -> None:
