@@ -7,9 +7,12 @@ STACK ?= kind
 
 .DEFAULT_GOAL := help
 
-$(BIN)/.installed: pyproject.toml
+# requirements.txt first: the exact versions the Pulumi program runs with (what `pulumi install` installs), then the
+# dev tools on top.
+$(BIN)/.installed: pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements.txt
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 

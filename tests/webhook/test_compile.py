@@ -102,7 +102,10 @@ def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(t
     done = subprocess.run(
         [sys.executable, "-m", "batchplane.webhook.compile", "--in-place", str(site)],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(site)},  # as webhook/Dockerfile runs it: the installed package's copy
+        env={
+            **os.environ,
+            "PYTHONPATH": str(site),
+        },  # as webhook/Dockerfile runs it: the installed package's copy
         capture_output=True,
         text=True,
         check=False,
