@@ -59,6 +59,11 @@ def test_the_contracts_are_kept() -> None:
             "import batchplane.stack.load",
             "batchplane.webhook.policy -> batchplane.stack.load (l.1)",
         ),
+        (
+            "components/quota_webhook/manifests.py",
+            "import pulumi_kubernetes",
+            "batchplane.components.quota_webhook.manifests -> pulumi_kubernetes (l.1)",
+        ),
     ],
     ids=[
         "pulumi-in-webhook",
@@ -67,6 +72,7 @@ def test_the_contracts_are_kept() -> None:
         "target-imports-program",
         "library-imports-cli",
         "webhook-imports-stack",
+        "webhook-rendering-imports-pulumi",
     ],
 )
 def test_a_forbidden_import_breaks_the_build(tmp_path: Path, module: str, line: str, reported: str) -> None:
