@@ -7,9 +7,12 @@ STACK ?= kind
 
 .DEFAULT_GOAL := help
 
-$(BIN)/.installed: pyproject.toml
+# requirements.txt first: the exact versions the Pulumi program runs with (what `pulumi install` installs), then the
+# dev tools on top.
+$(BIN)/.installed: pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements.txt
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
@@ -38,7 +41,7 @@ graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz p
 preview: $(BIN)/.installed ## set up, then preview the default stack offline (STACK=kind)
 	$(BIN)/batchplane preview --stack $(STACK)
 
-# The webhook's decision path compiled with mypyc (webhook/compile.py): what the webhook image runs.
+# The webhook's decision path compiled with mypyc (batchplane/webhook/compile.py): what the webhook image runs.
 COMPILED := build/compiled
 
 test: graphviz $(BIN)/.installed ## set up, then run the whole test suite (and the decision path compiled)
@@ -46,7 +49,7 @@ test: graphviz $(BIN)/.installed ## set up, then run the whole test suite (and t
 	$(MAKE) --no-print-directory test-compiled
 
 compile: $(BIN)/.installed ## compile the webhook's decision path with mypyc into build/compiled
-	$(BIN)/python webhook/compile.py --out $(COMPILED)
+	$(BIN)/python -m batchplane.webhook.compile --out $(COMPILED)
 
 test-compiled: compile ## the webhook, accounting and quantity tests against the compiled decision path
 	BATCHPLANE_COMPILED=$(COMPILED) $(BIN)/pytest -q tests/webhook tests/accounting tests/quantity

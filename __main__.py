@@ -10,11 +10,11 @@ from pathlib import Path
 import pulumi
 
 from batchplane.components.batch_cluster import BatchCluster, BatchClusterArgs
+from batchplane.components.quota_webhook.manifests import deployment_problems
 from batchplane.errors import ConfigValidationError
 from batchplane.multikueue.config import MANAGER_CLUSTER
 from batchplane.stack import load_stack
 from batchplane.stack.pulumi_source import pulumi_config_map
-from batchplane.webhook.manifests import deployment_problems
 
 # Validate everything before declaring anything: a bad config registers no resource.
 stack = load_stack(pulumi_config_map(), pulumi.get_stack())

@@ -1,18 +1,22 @@
-"""Benchmark: load the shared CRDs and validate objects with batchplane.crdcheck.
+"""Benchmark: load the shared CRDs and validate objects with tests.support.crdcheck.
 
 Run: .venv/bin/python benchmarks/crdcheck_bench.py   (prints seconds per phase; results in docs/performance.md)
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
 import yaml
 
-from batchplane.crdcheck import CrdCatalog
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the checker is test support (tests/support/crdcheck), not in the package
 
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
+from tests.support.crdcheck import CrdCatalog  # noqa: E402
+
+SHARED = REPO / ".." / "shared"
 
 
 def main() -> None:

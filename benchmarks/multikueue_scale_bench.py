@@ -19,11 +19,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from batchplane.components.quota_webhook.manifests import COMPRESS_ABOVE, compressed_policy  # noqa: E402
+from batchplane.components.quota_webhook.policy import render_policy  # noqa: E402
 from batchplane.offline import run_program  # noqa: E402
 from batchplane.offline.render import render_resources  # noqa: E402
 from batchplane.stack import load_stack  # noqa: E402
-from batchplane.webhook.manifests import COMPRESS_ABOVE, compressed_policy  # noqa: E402
-from batchplane.webhook.policy import policy_json, render_policy  # noqa: E402
+from batchplane.webhook.policy import policy_json  # noqa: E402
 
 REGIONS = ("us-east4", "europe-west4", "asia-southeast1", "us-central1", "us-west1", "europe-west1",
            "asia-northeast1", "us-east1", "europe-west2", "australia-southeast1")  # fmt: skip

@@ -36,7 +36,7 @@ try:
 except ImportError:  # trees before the #15 layout
     from batchplane.config import load_stack_file
 from batchplane.webhook.decisions import Decider
-from batchplane.webhook.policy import render_policy
+from batchplane.components.quota_webhook.policy import render_policy
 samples = Path(sys.argv[1])
 policy = render_policy(load_stack_file(Path(sys.argv[4])))
 decider = Decider(policy)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 #: ``BATCHPLANE_COMPILED=<dir>`` runs the tests against the mypyc-compiled decision path that
-#: ``webhook/compile.py --out <dir>`` wrote (``make test`` does, for tests/webhook, tests/accounting and tests/quantity).
+#: ``python -m batchplane.webhook.compile --out <dir>`` wrote (``make test`` does, for tests/webhook, tests/accounting and tests/quantity).
 COMPILED = os.environ.get("BATCHPLANE_COMPILED")
 if COMPILED:
     # Import the package from the compiled copy before any test module or conftest does: its submodules then come
@@ -36,8 +36,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """In a compiled run, refuse to pass on pure Python: every hot-path module must be the extension module."""
     if not COMPILED:
         return
-    sys.path.insert(0, str(REPO_ROOT / "webhook"))
-    from compile import MODULES  # webhook/compile.py
+    from batchplane.webhook.compile import MODULES
 
     for path in MODULES:
         module = importlib.import_module(path[: -len(".py")].replace("/", "."))

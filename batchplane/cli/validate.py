@@ -14,9 +14,9 @@ from batchplane.cli.common import (
     config_errors_exit,
     resolve_stack_file,
 )
+from batchplane.components.quota_webhook.manifests import deployment_problems
 from batchplane.errors import ConfigValidationError
 from batchplane.stack import load_stack_file
-from batchplane.webhook.manifests import deployment_problems
 
 
 @app.command()

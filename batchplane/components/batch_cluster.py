@@ -22,7 +22,7 @@ manager and each worker under issue #13). Given a validated :class:`~batchplane.
    (:class:`~batchplane.components.multikueue.MultiKueueWorkerAccess`, ``<name>-multikueue-access``);
 5. **the Kueue objects** and tenant namespaces, :class:`~batchplane.components.kueue_queues.KueueQueues`
    (``<name>-kueue``), after the gate and the MultiKueue Secrets;
-6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.QuotaWebhook` (``<name>-quota-webhook``),
+6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.component.QuotaWebhook` (``<name>-quota-webhook``),
    after the gate (cert-manager precedes it), with the image the stack builds when ``webhook.build`` is set
    (:class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
    platform supplies).
@@ -47,7 +47,8 @@ import pulumi_kubernetes as k8s
 
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
-from batchplane.components.quota_webhook import QuotaWebhook, QuotaWebhookArgs
+from batchplane.components.quota_webhook.component import QuotaWebhook, QuotaWebhookArgs
+from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
 from batchplane.components.webhook_image import WebhookImage
 from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
@@ -59,7 +60,6 @@ from batchplane.targets.existing.deploy import ExistingDeploy
 from batchplane.targets.gke.deploy import GkeDeploy, cluster_webhook_ports
 from batchplane.targets.kind.deploy import KindDeploy
 from batchplane.targets.openshift.deploy import OpenShiftDeploy
-from batchplane.webhook.manifests import webhook_deployment, webhook_enabled
 
 TYPE_TOKEN = "batchplane:cluster:BatchCluster"
 

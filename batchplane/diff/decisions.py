@@ -1,6 +1,6 @@
 """Webhook decisions that change: a small generated set of workload shapes judged by the old and the new policy.
 
-Each side's policy document is rendered from its stack (:func:`batchplane.webhook.policy.render_policy`) and
+Each side's policy document is rendered from its stack (:func:`batchplane.components.quota_webhook.policy.render_policy`) and
 compiled into the webhook's own :class:`~batchplane.webhook.decisions.Decider`; every generated shape is validated by
 both. A shape is a ``batch/v1`` Job in a tenant namespace, labelled with one of its LocalQueues, whose single pod
 requests ``cpu: 1``, ``memory: 1Gi`` and ``n`` GPUs, with ``n`` drawn from the figures that matter on either side: 1,
@@ -13,12 +13,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.diff.differ import DecisionChange
 from batchplane.diff.model import StackSummary
 from batchplane.pools import GPU_RESOURCE
 from batchplane.stack import Stack
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider, Decision
-from batchplane.webhook.policy import render_policy
 
 MAX_SHAPES = 400
 """At most this many (namespace, queue, GPU count) shapes are judged per diff."""

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from batchplane.components.quota_webhook.manifests import webhook_enabled
 from batchplane.stack import Stack
 from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.gke.config import (
@@ -41,7 +42,6 @@ from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.olm import openshift_plan
-from batchplane.webhook.manifests import webhook_enabled
 
 Platform = Literal["gke", "openshift", "kind", "existing"]
 

@@ -1,9 +1,9 @@
-"""The ``webhook`` command group: ``policy`` (print the policy document) and ``serve`` (run the server).
+"""The webhook process's command: ``serve`` (run the server), ``python -m batchplane.webhook serve ...``.
 
-Registered on the main CLI by :mod:`batchplane.cli.webhook` (``batchplane webhook ...``) and run on
-its own by ``python -m batchplane.webhook`` in the container. It imports the rest of the CLI only
-inside ``policy``, so serving needs nothing but the webhook's runtime dependencies.
-Exit codes as for every subcommand: 0 ok, 1 findings (invalid stack config), 2 usage or I/O errors.
+The container runs :data:`webhook_app` on its own; :mod:`batchplane.cli.webhook` registers the same ``serve`` on the
+main CLI (``batchplane webhook serve``) beside ``policy``, which renders a stack and so lives in the CLI: nothing here
+imports stack loading, the CLI or Pulumi, so serving needs only the ``webhook`` extra's dependencies.
+Exit codes as for every subcommand: 0 ok, 2 usage or I/O errors.
 """
 
 from __future__ import annotations
@@ -17,45 +17,20 @@ import typer
 
 from batchplane.webhook.errors import WebhookError
 
-EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 webhook_app = typer.Typer(
     name="webhook",
-    help="The quota admission webhook: render its policy document, or serve it over TLS.",
+    help="The quota admission webhook: serve its policy document over TLS.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
 
-@webhook_app.command("policy")
-def policy_command(
-    stack: Annotated[
-        str | None, typer.Option("--stack", "-s", help="Stack name: reads stacks/Pulumi.<NAME>.yaml.")
-    ] = None,
-    config: Annotated[Path | None, typer.Option("--config", "-c", help="Any stack config file.")] = None,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
-    ] = None,
-) -> None:
-    """Print the webhook's policy document (JSON) rendered from a stack config."""
-    from batchplane.cli.common import config_errors_exit, resolve_stack_file
-    from batchplane.stack import load_stack_file
-    from batchplane.webhook.policy import policy_json, render_policy
-
-    name, path = resolve_stack_file(stack, config)
-    with config_errors_exit():
-        loaded = load_stack_file(path, name)
-    text = policy_json(render_policy(loaded))
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            print(f"batchplane: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
-            raise typer.Exit(EXIT_USAGE) from None
+@webhook_app.callback()
+def _group() -> None:
+    """The quota admission webhook: serve its policy document over TLS."""
 
 
 @webhook_app.command("serve")

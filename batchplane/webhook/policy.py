@@ -1,13 +1,14 @@
-"""The policy document: the one source of the webhook's decision data, rendered from a stack config.
+"""The policy document: the one source of the webhook's decision data — its types, reading and canonical JSON.
 
 The document holds exactly what the decisions need and nothing else: tenant namespaces → their
 LocalQueues (and the default one) → ClusterQueues → resource groups, flavors and quotas (nominal,
 borrowing and lending limits) → cohorts (Cohort objects' own quota and parents) → admission checks
 with their ProvisioningRequestConfig → per-namespace workload limits, plus the Kueue Configuration
 options that change accounting (``resources``, enabled integrations). It is rendered *statically*
-from the validated stack config (:func:`render_policy`); docs/webhook.md explains why it is not
-synced from the live cluster and how drift is handled. ``batchplane webhook policy --stack NAME``
-prints it; the QuotaWebhook component ships it as a ConfigMap.
+from the validated stack config by :func:`batchplane.components.quota_webhook.policy.render_policy`, beside the
+component that ships it as a ConfigMap (this module imports no stack loading: the server loads only the types
+below); docs/webhook.md explains why it is not synced from the live cluster and how drift is handled.
+``batchplane webhook policy --stack NAME`` prints it.
 
 Quantities stay Kubernetes quantity strings (as in the stack config); :mod:`batchplane.webhook.quota`
 parses them once when the server loads the document.
@@ -25,10 +26,8 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from batchplane.config.base import ConfigModel
-from batchplane.config.kueue import ResourceGroup, Taint, Toleration
-from batchplane.config.rules import tenant_namespaces
-from batchplane.config.webhook import WorkloadLimits, is_system_namespace
-from batchplane.stack.load import Stack
+from batchplane.config.kueue import Taint, Toleration
+from batchplane.config.webhook import WorkloadLimits
 from batchplane.webhook.errors import PolicyError
 
 POLICY_API_VERSION: Literal["batchplane.dev/v1"] = "batchplane.dev/v1"
@@ -215,159 +214,6 @@ class PolicyDocument(PolicyModel):
 
 
 WorkerPolicy.model_rebuild()
-
-
-def _groups(groups: list[ResourceGroup]) -> list[ResourceGroupPolicy]:
-    return [
-        ResourceGroupPolicy(
-            covered_resources=list(g.covered_resources),
-            flavors=[
-                FlavorQuotasPolicy(
-                    name=f.name,
-                    resources={
-                        r.name: QuotaPolicy(
-                            nominal_quota=r.nominal_quota,
-                            borrowing_limit=r.borrowing_limit,
-                            lending_limit=r.lending_limit,
-                        )
-                        for r in f.resources
-                    },
-                )
-                for f in g.flavors
-            ],
-        )
-        for g in groups
-    ]
-
-
-def render_policy(stack: Stack) -> PolicyDocument:
-    """Render the policy document of a validated stack.
-
-    Tenant namespaces are every LocalQueue namespace plus ``webhook.namespaces``, minus system and
-    operator namespaces (:func:`~batchplane.config.webhook.is_system_namespace`). Limits come from
-    ``webhook.namespaces[].limits``, else from the team owning the namespace. Kueue options come from
-    ``operators.kueue.configuration`` when the stack installs Kueue.
-
-    Args:
-        stack: the result of :func:`batchplane.config.load_stack`.
-
-    Returns:
-        The document; deterministic for a given config (the component checksums it).
-    """
-    k = stack.kueue
-    cfg = stack.config
-    team_limits: dict[str, WorkloadLimits] = {}
-    if cfg.teams is not None:
-        for team in cfg.teams.members:
-            if team.limits is not None:
-                team_limits[team.namespace or team.name] = team.limits
-    explicit = {ns.name: ns.limits for ns in cfg.webhook.namespaces}
-
-    queues: dict[str, dict[str, str]] = {}
-    defaults: dict[str, str] = {}
-    for lq in k.local_queues:
-        queues.setdefault(lq.obj.namespace, {})[lq.obj.name] = lq.obj.cluster_queue
-        if lq.obj.default:
-            defaults[lq.obj.namespace] = lq.obj.name
-    names = [ns.name for ns in tenant_namespaces(k) if ns.name in queues] + list(explicit)
-    namespaces: dict[str, NamespacePolicy] = {}
-    for name in names:
-        if is_system_namespace(name) or name in namespaces:
-            continue
-        namespaces[name] = NamespacePolicy(
-            local_queues=dict(sorted(queues.get(name, {}).items())),
-            default_queue=defaults.get(name),
-            limits=explicit.get(name) or team_limits.get(name),
-        )
-
-    prcs = {p.obj.name: p.obj for p in k.provisioning_request_configs}
-    checks: dict[str, AdmissionCheckPolicy] = {}
-    for ac in k.admission_checks:
-        params = ac.obj.resolved_parameters()
-        prc = (
-            prcs.get(params.name)
-            if params is not None and params.kind == "ProvisioningRequestConfig"
-            else None
-        )
-        checks[ac.obj.name] = AdmissionCheckPolicy(
-            controller_name=ac.obj.resolved_controller_name(),
-            provisioning_request_config=None
-            if prc is None
-            else ProvisioningPolicy(
-                name=prc.name,
-                provisioning_class_name=prc.provisioning_class_name,
-                managed_resources=list(prc.managed_resources),
-                pod_set_merge_policy=prc.pod_set_merge_policy,
-            ),
-        )
-
-    return PolicyDocument(
-        stack=stack.name,
-        kueue=_kueue_settings(stack),
-        webhook=WebhookSettings(
-            on_internal_error=cfg.webhook.on_internal_error,
-            default_queue_label=cfg.webhook.default_queue_label,
-            gpu_resources=list(cfg.webhook.gpu_resources),
-        ),
-        namespaces=namespaces,
-        cluster_queues={
-            cq.obj.name: ClusterQueuePolicy(
-                cohort=cq.obj.cohort_name,
-                resource_groups=_groups(cq.obj.resource_groups),
-                admission_checks=[
-                    AdmissionCheckUse(name=a.name, on_flavors=list(a.on_flavors))
-                    for a in cq.obj.admission_checks
-                ],
-                stop_policy=cq.obj.stop_policy,
-            )
-            for cq in k.cluster_queues
-        },
-        cohorts={
-            co.obj.name: CohortPolicy(
-                parent=co.obj.parent_name, resource_groups=_groups(co.obj.resource_groups)
-            )
-            for co in k.cohorts
-        },
-        resource_flavors={
-            rf.obj.name: FlavorPolicy(
-                node_labels=dict(rf.obj.node_labels),
-                node_taints=list(rf.obj.node_taints),
-                tolerations=list(rf.obj.tolerations),
-            )
-            for rf in k.resource_flavors
-        },
-        admission_checks=checks,
-        multi_kueue=_multi_kueue(stack),
-    )
-
-
-def _multi_kueue(stack: Stack) -> MultiKueuePolicy | None:
-    section = stack.config.multi_kueue
-    if section is None:
-        return None
-    return MultiKueuePolicy(
-        admission_check=section.name,
-        workers=[
-            WorkerPolicy(
-                name=w.name,
-                policy=render_policy(stack.workers[w.name]) if w.name in stack.workers else None,
-            )
-            for w in section.workers
-        ],
-    )
-
-
-def _kueue_settings(stack: Stack) -> KueueSettings:
-    ops = stack.config.operators
-    if ops is None or not ops.kueue.enabled:
-        return KueueSettings()
-    from batchplane.config.operators import kueue_frameworks
-
-    resources = ops.kueue.configuration.resources
-    return KueueSettings(
-        resources={} if resources is None else resources.model_dump(by_alias=True, exclude_none=True),
-        frameworks=kueue_frameworks(ops),
-    )
 
 
 def policy_json(doc: PolicyDocument) -> str:

@@ -7,19 +7,25 @@ or a value of the wrong type (they return ``None``); a value that is *unknown* d
 raises ``pulumi_policy``'s ``UnknownValueError`` when read, on purpose, so the analyzer reports
 "can't run policy ... during preview" (advisory) exactly as ``pulumi preview --policy-pack`` does.
 
-This pack is self-contained: it imports only ``pulumi_policy`` (which brings ``pulumi`` and
-PyYAML) and ``kubernetes`` (quantity parsing), never the ``batchplane`` package, so it runs in its
-own virtualenv when the Pulumi CLI starts it (``policies/requirements.txt``).
+Rules the program also enforces are stated once, in the ``batchplane`` package, and imported from it: quantity
+parsing (:mod:`batchplane.quantity`), the operator allow-lists (:mod:`batchplane.config.operators`), deletion
+protection (:mod:`batchplane.targets.gke.rules`). ``policies/requirements.txt`` installs the core package
+(``-e ..``: pydantic and PyYAML, no Pulumi program) beside ``pulumi_policy`` into the pack's virtualenv, which the
+Pulumi CLI creates the first time it runs the pack; ``batchplane check`` runs the pack with the CLI's own
+interpreter, which has the package.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from pulumi_policy import PolicyResource
+
+from batchplane.quantity import QUANTITY_PATTERN as _QUANTITY_PATTERN
+from batchplane.quantity import QuantityError, parse_quantity, quantity_text
 
 ENVIRONMENT_KEY = "batchplane:environment"
 """Stack config key (and accepted stack tag) that names a stack's environment
@@ -31,11 +37,8 @@ DEFAULT_ENVIRONMENT = "dev"
 PRODUCTION_ENVIRONMENTS = ("production",)
 """Default ``productionEnvironments`` of the production-only policies."""
 
-#: The quantity pattern of the Kueue v0.19.2 CRDs (``resource.Quantity`` in apimachinery).
-QUANTITY_PATTERN = re.compile(
-    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
-    r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
-)
+#: The quantity pattern of the Kueue v0.19.2 CRDs (``resource.Quantity`` in apimachinery): the program's.
+QUANTITY_PATTERN = re.compile(_QUANTITY_PATTERN)
 
 _KUEUE_TYPE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[A-Za-z0-9]+:([A-Za-z]+)$")
 
@@ -113,33 +116,15 @@ def flag(value: Any) -> bool | None:
 
 
 def quantity(value: Any) -> Decimal | None:
-    """A Kubernetes quantity (``"8Gi"``, ``40``, ``"500m"``) in base units, or ``None`` if not one.
+    """A Kubernetes quantity (``"8Gi"``, ``40``, ``40.0`` as protobuf sends it, ``"500m"``) in base units, or
+    ``None`` if not one.
 
-    Checked against the CRDs' strict pattern first, then parsed with
-    ``kubernetes.utils.quantity.parse_quantity`` (imported on first use: it costs ~0.3 s).
+    The program's own strict, exact parser (:func:`batchplane.quantity.parse_quantity`: the CRDs' pattern, no
+    rounding, bounded size), so the pack and the program agree on every value.
     """
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        raw = str(value)
-    elif isinstance(value, float):
-        if not value.is_integer():
-            try:
-                return Decimal(repr(value))
-            except InvalidOperation:
-                return None
-        raw = str(int(value))
-    elif isinstance(value, str):
-        raw = value
-    else:
-        return None
-    if not QUANTITY_PATTERN.match(raw):
-        return None
-    from kubernetes.utils.quantity import parse_quantity
-
     try:
-        return Decimal(parse_quantity(raw))  # type: ignore[no-untyped-call]
-    except (ValueError, InvalidOperation):
+        return parse_quantity(quantity_text(value))
+    except QuantityError:
         return None
 
 

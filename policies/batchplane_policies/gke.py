@@ -23,6 +23,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from batchplane.targets.gke.rules import deletion_protection_refused
 from batchplane_policies._support import (
     PRODUCTION_ENVIRONMENTS,
     ReportViolation,
@@ -199,10 +200,11 @@ gke_gpu_pool_scales_from_zero = ResourceValidationPolicy(
 
 
 def _deletion_protection(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    if args.resource_type != CLUSTER or not is_production(args.get_config(), args.stack_tags):
+    if args.resource_type != CLUSTER:
         return
-    # pulumi-gcp: deletion_protection defaults to true; only an explicit false is a problem.
-    if flag(get(args.props, "deletionProtection")) is False:
+    # The program's rule (batchplane.targets.gke.rules): only an explicit false is a problem.
+    production = is_production(args.get_config(), args.stack_tags)
+    if deletion_protection_refused(flag(get(args.props, "deletionProtection")), production=production):
         report_violation("deletionProtection is false on a production stack")
 
 

@@ -27,6 +27,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from batchplane.config import operators
 from batchplane_policies._support import (
     ReportViolation,
     ResourceView,
@@ -55,21 +56,23 @@ SUBSCRIPTION = "kubernetes:operators.coreos.com/v1alpha1:Subscription"
 DYNAMIC = "pulumi-python:dynamic:Resource"
 
 SUPPORTED_CHART_VERSIONS: dict[str, list[str]] = {
-    "cert-manager": ["v1.21.1"],
-    "kuberay-operator": ["1.7.0"],
-    "kueue": ["0.19.2"],
-    "kubeflow-trainer": ["2.3.0"],
+    "cert-manager": list(operators.CERT_MANAGER_VERSIONS),
+    "kuberay-operator": list(operators.KUBERAY_VERSIONS),
+    "kueue": list(operators.KUEUE_VERSIONS),
+    "kubeflow-trainer": list(operators.TRAINER_V2_VERSIONS),
 }
-"""Chart (last path segment of ``chart``) → supported versions; mirrors Batchplane's allow-lists
-(``batchplane/config/operators.py``; a test keeps them equal)."""
+"""Chart (last path segment of ``chart``) → supported versions: Batchplane's allow-lists
+(:mod:`batchplane.config.operators`), the one statement of them."""
 
 SUPPORTED_SOURCE_VERSIONS: dict[str, list[str]] = {
-    "github.com/ray-project/kuberay": ["v1.7.0"],
-    "github.com/kubeflow/trainer": ["v1.9.4"],
-    "github.com/project-codeflare/appwrapper": ["v1.2.1"],
+    "github.com/ray-project/kuberay": [
+        f"v{v}" for v in operators.KUBERAY_VERSIONS
+    ],  # the CRDs' ref (v<version>)
+    "github.com/kubeflow/trainer": list(operators.TRAINING_OPERATOR_V1_VERSIONS),
+    "github.com/project-codeflare/appwrapper": list(operators.APPWRAPPER_VERSIONS),
 }
 """Remote manifest repository → supported refs/release tags (KubeRay CRDs, v1 Training Operator,
-AppWrapper); mirrors Batchplane's allow-lists."""
+AppWrapper): Batchplane's allow-lists (:mod:`batchplane.config.operators`)."""
 
 KUEUE_CHART_DEFAULT_FRAMEWORKS = _CHART_DEFAULT_FRAMEWORKS
 """``integrations.frameworks`` of the Kueue 0.19.2 chart's default Configuration (``values.yaml``);

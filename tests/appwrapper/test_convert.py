@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from batchplane.accounting import workload_requests
 from batchplane.appwrapper import ConversionError, convert
-from batchplane.crdcheck import CrdCatalog
 from tests.conftest import SHARED
+from tests.support.crdcheck import CrdCatalog
 
 MCAD = SHARED / "reference" / "mcad"
 #: MCAD's repository copy (workload.codeflare.dev/v1beta1, worker 1 GPU) and the walkthrough's (mcad.ibm.com, 2 GPU).

@@ -1,1 +1,1 @@
-"""Tests of batchplane.crdcheck (CRD schema, defaults and CEL validation)."""
+"""Tests of tests.support.crdcheck (CRD schema, defaults and CEL validation)."""

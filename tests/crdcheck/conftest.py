@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from batchplane.crdcheck import CrdCatalog
+from tests.support.crdcheck import CrdCatalog
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 CRDS = SHARED / "crds"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from batchplane.crdcheck import CrdCatalog, SchemaIssue
-from batchplane.crdcheck._walk import compile_rule
+from tests.support.crdcheck import CrdCatalog, SchemaIssue
+from tests.support.crdcheck._walk import compile_rule
 
 from .conftest import KUEUE, cluster_queue, messages
 

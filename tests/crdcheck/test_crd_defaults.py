@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from batchplane.crdcheck import CrdCatalog, SchemaIssue
+from tests.support.crdcheck import CrdCatalog, SchemaIssue
 
 from .conftest import cluster_queue, local_queue, messages, provisioning_request_config
 

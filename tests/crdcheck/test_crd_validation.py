@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from batchplane.crdcheck import CrdCatalog, SchemaIssue
-from batchplane.crdcheck.catalog import LABEL_MESSAGE, RULES_NOT_CHECKED, SUBDOMAIN_MESSAGE
 from batchplane.quantity import QUANTITY_PATTERN
+from tests.support.crdcheck import CrdCatalog, SchemaIssue
+from tests.support.crdcheck.catalog import LABEL_MESSAGE, RULES_NOT_CHECKED, SUBDOMAIN_MESSAGE
 
 from .conftest import (
     KUEUE,

@@ -7,7 +7,7 @@ from typing import Any
 import cel
 import pytest
 
-from batchplane.crdcheck.k8s_cel import KUBERNETES_FUNCTIONS, RULE_FUNCTIONS, is_known_function
+from tests.support.crdcheck.k8s_cel import KUBERNETES_FUNCTIONS, RULE_FUNCTIONS, is_known_function
 
 
 def evaluate(expression: str, **variables: Any) -> Any:
@@ -101,7 +101,7 @@ def test_every_kubernetes_function_has_a_docstring_naming_its_kubernetes_source(
     ],
 )  # fmt: skip
 def test_format_library_validates_like_kubernetes(expression: str, value: str, want: object) -> None:
-    from batchplane.crdcheck.k8s_cel import FORMAT_LIBRARY
+    from tests.support.crdcheck.k8s_cel import FORMAT_LIBRARY
 
     assert evaluate(expression, self=value, format=FORMAT_LIBRARY) == want
 

@@ -15,13 +15,13 @@ import yaml
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from batchplane.crdcheck import CrdCatalog
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.quantity import parse_quantity
 from batchplane.stack import load_stack_file
 from batchplane.webhook.decisions import Decider
-from batchplane.webhook.policy import render_policy
 from tests.conftest import SHARED, STACKS_DIR
 from tests.e2e.conftest import KIND_CONFIG, MANIFESTS, NEVER_FITS, SMALL_JOBS, missing_tools
+from tests.support.crdcheck import CrdCatalog
 
 ALL = (*SMALL_JOBS, NEVER_FITS)
 

@@ -34,9 +34,9 @@ from typing import Any
 import pytest
 import yaml
 
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.stack import Stack, load_stack_file
 from batchplane.webhook.decisions import Decider
-from batchplane.webhook.policy import render_policy
 from tests.conftest import REPO_ROOT
 from tests.e2e.conftest import KIND_CONFIG, MANIFESTS, NEVER_FITS, SMALL_JOBS, missing_tools
 

@@ -11,12 +11,12 @@ import yaml
 
 import batchplane.frameworks as registry
 from batchplane.accounting.podsets import POD_SETS_OF_FRAMEWORK, SIMPLE_EXTRACTORS, TRAINJOB_KIND
+from batchplane.components.quota_webhook.manifests import WORKLOAD_RULES
 from batchplane.config.kueue_configuration import KUEUE_FRAMEWORKS
 from batchplane.frameworks import BY_GVK, BY_KIND, BY_NAME, FRAMEWORKS, JobFramework
 from batchplane.frameworks.policy_pack import POLICY_PACK_MODULE, render
 from batchplane.targets.openshift.config import RHBOK_FRAMEWORKS, RHBOK_INTEGRATIONS, RedHatKueue
 from batchplane.webhook.decisions import FRAMEWORK_OF_KIND
-from batchplane.webhook.manifests import WORKLOAD_RULES
 from tests.conftest import REPO_ROOT, SHARED
 
 #: Integrations.Frameworks of Kueue's manager Configuration, in the order of its API docs

@@ -1,6 +1,6 @@
 """Every Kueue object Batchplane emits passes the real Kueue v0.19.2 CRD schema and CEL rules.
 
-The check is the one in :mod:`batchplane.crdcheck` (OpenAPI via jsonschema Draft 2020-12 after
+The check is the one in :mod:`tests.support.crdcheck` (OpenAPI via jsonschema Draft 2020-12 after
 CRD defaulting, ``x-kubernetes-validations`` via CEL). A deliberately wrong object proves it can fail.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from batchplane.crdcheck import CrdCatalog
 from batchplane.kueue import kueue_objects
 from batchplane.stack import load_stack, load_stack_file
 from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
+from tests.support.crdcheck import CrdCatalog
 
 
 @pytest.fixture(scope="module")

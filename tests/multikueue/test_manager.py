@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from batchplane.crdcheck import CrdCatalog
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, load_stack_file, run_program
 from batchplane.offline.render import render_resources
 from batchplane.stack import load_stack
 from tests.config.factories import base_config
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
+from tests.support.crdcheck import CrdCatalog
 
 WORKERS = [
     {"name": "us-east4", "kubeconfigSecret": "us-east4-kubeconfig"},

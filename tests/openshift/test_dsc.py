@@ -11,7 +11,6 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batchplane.crdcheck import CrdCatalog
 from batchplane.errors import ConfigValidationError
 from batchplane.stack import load_stack
 from batchplane.targets.openshift.config import OpenShiftTarget
@@ -26,6 +25,7 @@ from batchplane.targets.openshift.dsc import (
 from batchplane.targets.openshift.olm import data_science_cluster, openshift_plan
 from tests.conftest import SHARED
 from tests.operators.conftest import openshift_target, with_operators
+from tests.support.crdcheck import CrdCatalog
 
 CRDS = SHARED / "crds"
 #: (CRD file, served version) of every DataScienceCluster schema in shared/crds.

@@ -4,7 +4,9 @@ Batchplane's, the documented policy list, and the pack served exactly as the Pul
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,10 +65,30 @@ def test_pack_imports_only_what_its_requirements_install() -> None:
     for path in PACK_DIR.rglob("*.py"):
         imported |= _imported_top_levels(path)
     third_party = imported - set(sys.stdlib_module_names) - {"batchplane_policies", "__future__"}
-    assert third_party == {"pulumi_policy", "pulumi", "yaml", "kubernetes"}
-    requirements = (PACK_DIR / "requirements.txt").read_text(encoding="utf-8")
-    for distribution in ("pulumi-policy==", "pulumi==", "PyYAML", "kubernetes"):
-        assert distribution in requirements
+    assert third_party == {"pulumi_policy", "pulumi", "yaml", "batchplane"}
+    requirements = (PACK_DIR / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert "-e .." in requirements  # the batchplane core package: pip runs in policies/
+    for distribution in ("pulumi-policy==", "pulumi==", "PyYAML"):
+        assert any(line.startswith(distribution) for line in requirements)
+
+
+#: What the pack may load of batchplane: the shared rules and the core they stand on, no stack loading, no
+#: platform beyond its rules module, no component, no kubernetes client.
+PACK_MAY_LOAD = ("batchplane.quantity", "batchplane.config", "batchplane.targets.gke.rules", "batchplane.errors",
+                 "batchplane.wellknown")  # fmt: skip
+
+
+def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
+    probe = "import sys, json, batchplane_policies.registry; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=PACK_DIR, capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(done.stdout)
+    ours = [m for m in loaded if m.startswith("batchplane.")]
+    packages = ("batchplane.targets", "batchplane.targets.gke")
+    assert [m for m in ours if m not in packages and not m.startswith(PACK_MAY_LOAD)] == []
+    assert "batchplane.quantity" in ours and "batchplane.config.operators" in ours
+    assert [m for m in loaded if m == "kubernetes" or m.startswith("kubernetes.")] == []
 
 
 def test_pack_allow_lists_match_batchplane_config() -> None:

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 
-from batchplane.crdcheck import CrdCatalog
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import run_program
 from batchplane.offline.render import render_resources
@@ -22,6 +21,7 @@ from batchplane.stack import load_stack
 from batchplane.stack.files import replace_secure
 from tests.config.strategies import plausible_config, stack_configs
 from tests.conftest import REPO_ROOT, SHARED
+from tests.support.crdcheck import CrdCatalog
 
 #: Generated configs per run of the property (bounded so the suite stays fast; raise locally to search more).
 EXAMPLES = 60

@@ -10,11 +10,11 @@ from functools import cache
 
 import pytest
 
-from batchplane.crdcheck import CrdCatalog
 from batchplane.offline import ProgramRun, load_stack_file, run_program
 from batchplane.offline.model import RecordedResource
 from batchplane.offline.render import render_resources
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR, TEMPLATE_NAMES
+from tests.support.crdcheck import CrdCatalog
 
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/"  # v1beta2, or v1beta1 (openshift-ai-2: embedded Kueue of RHOAI 2.x)
 QUEUES_TOKEN = "batchplane:kueue:KueueQueues"

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from batchplane.crdcheck import CrdCatalog
 from batchplane.offline import run_program
 from batchplane.offline.render import render_resources
 from batchplane.offline.stackfile import load_stack_file
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
+from tests.support.crdcheck import CrdCatalog
 
 WPC_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass"
 

@@ -59,6 +59,16 @@ def test_the_contracts_are_kept() -> None:
             "import batchplane.accounting.podsets",
             "batchplane.frameworks.rayjob -> batchplane.accounting.podsets (l.1)",
         ),
+        (
+            "webhook/policy.py",
+            "import batchplane.stack.load",
+            "batchplane.webhook.policy -> batchplane.stack.load (l.1)",
+        ),
+        (
+            "components/quota_webhook/manifests.py",
+            "import pulumi_kubernetes",
+            "batchplane.components.quota_webhook.manifests -> pulumi_kubernetes (l.1)",
+        ),
     ],
     ids=[
         "pulumi-in-webhook",
@@ -67,6 +77,8 @@ def test_the_contracts_are_kept() -> None:
         "target-imports-program",
         "library-imports-cli",
         "registry-imports-batchplane",
+        "webhook-imports-stack",
+        "webhook-rendering-imports-pulumi",
     ],
 )
 def test_a_forbidden_import_breaks_the_build(tmp_path: Path, module: str, line: str, reported: str) -> None:

@@ -21,8 +21,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.stack import load_stack, load_stack_file
-from batchplane.webhook.policy import PolicyDocument, render_policy
+from batchplane.webhook.policy import PolicyDocument
 from batchplane.webhook.server import build_server, run_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -24,10 +24,10 @@ from typing import Any
 
 import yaml
 
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.offline import load_stack_file as read_config
 from batchplane.stack import load_stack
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider
-from batchplane.webhook.policy import render_policy
 from tests.conftest import TEMPLATE_NAMES
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,7 +1,8 @@
-"""The mypyc-compiled decision path (webhook/compile.py): what it covers and how the image builds it."""
+"""The mypyc-compiled decision path (batchplane/webhook/compile.py): what it covers and how the image builds it."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -12,13 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.stack import load_stack_file
+from batchplane.webhook.compile import MODULES
 from batchplane.webhook.decisions import Decider
-from batchplane.webhook.policy import render_policy
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
-
-sys.path.insert(0, str(REPO_ROOT / "webhook"))
-from compile import MODULES  # webhook/compile.py: a script beside the Dockerfile
 
 PACKAGE = REPO_ROOT / "batchplane"
 
@@ -50,7 +49,7 @@ def _containers(obj: Any) -> Iterator[dict[str, Any]]:
 
 def test_every_module_whose_code_a_review_runs_is_compiled() -> None:
     """Profile real reviews (allowed and denied, RayJob and Job) and require every batchplane module that runs
-    code on the way to be in the compiled set: a new hot-path module must be added to webhook/compile.py."""
+    code on the way to be in the compiled set: a new hot-path module must be added to batchplane/webhook/compile.py."""
     decider = Decider(render_policy(load_stack_file(STACKS_DIR / "Pulumi.gke-dws.yaml")))
     ran: set[str] = set()
 
@@ -79,9 +78,9 @@ def test_the_image_compiles_with_the_pinned_mypy() -> None:
     )
     assert dev_pin and build_pin and dev_pin.group(1) == build_pin.group(1)
     dockerfile = (REPO_ROOT / "webhook" / "Dockerfile").read_text()
-    assert "webhook/compile.py --in-place" in dockerfile
+    assert "python -m batchplane.webhook.compile --in-place" in dockerfile
     ignore = (REPO_ROOT / "webhook" / "Dockerfile.dockerignore").read_text().splitlines()
-    assert {"!webhook/compile.py", "!webhook/compile-requirements.txt"} <= set(ignore)
+    assert {"!batchplane/", "!webhook/compile-requirements.txt"} <= set(ignore)
 
 
 @pytest.mark.parametrize("module", MODULES, ids=[m.rsplit("/", 1)[-1] for m in MODULES])
@@ -91,7 +90,7 @@ def test_compiled_modules_exist_in_the_package(module: str) -> None:
 
 @pytest.mark.slow
 def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(tmp_path: Path) -> None:
-    """The image build (`compile.py --in-place <site-packages>`): other modules there (typing_extensions.py ...) must
+    """The image build (`python -m batchplane.webhook.compile --in-place <site-packages>`): other modules there (typing_extensions.py ...) must
     not be taken for project code, and the extension modules land in the installed package, importable."""
     import shutil
     import subprocess
@@ -101,7 +100,12 @@ def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(t
     decoy = site / "typing_extensions.py"  # mypy refused to compile beside it ("shadows library module")
     decoy.write_text("raise ImportError('a decoy')\n")
     done = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "webhook" / "compile.py"), "--in-place", str(site)],
+        [sys.executable, "-m", "batchplane.webhook.compile", "--in-place", str(site)],
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(site),
+        },  # as webhook/Dockerfile runs it: the installed package's copy
         capture_output=True,
         text=True,
         check=False,

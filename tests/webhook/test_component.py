@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
+from batchplane.components.quota_webhook.manifests import POLICY_CHECKSUM_ANNOTATION, webhook_deployment
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun, RecordedResource
 from batchplane.offline.stackfile import load_stack_file as load_config
 from batchplane.stack import load_stack_file
-from batchplane.webhook.manifests import POLICY_CHECKSUM_ANNOTATION, webhook_deployment
-from batchplane.webhook.policy import policy_checksum, render_policy
+from batchplane.webhook.policy import policy_checksum
 from tests.webhook.conftest import REPO_ROOT, STACKS
 
 pytestmark = pytest.mark.slow

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.offline import load_stack_file
 from batchplane.stack import load_stack
 from batchplane.webhook.decisions import Decider
-from batchplane.webhook.policy import PolicyDocument, parse_policy, render_policy
+from batchplane.webhook.policy import PolicyDocument, parse_policy
 from tests.conftest import STACKS_DIR
 from tests.webhook.conftest import job
 from tests.webhook.test_quota import _brute_force_fits, _groups

@@ -11,11 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
+from batchplane.components.quota_webhook.manifests import webhook_deployment
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.errors import ConfigValidationError
 from batchplane.stack import load_stack
 from batchplane.webhook.errors import PolicyError
-from batchplane.webhook.manifests import webhook_deployment
-from batchplane.webhook.policy import load_policy, parse_policy, policy_json, render_policy
+from batchplane.webhook.policy import load_policy, parse_policy, policy_json
 from tests.webhook.conftest import REPO_ROOT, stack_policy
 
 
@@ -162,6 +163,6 @@ def test_policy_json_is_canonical() -> None:
     ],
 )
 def test_webhook_is_deployed_where_cert_manager_is(extra: dict[str, Any], exp: bool) -> None:
-    from batchplane.webhook.manifests import webhook_enabled
+    from batchplane.components.quota_webhook.manifests import webhook_enabled
 
     assert webhook_enabled(load_stack(_stack(**extra), "t")) is exp

@@ -12,14 +12,15 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
+from batchplane.components.quota_webhook import manifests
+from batchplane.components.quota_webhook.manifests import MAX_CONFIGMAP_BYTES, deployment_problems
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import load_stack_file, run_program
 from batchplane.stack import load_stack
-from batchplane.webhook import manifests
 from batchplane.webhook import policy as policy_module
 from batchplane.webhook.errors import PolicyError
-from batchplane.webhook.manifests import MAX_CONFIGMAP_BYTES, deployment_problems
-from batchplane.webhook.policy import load_policy, policy_json, render_policy
+from batchplane.webhook.policy import load_policy, policy_json
 from tests.conftest import REPO_ROOT, STACKS_DIR
 
 MESSAGE = (

@@ -33,6 +33,7 @@ from batchplane.targets.gke.machines import (
     accelerator_attach_problem,
     is_fixed_gpu_family,
 )
+from batchplane.targets.gke.rules import deletion_protection_refused
 
 _PROJECT_ID_RE = re.compile(r"^(?:[a-z][a-z0-9.-]*[a-z0-9]:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 
@@ -418,7 +419,7 @@ def _check_cluster(target: GkeTarget, environment: str, error: _Error) -> None:
         error(".region", f'"{target.region}" is not a region (e.g. us-central1)')
     elif target.zone and not _ZONE_RE.match(target.zone):
         error(".zone", f'"{target.zone}" is not a zone (e.g. us-central1-a)')
-    if environment == "production" and target.deletion_protection is False:
+    if deletion_protection_refused(target.deletion_protection, production=environment == "production"):
         error(
             ".deletionProtection",
             "must be true when environment is production: a production cluster must not be deletable "

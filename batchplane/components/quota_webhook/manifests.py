@@ -1,4 +1,5 @@
-"""Pure builders of the webhook's Kubernetes objects (dicts), deployed by ``batchplane/components/quota_webhook.py``.
+"""Pure builders of the webhook's Kubernetes objects (dicts), deployed by
+:class:`~batchplane.components.quota_webhook.component.QuotaWebhook`.
 
 Namespace, ServiceAccount (no API token: the webhook calls no API), policy ConfigMap, cert-manager
 self-signed Issuer + Certificate (the Kueue chart's pattern, shared/docs/kueue-api.md §5),
@@ -15,10 +16,11 @@ import gzip
 from dataclasses import dataclass, field
 from typing import Any
 
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.config.webhook import SYSTEM_NAMESPACES
 from batchplane.errors import ConfigIssue
 from batchplane.stack.load import Stack
-from batchplane.webhook.policy import policy_checksum, policy_json, render_policy
+from batchplane.webhook.policy import policy_checksum, policy_json
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
 
 Object = dict[str, Any]
@@ -396,14 +398,16 @@ def webhook_deployment(stack: Stack) -> WebhookDeployment:
 def webhook_enabled(stack: Stack) -> bool:
     """Whether the stack deploys the webhook: ``webhook.enabled`` when set, else whether the stack
     installs cert-manager (``operators.certManager.enabled``, or a platform that always installs it:
-    ``Platform.installs_cert_manager``, OpenShift's operator plan)."""
-    explicit = stack.config.webhook.enabled
-    if explicit is not None:
-        return explicit
-    if stack.platform.installs_cert_manager:
-        return True
+    ``Platform.installs_cert_manager``, OpenShift's operator plan); :func:`webhook_enabled_by`."""
     ops = stack.config.operators
-    return ops is not None and ops.cert_manager.enabled
+    installs = stack.platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
+    return webhook_enabled_by(stack.config.webhook.enabled, installs_cert_manager=installs)
+
+
+def webhook_enabled_by(explicit: bool | None, *, installs_cert_manager: bool) -> bool:
+    """The rule of :func:`webhook_enabled`: ``webhook.enabled`` (``explicit``) when set, else whether the stack
+    installs cert-manager (the webhook's serving certificate needs it)."""
+    return installs_cert_manager if explicit is None else explicit
 
 
 #: Kubernetes refuses a ConfigMap whose keys and values exceed 1 MiB together (``MaxSecretSize``, applied to

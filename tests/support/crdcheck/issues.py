@@ -1,6 +1,6 @@
 """The issue record every CRD check returns.
 
-A check never stops at the first problem: :meth:`batchplane.crdcheck.CrdCatalog.validate` returns a list of
+A check never stops at the first problem: :meth:`tests.support.crdcheck.CrdCatalog.validate` returns a list of
 :class:`SchemaIssue` (a field path, a message and a kind), like Kubernetes' ``field.ErrorList``.
 """
 

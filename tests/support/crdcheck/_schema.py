@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 
-from batchplane.crdcheck.issues import SchemaIssue
+from tests.support.crdcheck.issues import SchemaIssue
 
 #: Keys of a structural schema that carry no JSON Schema meaning (or that we handle elsewhere).
 _DROPPED: Final[frozenset[str]] = frozenset(

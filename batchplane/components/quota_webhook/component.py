@@ -1,6 +1,6 @@
 """QuotaWebhook: the bundled quota admission webhook as Pulumi resources.
 
-Registers the objects :func:`batchplane.webhook.manifests.webhook_objects` builds, one typed
+Registers the objects :func:`batchplane.components.quota_webhook.manifests.webhook_objects` builds, one typed
 resource each (Namespace, ServiceAccount, ConfigMap, cert-manager Issuer and Certificate,
 Deployment, Service, PodDisruptionBudget, NetworkPolicy, Validating/MutatingWebhookConfiguration).
 Ordering: the Issuer and Certificate wait for ``depends_on`` (cert-manager, or the operators
@@ -16,8 +16,8 @@ from typing import Any, NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
+from batchplane.components.quota_webhook.manifests import WebhookDeployment, webhook_objects
 from batchplane.kubernetes_object import KubernetesObject
-from batchplane.webhook.manifests import WebhookDeployment, webhook_objects
 
 TYPE_TOKEN = "batchplane:admission:QuotaWebhook"
 
@@ -27,7 +27,7 @@ class QuotaWebhookArgs(TypedDict):
 
     deployment: WebhookDeployment
     """Required. Policy, image, namespaces and knobs, from
-    :func:`batchplane.webhook.manifests.webhook_deployment` (a validated stack)."""
+    :func:`batchplane.components.quota_webhook.manifests.webhook_deployment` (a validated stack)."""
     depends_on: NotRequired[list[pulumi.Resource]]
     """What cert-manager objects must wait for: the cert-manager install or the operators stage's
     readiness gate. Defaults to none (cert-manager is already installed)."""

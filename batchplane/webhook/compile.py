@@ -6,10 +6,10 @@ extension modules, which Python imports in place of the ``.py`` files beside the
 package stays pure Python for development, ``make test`` runs the webhook and accounting tests against the compiled
 modules too, and the webhook image (webhook/Dockerfile) ships them.
 
-Usage::
+Usage (``make compile`` runs the first)::
 
-    python webhook/compile.py --out build/compiled     # a compiled copy of batchplane/ (PYTHONPATH=build/compiled)
-    python webhook/compile.py --in-place DIR            # add them to the package installed under DIR (the image)
+    python -m batchplane.webhook.compile --out build/compiled   # a compiled copy of batchplane/ (PYTHONPATH=build/compiled)
+    python -m batchplane.webhook.compile --in-place DIR         # add them to the package installed under DIR (the image)
 
 A copy is compiled rather than the working tree, so a stale extension module never shadows an edited ``.py``.
 Needs a C compiler and the Python headers. Exits non-zero when mypyc fails or a module did not come out compiled.
@@ -25,7 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+#: The directory that holds this ``batchplane/`` package: the repository (editable install) or site-packages.
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 #: The hot path of a review, in dependency order (paths relative to the directory that holds ``batchplane/``).
 MODULES = (
@@ -83,7 +84,7 @@ def main() -> None:
         "--in-place", type=Path, help="add the extension modules to the batchplane/ package in this directory"
     )
     args = parser.parse_args()
-    source = REPO if args.out is not None else args.in_place.resolve()
+    source = PACKAGE_ROOT if args.out is not None else args.in_place.resolve()
     with tempfile.TemporaryDirectory() as tmp:
         # Compile a copy of the package alone: mypy must not take the other modules of an installation
         # directory (site-packages) for project code.

@@ -2,12 +2,12 @@
 
 For an object of a known ``apiVersion``/``kind``, :meth:`CrdCatalog.validate`:
 
-1. applies the CRD version's structural defaults (see :mod:`batchplane.crdcheck._defaults`);
+1. applies the CRD version's structural defaults (see :mod:`tests.support.crdcheck._defaults`);
 2. validates ``metadata.name`` (DNS-1123 subdomain, at most 253 characters) and that ``metadata.namespace`` is
    set exactly when the CRD is ``Namespaced`` (a DNS-1123 label; ``default_namespace`` stands in for a missing
    one, as ``kubectl apply -n`` does);
 3. validates against the ``openAPIV3Schema`` with jsonschema Draft 2020-12 (translated in
-   :mod:`batchplane.crdcheck._schema`; unknown fields are reported, not pruned);
+   :mod:`tests.support.crdcheck._schema`; unknown fields are reported, not pruned);
 4. checks ``x-kubernetes-list-type`` ``set``/``map`` uniqueness;
 5. evaluates every ``x-kubernetes-validations`` CEL rule at its location, unless step 3 found a blocking error
    (enum, required, type, maxLength, maxItems, maxProperties), in which case, like the API server, it reports
@@ -31,10 +31,10 @@ from typing import Any, Final
 import yaml
 from jsonschema import Draft202012Validator
 
-from batchplane.crdcheck._defaults import apply_defaults_in_place
-from batchplane.crdcheck._schema import BLOCKING_VALIDATORS, issues_from_error, make_validator, show
-from batchplane.crdcheck._walk import ABSENT, Walker, rule_of
-from batchplane.crdcheck.issues import SchemaIssue
+from tests.support.crdcheck._defaults import apply_defaults_in_place
+from tests.support.crdcheck._schema import BLOCKING_VALIDATORS, issues_from_error, make_validator, show
+from tests.support.crdcheck._walk import ABSENT, Walker, rule_of
+from tests.support.crdcheck.issues import SchemaIssue
 
 _LOADER: Final[type[yaml.SafeLoader]] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DNS1123_LABEL: Final = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"

@@ -21,16 +21,16 @@ from typing import Any, Final
 
 import cel
 
-from batchplane.crdcheck._schema import show
-from batchplane.crdcheck.issues import SchemaIssue
-from batchplane.crdcheck.k8s_cel import FORMAT_LIBRARY, RULE_FUNCTIONS, is_known_function
+from tests.support.crdcheck._schema import show
+from tests.support.crdcheck.issues import SchemaIssue
+from tests.support.crdcheck.k8s_cel import FORMAT_LIBRARY, RULE_FUNCTIONS, is_known_function
 
 
 class _EvaluationErrors:
     """Collects the ``ValueError`` s Kubernetes extension functions raise during one evaluation.
 
     The ``cel`` library turns any Python exception in a function into a generic ``RuntimeError``; a
-    ``ValueError`` from :mod:`batchplane.crdcheck.k8s_cel` is a genuine evaluation error (Kubernetes reports
+    ``ValueError`` from :mod:`tests.support.crdcheck.k8s_cel` is a genuine evaluation error (Kubernetes reports
     it too, e.g. a malformed ``quantity("lots")``), not a gap of the library, so it is recorded here to tell
     the two apart.
     """

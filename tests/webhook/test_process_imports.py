@@ -1,0 +1,64 @@
+"""The webhook process loads only what it runs (issue #21): no stack loading, platform, component, Pulumi or
+kubernetes client, measured on a fresh interpreter after importing the server and its command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+#: What ``python -m batchplane.webhook serve`` may load of batchplane: its own modules, the accounting and quantity
+#: parsing it decides with, and the shared config types the policy document is made of.
+ALLOWED = (
+    "batchplane",
+    "batchplane.webhook",
+    "batchplane.accounting",
+    "batchplane.quantity",
+    "batchplane.errors",
+    "batchplane.wellknown",
+    "batchplane.config",
+    "batchplane.config.base",
+    "batchplane.config.names",
+    "batchplane.config.kueue",
+    "batchplane.config.webhook",
+)
+FORBIDDEN = (
+    "batchplane.targets",
+    "batchplane.stack",
+    "batchplane.components",
+    "batchplane.cli",
+    "pulumi",
+    "kubernetes",
+)
+
+
+def _loaded(*modules: str) -> list[str]:
+    probe = f"import sys, json, {', '.join(modules)}; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    loaded: list[str] = json.loads(done.stdout)
+    return loaded
+
+
+def _under(name: str, roots: tuple[str, ...]) -> bool:
+    return any(name == root or name.startswith(root + ".") for root in roots)
+
+
+def test_importing_the_server_loads_no_stack_platform_component_or_pulumi() -> None:
+    loaded = _loaded("batchplane.webhook.server", "batchplane.webhook.command")
+    assert [m for m in loaded if _under(m, FORBIDDEN)] == []
+    ours = [m for m in loaded if _under(m, ("batchplane",))]
+    assert [m for m in ours if not _under(m, ALLOWED)] == []
+    assert "batchplane.webhook.decisions" in ours and "batchplane.webhook.policy" in ours
+
+
+def test_rendering_the_policy_still_loads_the_stack() -> None:
+    """The probe can fail: the rendering beside the component does load stack loading (and no Pulumi)."""
+    loaded = _loaded(
+        "batchplane.components.quota_webhook.policy", "batchplane.components.quota_webhook.manifests"
+    )
+    assert "batchplane.stack.load" in loaded
+    assert [m for m in loaded if _under(m, ("pulumi", "pulumi_kubernetes", "kubernetes"))] == []
