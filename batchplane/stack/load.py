@@ -9,7 +9,7 @@ or raises :class:`~batchplane.errors.ConfigValidationError` listing every error 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_INTEGRATIONS
 from batchplane.pools import fit_quotas_to_pools
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
+from batchplane.stack.repair import Repair, outside_removed, repair_section
 from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
 from batchplane.targets.gke.config import project_id_problem
 from batchplane.targets.platform import Platform
@@ -143,12 +144,16 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
             (warnings found alongside are included).
     """
     ours, other = split_config(raw)
-    parse_issues, failed = _parse_sections(ours)
+    parse_issues, unparsed, repairs = _parse_sections(ours)
+    failed = unparsed - set(
+        repairs
+    )  # a repaired section's rules run; its removed keys' issues are dropped below
     issues = namespace_warnings(other) + parse_issues
     project = other.get("gcp:project")
     if isinstance(project, str) and (why := project_id_problem(project)) is not None:
         issues.append(ConfigIssue("gcp:project", why))
     parsed = {key: value for key, value in ours.items() if key not in failed}
+    parsed.update({key: repair.value for key, repair in repairs.items()})
     if "target" in failed:
         parsed["target"] = {"kind": "kind"}  # a stand-in; the rules that need the target are skipped
     config = StackConfig.model_validate(parsed)
@@ -172,6 +177,10 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
                     severity="warning",
                 )
             )
+    elif "target" not in failed:  # the queues did not parse: the target's own rules still run
+        platform = platform_for(config.target)
+        issues += platform.check_target(config.environment, kueue)
+        issues += platform.check_queues(config.environment, kueue)
     if config.operators is not None and not failed & {"operators", "target", "kueue"}:
         host = platform_for(config.target).operator_host
         issues += check_operators(
@@ -188,12 +197,22 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     issues += servers
     workers: dict[str, Stack] = {}
     if (
-        config.multi_kueue is not None and not failed and not servers
-    ):  # workers inherit every section: all must parse
+        config.multi_kueue is not None and not unparsed and not servers
+    ):  # workers inherit every section: all must parse as written
         workers, worker_issues = _load_workers(
             ours, other, config, kueue if not expand_issues else None, stack_name
         )
         issues += [i for i in worker_issues if i.severity == "error" or i not in issues]
+    if repairs:  # what a rule says about a key that did not parse repeats, or follows from, its parse error
+        issues = [
+            i
+            for i in issues
+            if i in parse_issues
+            or all(
+                outside_removed(i.path, f"{CONFIG_NAMESPACE}:{key}", repair.removed)
+                for key, repair in repairs.items()
+            )
+        ]
     errors = [i for i in issues if i.severity == "error"]
     if errors:
         raise ConfigValidationError(issues)
@@ -375,14 +394,43 @@ def _declared_worker_problems(worker: Stack, manager: list[str] | None) -> list[
     ]
 
 
-def _parse_sections(ours: Mapping[str, Any]) -> tuple[list[ConfigIssue], set[str]]:
-    """Pydantic errors of every top-level key (unknown keys included), and the keys that failed."""
+#: Sections parsed again without their refused keys (:mod:`batchplane.stack.repair`) so that their own rules still
+#: run. Not ``kueue`` or ``teams``: their objects refer to each other (a removed ``cohortName`` would make every
+#: borrowing limit of that queue look wrong), so a rule there could report a consequence of the parse error.
+REPAIRABLE_SECTIONS = frozenset({"target", "operators", "webhook", "multiKueue"})
+
+
+def _parse_sections(ours: Mapping[str, Any]) -> tuple[list[ConfigIssue], set[str], dict[str, Repair]]:
+    """Pydantic errors of every top-level key (unknown keys included), the keys that failed, and the failed
+    sections of :data:`REPAIRABLE_SECTIONS` that parse once their refused keys are removed."""
     try:
         StackConfig.model_validate(ours)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
-        return _pydantic_issues(exc), {str(err["loc"][0]) for err in errors if err["loc"]}
-    return [], set()
+        failed = {str(err["loc"][0]) for err in errors if err["loc"]}
+        repairs: dict[str, Repair] = {}
+        for key in sorted(failed & REPAIRABLE_SECTIONS):
+            if key in ours and (repair := repair_section(ours[key], _section_errors(key))) is not None:
+                repairs[key] = repair
+        return _pydantic_issues(exc), failed, repairs
+    return [], set(), {}
+
+
+def _section_errors(key: str) -> Callable[[Any], list[ErrorDetails]]:
+    """Pydantic's errors for one top-level section's value, located relative to the section."""
+
+    def errors_of(value: Any) -> list[ErrorDetails]:
+        probe = {key: value} if key == "target" else {key: value, "target": {"kind": "kind"}}
+        try:
+            StackConfig.model_validate(probe)
+        except ValidationError as exc:
+            found = exc.errors(include_url=False)
+            return [
+                ErrorDetails(**{**err, "loc": err["loc"][1:]}) for err in found if err["loc"][:1] == (key,)
+            ]
+        return []
+
+    return errors_of
 
 
 def _expand_reporting(config: StackConfig) -> tuple[ExpandedKueue, list[ConfigIssue]]:

@@ -101,3 +101,53 @@ def test_a_team_that_expands_past_a_kueue_list_limit_is_an_error_at_the_team() -
         "batchplane:teams.members[0]: expands into a ClusterQueue/LocalQueue Kueue would refuse: "
         "admissionChecks: at most 64 entries allowed, 128 given"
     ]
+
+
+def _gke_stack() -> dict[str, Any]:
+    from tests.gke.conftest import gke_config
+
+    return gke_config()
+
+
+def test_a_bad_local_queue_does_not_hide_the_targets_own_errors() -> None:
+    config = _gke_stack()
+    config["batchplane:kueue"]["localQueues"][0]["namespace"] = "Not_A_Namespace"
+    config["batchplane:target"]["zone"] = "us-central1-a"  # region and zone together: a target rule
+    paths = [i.split(": ", 1)[0] for i in issues_of(config)]
+    assert "batchplane:kueue.localQueues[0].namespace" in paths
+    assert "batchplane:target.zone" in paths
+
+
+def test_a_gpu_pool_key_that_fails_to_parse_does_not_hide_the_pools_other_rules() -> None:
+    config = _gke_stack()
+    pool = config["batchplane:target"]["gpuPools"][0]
+    pool["maxRunDurationSeconds"] = 10**9  # over the 7-day limit: a parse error
+    pool["accelerator"] = {"type": "nvidia-l4", "count": 2}  # g2-standard-4 has 1 L4: a rule error
+    issues = issues_of(config)
+    paths = [i.split(": ", 1)[0] for i in issues]
+    assert "batchplane:target.gpuPools[0].maxRunDurationSeconds" in paths
+    assert "batchplane:target.gpuPools[0].accelerator.count" in paths or (
+        "batchplane:target.gpuPools[0].accelerator" in paths
+    )
+    # nothing reported about the removed key beyond its own parse error
+    assert paths.count("batchplane:target.gpuPools[0].maxRunDurationSeconds") == 1
+
+
+def test_one_operator_version_off_its_allow_list_does_not_hide_another() -> None:
+    config = base_config()
+    config["batchplane:operators"] = {
+        "kuberay": {"version": "1.6.1"},
+        "training": {"kind": "trainer-v2", "version": "9.9.9"},
+    }
+    assert [i.split(": ", 1)[0] for i in issues_of(config)] == [
+        "batchplane:operators.kuberay.version",
+        "batchplane:operators.training.version",
+    ]
+
+
+def test_an_unrepairable_target_still_skips_the_rules_that_need_it() -> None:
+    config = _gke_stack()
+    del config["batchplane:target"]["gpuPools"][0]["machineType"]  # required: the section cannot be repaired
+    config["batchplane:target"]["zone"] = "us-central1-a"
+    paths = [i.split(": ", 1)[0] for i in issues_of(config)]
+    assert paths == ["batchplane:target.gpuPools[0].machineType"]

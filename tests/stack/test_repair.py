@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
@@ -100,6 +100,7 @@ def test_issues_at_or_below_a_removed_key_are_dropped_and_others_kept() -> None:
     assert outside_removed(f"{base}.gpuPools[0]", base, removed)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.dictionaries(
         st.sampled_from(["version", "pools", "extra", "kind"]),
