@@ -284,8 +284,12 @@ class Decider:
             workload_demands, queue_model, self.flavors, block_undeclared=self._block_undeclared
         )
         if shortfalls:
-            details = "; ".join(s.detail for s in shortfalls)
-            problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
+            denials = [s.detail for s in shortfalls if s.kind != "unmodelled"]
+            if denials:
+                details = "; ".join(denials)
+                problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
+            else:
+                warnings += [f"{where}: {s.detail}" for s in shortfalls]
         dws = self._dws.get(cq_name)
         if dws is not None:
             problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model, dws)

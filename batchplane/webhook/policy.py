@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from batchplane.config.base import ConfigModel
-from batchplane.config.kueue import ResourceGroup, Taint, Toleration
+from batchplane.config.kueue import FlavorFungibility, ResourceGroup, Taint, Toleration
 from batchplane.config.rules import tenant_namespaces
 from batchplane.config.webhook import WorkloadLimits, is_system_namespace
 from batchplane.stack.load import Stack
@@ -78,6 +78,21 @@ class AdmissionCheckUse(PolicyModel):
     """Flavors it applies to; empty = all."""
 
 
+class FlavorFungibilityPolicy(PolicyModel):
+    """A ClusterQueue's ``flavorFungibility`` (Kueue v0.19.2 ``apis/kueue/v1beta2/clusterqueue_types.go``).
+
+    In an otherwise empty queue only ``whenCanBorrow`` changes which flavor Kueue's assigner picks (no flavor ever
+    needs preemption there); ``whenCanPreempt`` and ``preference`` are kept so the document mirrors the object.
+    """
+
+    when_can_borrow: Literal["MayStopSearch", "TryNextFlavor"] = "MayStopSearch"
+    """Kueue's default ``MayStopSearch``: take the first flavor that fits, borrowing or not."""
+    when_can_preempt: Literal["MayStopSearch", "TryNextFlavor"] = "TryNextFlavor"
+    """Kueue's default ``TryNextFlavor``."""
+    preference: Literal["BorrowingOverPreemption", "PreemptionOverBorrowing"] | None = None
+    """``None`` = Kueue's built-in order (``BorrowingOverPreemption``)."""
+
+
 class ClusterQueuePolicy(PolicyModel):
     """What the decisions need of a ClusterQueue."""
 
@@ -89,6 +104,8 @@ class ClusterQueuePolicy(PolicyModel):
     """Admission checks."""
     stop_policy: str | None = None
     """``Hold``/``HoldAndDrain`` stop admissions (reported as a warning)."""
+    flavor_fungibility: FlavorFungibilityPolicy | None = None
+    """``flavorFungibility``; ``None`` = Kueue's defaults."""
 
 
 class CohortPolicy(PolicyModel):
@@ -319,6 +336,7 @@ def render_policy(stack: Stack) -> PolicyDocument:
                     for a in cq.obj.admission_checks
                 ],
                 stop_policy=cq.obj.stop_policy,
+                flavor_fungibility=_fungibility(cq.obj.flavor_fungibility),
             )
             for cq in k.cluster_queues
         },
@@ -339,6 +357,12 @@ def render_policy(stack: Stack) -> PolicyDocument:
         admission_checks=checks,
         multi_kueue=_multi_kueue(stack),
     )
+
+
+def _fungibility(ff: FlavorFungibility | None) -> FlavorFungibilityPolicy | None:
+    if ff is None:
+        return None
+    return FlavorFungibilityPolicy.model_validate(ff.model_dump(exclude_none=True))
 
 
 def _multi_kueue(stack: Stack) -> MultiKueuePolicy | None:
