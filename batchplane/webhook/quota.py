@@ -543,21 +543,7 @@ def check_capacity(
         ``"assigner"`` or ``"unmodelled"`` shortfall from Kueue's sequence of attempts (:func:`kueue_attempts`).
         Only an ``"unmodelled"`` one is not a reason to deny.
     """
-    out: list[Shortfall] = []
-    covered = queue.covered
-    if block_undeclared:
-        for d in workload_demands:
-            if covered.issuperset(d.requests):
-                continue
-            for resource in sorted(set(d.requests) - covered):
-                out.append(
-                    Shortfall(
-                        "undeclared",
-                        d.name,
-                        f'PodSet "{d.name}" requests {resource} {_pod_breakdown(d, resource)}, '
-                        f"which no resource group of the ClusterQueue covers (covered: {', '.join(sorted(covered)) or 'none'})",
-                    )
-                )
+    out = _undeclared(workload_demands, queue) if block_undeclared else []
     if out:
         return out
     first_fits = True  # Kueue's first attempt (each PodSet on the first flavor that takes it) admits
@@ -647,6 +633,25 @@ def _assigner_shortfalls(
             f"one that fits: {steps}",
         )
     ]
+
+
+def _undeclared(workload_demands: Sequence[Demand], queue: QueueModel) -> list[Shortfall]:
+    """``BlockUndeclared``: every requested resource no resource group covers."""
+    out: list[Shortfall] = []
+    covered = queue.covered
+    for d in workload_demands:
+        if covered.issuperset(d.requests):
+            continue
+        for resource in sorted(set(d.requests) - covered):
+            out.append(
+                Shortfall(
+                    "undeclared",
+                    d.name,
+                    f'PodSet "{d.name}" requests {resource} {_pod_breakdown(d, resource)}, '
+                    f"which no resource group of the ClusterQueue covers (covered: {', '.join(sorted(covered)) or 'none'})",
+                )
+            )
+    return out
 
 
 def _workload_shortfall(
@@ -879,7 +884,9 @@ def kueue_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
     for taint in flavor.hard_taints:
         if not any(_tolerates(t, taint) for t in tolerations):
             value = f"={taint['value']}" if taint.get("value") else ""
-            return f"untolerated taint {taint.get('key')}{value}:{taint.get('effect')} in flavor {flavor.name}"
+            return (
+                f"untolerated taint {taint.get('key')}{value}:{taint.get('effect')} in flavor {flavor.name}"
+            )
     return f"flavor {flavor.name} doesn't match node affinity"
 
 
@@ -897,67 +904,79 @@ def kueue_attempt(
     state: list[tuple[int, ...]] = []
     assigned: list[tuple[str, ...]] = []
     groups = queue.groups
-    try_next = queue.try_next_when_borrowing
     for p, d in enumerate(workload_demands):
         previous = last[p] if p < len(last) else None
         requests = d.requests
         row = [_UNTRIED] * len(groups)
         chosen = [""] * len(groups)
         for g, group in enumerate(groups):
-            resources = group.resources
-            vector = [requests.get(r, 0) for r in resources]
+            vector = [requests.get(r, 0) for r in group.resources]
             if not any(vector):
                 continue
             start = 0 if previous is None or previous[g] < 0 else previous[g] + 1
-            reasons: list[str] = []
-            best = -1
-            best_level = 0
-            attempted = -1
-            for k in range(start, len(group.flavors)):
-                attempted = k
-                name = group.flavors[k]
-                mismatch = kueue_mismatch(d.pod_spec, flavors.get(name) or _unconstrained(name))
-                if mismatch is not None:
-                    reasons.append(mismatch)
-                    continue
-                fits = True
-                level = 0
-                for r, amount in zip(resources, vector, strict=True):
-                    if not amount:
-                        continue
-                    before = used.get((name, r), 0)
-                    maximum = queue.capacity[(name, r)].maximum
-                    if before + amount > maximum:
-                        fits = False
-                        reasons.append(
-                            f"insufficient quota for {r} in flavor {name}, previously considered podsets requests "
-                            f"({show(r, before)}) + current podset request ({show(r, amount)}) > maximum capacity "
-                            f"({show(r, maximum)})"
-                        )
-                    elif try_next:
-                        path = queue.borrow_paths.get((name, r))
-                        if path is not None:
-                            level = max(level, path.level(before + amount))
-                if not fits:
-                    continue
-                if not try_next or level == 0:  # shouldTryNextFlavor is false: this flavor ends the search
-                    best = k
-                    break
-                if best < 0 or level < best_level:  # isPreferred: a lower borrowing level
-                    best, best_level = k, level
+            best, attempted, reasons = _find_flavor(d, group, vector, start, used, queue, flavors)
             if best < 0:
                 state.append((_UNTRIED,) * len(groups))
                 assigned.append(("",) * len(groups))
                 return Attempt(p, tuple(reasons), tuple(state), tuple(assigned))
             row[g] = -1 if attempted == len(group.flavors) - 1 else attempted
-            flavor = group.flavors[best]
-            chosen[g] = flavor
-            for r, amount in zip(resources, vector, strict=True):
+            flavor = chosen[g] = group.flavors[best]
+            for r, amount in zip(group.resources, vector, strict=True):
                 if amount:
                     used[(flavor, r)] = used.get((flavor, r), 0) + amount
         state.append(tuple(row))
         assigned.append(tuple(chosen))
     return Attempt(-1, (), tuple(state), tuple(assigned))
+
+
+def _find_flavor(
+    demand: Demand,
+    group: Group,
+    vector: list[int],
+    start: int,
+    used: Mapping[FlavorResource, int],
+    queue: QueueModel,
+    flavors: Mapping[str, Flavor],
+) -> tuple[int, int, list[str]]:
+    """``findFlavorForPodSets`` for one PodSet and resource group in an empty cohort: (the index of the flavor
+    chosen or -1, the index of the last flavor tried, Kueue's reasons for the flavors that did not fit)."""
+    try_next = queue.try_next_when_borrowing
+    reasons: list[str] = []
+    best = -1
+    best_level = 0
+    attempted = -1
+    for k in range(start, len(group.flavors)):
+        attempted = k
+        name = group.flavors[k]
+        mismatch = kueue_mismatch(demand.pod_spec, flavors.get(name) or _unconstrained(name))
+        if mismatch is not None:
+            reasons.append(mismatch)
+            continue
+        fits = True
+        level = 0
+        for r, amount in zip(group.resources, vector, strict=True):
+            if not amount:
+                continue
+            before = used.get((name, r), 0)
+            maximum = queue.capacity[(name, r)].maximum
+            if before + amount > maximum:
+                fits = False
+                reasons.append(
+                    f"insufficient quota for {r} in flavor {name}, previously considered podsets requests "
+                    f"({show(r, before)}) + current podset request ({show(r, amount)}) > maximum capacity "
+                    f"({show(r, maximum)})"
+                )
+            elif try_next:
+                path = queue.borrow_paths.get((name, r))
+                if path is not None:
+                    level = max(level, path.level(before + amount))
+        if not fits:
+            continue
+        if not try_next or level == 0:  # shouldTryNextFlavor is false: this flavor ends the search
+            return k, k, reasons
+        if best < 0 or level < best_level:  # isPreferred: a lower borrowing level
+            best, best_level = k, level
+    return best, attempted, reasons
 
 
 def kueue_attempts(

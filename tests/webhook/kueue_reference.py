@@ -47,11 +47,12 @@ class Tree:
         return [k for k in self.nodes if self.parent(k) == key]
 
     def quota(self, key: str, fr: tuple[str, str]) -> dict[str, Any]:
-        return self.nodes[key]["quotas"].get(fr[0], {}).get(fr[1], {"nominal": 0})
+        quota: dict[str, Any] = self.nodes[key]["quotas"].get(fr[0], {}).get(fr[1], {"nominal": 0})
+        return quota
 
     def subtree(self, key: str, fr: tuple[str, str]) -> int:
         """``SubtreeQuota``: own nominal plus what each child puts in (all of it, or its lending limit)."""
-        return self.quota(key, fr)["nominal"] + sum(self.lent(k, fr) for k in self.children(key))
+        return int(self.quota(key, fr)["nominal"]) + sum(self.lent(k, fr) for k in self.children(key))
 
     def lent(self, key: str, fr: tuple[str, str]) -> int:
         lending = self.quota(key, fr).get("lending")
@@ -128,7 +129,7 @@ def untolerated_taint(s: dict[str, Any], ps: dict[str, Any], flavor: str) -> str
 def selector_matches(s: dict[str, Any], ps: dict[str, Any], flavor: str) -> bool:
     """``flavorSelector`` (FA lines 1278-1322): the nodeSelector restricted to this flavor's own label keys
     (``sets.KeySet(flavor.Spec.NodeLabels)``, FA line 1227), matched against the flavor's node labels."""
-    labels = s["labels"].get(flavor, {})
+    labels = s.get("labels", {}).get(flavor, {})
     restricted = {k: v for k, v in ps.get("selector", {}).items() if k in labels}
     return all(labels[k] == v for k, v in restricted.items())
 
@@ -188,7 +189,9 @@ class Assigner:
     def __init__(self, s: dict[str, Any]) -> None:
         self.s = s
         self.tree = Tree(s)
-        self.groups: list[tuple[list[str], list[str]]] = []  # (coveredResources, flavors), as the policy orders them
+        self.groups: list[
+            tuple[list[str], list[str]]
+        ] = []  # (coveredResources, flavors), as the policy orders them
         for flavor, resources in s["cqs"]["a"]["quotas"].items():
             for covered, flavors in self.groups:
                 if covered == list(resources):
@@ -200,7 +203,9 @@ class Assigner:
     def rg_by_resource(self, resource: str) -> tuple[list[str], list[str]] | None:
         return next((g for g in self.groups if resource in g[0]), None)
 
-    def fits_resource_quota(self, fr: tuple[str, str], assumed: int, request: int) -> tuple[int, int, list[str]]:
+    def fits_resource_quota(
+        self, fr: tuple[str, str], assumed: int, request: int
+    ) -> tuple[int, int, list[str]]:
         """``fitsResourceQuota`` (FA lines 1330-1380) in an empty cohort; returns (mode, borrow, reasons)."""
         available = max(0, self.tree.available("cq:a", fr))
         max_capacity = self.tree.potential_available("cq:a", fr)
@@ -220,7 +225,12 @@ class Assigner:
         raise AssertionError("an empty cohort has all of its potential available quota available")
 
     def find_flavor_for_pod_sets(
-        self, ps_index: int, requests: dict[str, int], res_name: str, usage: dict[tuple[str, str], int], last: Any
+        self,
+        ps_index: int,
+        requests: dict[str, int],
+        res_name: str,
+        usage: dict[tuple[str, str], int],
+        last: Any,
     ) -> tuple[dict[str, dict[str, Any]] | None, list[str]]:
         """``findFlavorForPodSets`` (FA lines 1061-1206), FlavorFungibility enabled (Beta, on by default)."""
         ps = self.s["pod_sets"][ps_index]

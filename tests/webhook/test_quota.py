@@ -370,7 +370,13 @@ def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(s: di
 
     def flavors_by_resource(a: Any) -> list[dict[str, str]]:
         return [
-            {r: f for g, f in zip(queue.groups, row, strict=True) if f for r in g.resources if ps["per_pod"].get(r)}
+            {
+                r: f
+                for g, f in zip(queue.groups, row, strict=True)
+                if f
+                for r in g.resources
+                if ps["per_pod"].get(r)
+            }
             for ps, row in zip(s["pod_sets"], a.flavors, strict=False)
         ]
 
@@ -400,7 +406,9 @@ def test_borrowing_level_matches_the_reference_subtree_heights(s: dict[str, Any]
     for fr, path in queue.borrow_paths.items():
         scale = 1000 if fr[1] == "cpu" else 1
         for amount in range(0, 30):
-            assert path.level(amount * scale) == tree.height_of_lowest_subtree_that_fits("cq:a", fr, amount)[0]
+            assert (
+                path.level(amount * scale) == tree.height_of_lowest_subtree_that_fits("cq:a", fr, amount)[0]
+            )
 
 
 def test_kueue_attempts_decide_when_the_exhaustive_search_spends_its_budget() -> None:
@@ -413,7 +421,9 @@ def test_kueue_attempts_decide_when_the_exhaustive_search_spends_its_budget() ->
     [shortfall] = check_capacity(demands, queue, {}, budget=1)
     assert shortfall.kind == "assigner"
     assert shortfall.detail.startswith("Kueue assigns flavors PodSet by PodSet")
-    assert "couldn't assign flavors to pod set p2: insufficient quota for cpu in flavor f0" in shortfall.detail
+    assert (
+        "couldn't assign flavors to pod set p2: insufficient quota for cpu in flavor f0" in shortfall.detail
+    )
 
 
 # --- the greedy order, example by example (issue #25) ---------------------------------------------------------
@@ -449,9 +459,14 @@ def _spot_check(head_spec: dict[str, Any]) -> tuple[list[Shortfall], list[Any]]:
     return check_capacity(demands, queue, flavors), kueue_attempts(demands, queue, flavors)[0]
 
 
-def test_a_rayjob_whose_workers_take_the_only_flavor_its_submitter_fits_is_refused_with_kueues_reasons() -> None:
+def test_a_rayjob_whose_workers_take_the_only_flavor_its_submitter_fits_is_refused_with_kueues_reasons() -> (
+    None
+):
     shortfalls, attempts = _spot_check({})
-    assert [a.failed for a in attempts] == [2, 0]  # the submitter, then (resuming after default-flavor) the head
+    assert [a.failed for a in attempts] == [
+        2,
+        0,
+    ]  # the submitter, then (resuming after default-flavor) the head
     [shortfall] = shortfalls
     assert shortfall.kind == "assigner"
     assert (
@@ -488,3 +503,30 @@ def test_try_next_flavor_when_borrowing_takes_a_later_flavor_that_fits_without_b
         [attempt] = kueue_attempts(demands, queue, {})[0]
         picks.append(attempt.flavors)
     assert picks == [(("f0",), ("f0",)), (("f1",), ("f0",))]  # f0 needs borrowing beyond 1 cpu
+
+
+def test_partial_admission_makes_a_dead_end_a_warning_not_a_denial() -> None:
+    policy = parse_policy(SPOT_POLICY)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    demands = [
+        Demand("head", 1, {"cpu": 2000}, {}),
+        Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT, partial=True),
+        Demand("submitter", 1, {"cpu": 500}, {}),
+    ]
+    [shortfall] = check_capacity(demands, queue, flavors)
+    assert shortfall.kind == "unmodelled"
+    assert "with partial admission (minCount) its retries are not modelled exactly" in shortfall.detail
+
+
+def test_a_sequence_longer_than_the_attempt_budget_is_not_complete() -> None:
+    policy = parse_policy(SPOT_POLICY)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    demands = [
+        Demand("head", 1, {"cpu": 2000}, {}),
+        Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT),
+        Demand("submitter", 1, {"cpu": 500}, {}),
+    ]
+    assert kueue_attempts(demands, queue, flavors, budget=1) == (
+        kueue_attempts(demands, queue, flavors)[0][:1],
+        False,
+    )
