@@ -33,6 +33,8 @@ from batchplane.webhook.errors import PolicyError
 
 POLICY_API_VERSION: Literal["batchplane.dev/v1"] = "batchplane.dev/v1"
 POLICY_KIND: Literal["QuotaPolicy"] = "QuotaPolicy"
+#: Kueue feature gates the decisions depend on (carried in ``kueue.featureGates`` when the stack sets them).
+DECISION_FEATURE_GATES = frozenset({"FlavorFungibility"})
 
 
 class PolicyModel(ConfigModel):
@@ -172,6 +174,9 @@ class KueueSettings(PolicyModel):
     """``resources.quotaCheckStrategy``; Kueue's default ``BlockUndeclared``."""
     frameworks: list[str] | None = None
     """Enabled ``integrations.frameworks``; ``None`` when the stack does not install Kueue (unknown)."""
+    feature_gates: dict[str, bool] = {}
+    """The feature gates the stack sets that change the decisions (``FlavorFungibility``: Beta, on by default);
+    a gate not listed keeps Kueue v0.19.2's default."""
 
 
 class WebhookSettings(PolicyModel):
@@ -385,12 +390,21 @@ def _kueue_settings(stack: Stack) -> KueueSettings:
     ops = stack.config.operators
     if ops is None or not ops.kueue.enabled:
         return KueueSettings()
-    from batchplane.config.operators import kueue_frameworks
+    from batchplane.config.operators import helm_flag_feature_gates, kueue_frameworks
 
     resources = ops.kueue.configuration.resources
+    gates = dict(ops.kueue.configuration.feature_gates)
+    for flag in helm_flag_feature_gates(ops.kueue.values):
+        if (
+            isinstance(flag, dict)
+            and isinstance(flag.get("name"), str)
+            and isinstance(flag.get("enabled"), bool)
+        ):
+            gates[flag["name"]] = flag["enabled"]
     return KueueSettings(
         resources={} if resources is None else resources.model_dump(by_alias=True, exclude_none=True),
         frameworks=kueue_frameworks(ops),
+        feature_gates={n: v for n, v in sorted(gates.items()) if n in DECISION_FEATURE_GATES},
     )
 
 

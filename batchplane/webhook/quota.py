@@ -138,6 +138,10 @@ class QueueModel:
     #: ``flavorFungibility.whenCanBorrow: TryNextFlavor``: a flavor that fits only by borrowing does not end the
     #: search (Kueue's default ``MayStopSearch`` takes the first flavor that fits).
     try_next_when_borrowing: bool = False
+    #: Kueue's ``FlavorFungibility`` feature gate (Beta, on by default). Off: the first flavor that fits is taken
+    #: (borrowing or not) and a retry starts from the first flavor again (``NextFlavorToTryForPodSetResource``
+    #: returns 0), so every attempt is the first one.
+    flavor_fungibility: bool = True
     #: ``(flavor, resource)`` → :class:`BorrowPath` (only for a queue in a cohort).
     borrow_paths: Mapping[FlavorResource, BorrowPath] = field(default_factory=dict)
     maxima: tuple[tuple[tuple[int, ...], ...], ...] = field(init=False, repr=False, compare=False)
@@ -249,6 +253,7 @@ def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
         PolicyError: a cohort cycle, or a quantity that does not parse.
     """
     tree = _Tree(policy)
+    gate = policy.kueue.feature_gates.get("FlavorFungibility", True)
     out: dict[str, QueueModel] = {}
     for name, cq in policy.cluster_queues.items():
         key = f"cq:{name}"
@@ -273,7 +278,8 @@ def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
             name=name,
             groups=groups,
             capacity=capacity,
-            try_next_when_borrowing=ff is not None and ff.when_can_borrow == "TryNextFlavor",
+            try_next_when_borrowing=gate and ff is not None and ff.when_can_borrow == "TryNextFlavor",
+            flavor_fungibility=gate,
             borrow_paths={fr: tree.borrow_path(key, fr) for fr in capacity} if cq.cohort else {},
         )
     return out
@@ -999,7 +1005,12 @@ def kueue_attempts(
     for _ in range(budget):
         attempt = kueue_attempt(workload_demands, queue, flavors, last)
         attempts.append(attempt)
-        if attempt.failed < 0 or not attempt.pending() or attempt.state in seen:
+        if (
+            attempt.failed < 0
+            or not queue.flavor_fungibility
+            or not attempt.pending()
+            or attempt.state in seen
+        ):
             return attempts, True
         seen.add(attempt.state)
         last = attempt.state

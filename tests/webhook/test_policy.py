@@ -146,3 +146,20 @@ def test_webhook_is_deployed_where_cert_manager_is(extra: dict[str, Any], exp: b
     from batchplane.webhook.manifests import webhook_enabled
 
     assert webhook_enabled(load_stack(_stack(**extra), "t")) is exp
+
+
+def test_the_policy_carries_the_feature_gates_the_decisions_depend_on_and_only_those() -> None:
+    from tests.webhook.conftest import one_queue
+
+    gates = {"FlavorFungibility": False, "PartialAdmission": True}
+    policy = one_queue({"cpu": "4"}, operators={"kueue": {"configuration": {"featureGates": gates}}})
+    assert policy.kueue.feature_gates == {"FlavorFungibility": False}
+
+
+def test_the_policy_carries_a_cluster_queues_flavor_fungibility() -> None:
+    from tests.webhook.conftest import one_queue
+
+    policy = one_queue({"cpu": "4"}, cq_extra={"flavorFungibility": {"whenCanBorrow": "TryNextFlavor"}})
+    ff = policy.cluster_queues["cq"].flavor_fungibility
+    assert ff is not None and (ff.when_can_borrow, ff.when_can_preempt) == ("TryNextFlavor", "TryNextFlavor")
+    assert one_queue({"cpu": "4"}).cluster_queues["cq"].flavor_fungibility is None

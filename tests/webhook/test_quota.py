@@ -530,3 +530,17 @@ def test_a_sequence_longer_than_the_attempt_budget_is_not_complete() -> None:
         kueue_attempts(demands, queue, flavors)[0][:1],
         False,
     )
+
+
+def test_without_the_flavor_fungibility_gate_kueue_never_resumes_so_the_retry_admits_nothing() -> None:
+    data = {**SPOT_POLICY, "kueue": {"featureGates": {"FlavorFungibility": False}}}
+    policy = parse_policy(data)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    demands = [
+        Demand("head", 1, {"cpu": 2000}, TOLERATES_SPOT),
+        Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT),
+        Demand("submitter", 1, {"cpu": 500}, {}),
+    ]
+    [shortfall] = check_capacity(demands, queue, flavors)  # with the gate (the default) the retry admits it
+    assert shortfall.kind == "assigner"
+    assert [a.failed for a in kueue_attempts(demands, queue, flavors)[0]] == [2]
