@@ -15,13 +15,15 @@ ClusterQueue's *potential available* quota, the most it could get with every oth
 Within one PodSet every resource of a resource group gets the same flavor; different PodSets may get
 different flavors. A flavor is only eligible when the PodSet tolerates its ``NoSchedule``/``NoExecute``
 taints (the flavor's own tolerations count) and its nodeSelector / required node affinity match the
-flavor's node labels on the keys the flavor defines. Amounts are Kueue's stored integers
-(millicores for CPU, units otherwise; :func:`batchplane.accounting.model.to_stored`).
+flavor's node labels on the keys the flavor defines (Kueue v0.19.2 matches each flavor on its own label keys).
+Amounts are Kueue's stored integers (millicores for CPU, units otherwise; :func:`batchplane.accounting.model.to_stored`).
 
-The search is exact: a workload is reported as never admissible only when *no* assignment of
-flavors to (PodSet, resource group) pairs fits every flavor's potential available quota, counting
-PodSets with ``minCount`` at their minimum (partial admission). When the search exceeds its
-budget the answer is "fits" — the check is conservative, never stricter than Kueue.
+A workload is reported as never admissible when no assignment of flavors to (PodSet, resource group) pairs fits
+(an exhaustive search, counting PodSets with ``minCount`` at their minimum), or when one fits but Kueue's own
+flavor assigner never finds it: PodSets in order, each on the first flavor that takes it, retried from the last
+flavor tried (:func:`kueue_attempts`, which follows Kueue v0.19.2's ``flavorassigner.go`` and scheduler line by
+line, in an otherwise empty cohort). Where those retries are not modelled exactly (partial admission, TAS PodSet
+groups, a long sequence) the result is a warning, never a denial.
 """
 
 from __future__ import annotations
@@ -904,7 +906,10 @@ def kueue_attempt(
 ) -> Attempt:
     """One attempt of Kueue's flavor assigner on an empty cohort, resuming from ``last`` (``LastTriedFlavorIdx``).
 
-    Resources no group covers are not looked at (:func:`check_capacity` reports them first).
+    Resources no group covers are not looked at (:func:`check_capacity` reports them first). Kueue walks a
+    PodSet's resources in Go map order (``requests.Iter()``), so when a PodSet fits in no flavor of two groups it
+    reports either group; this reports the first in the queue's order. Which PodSet fails, and the state left
+    behind, do not depend on that order.
     """
     used: dict[FlavorResource, int] = {}
     state: list[tuple[int, ...]] = []
