@@ -208,11 +208,17 @@ class Demand:
     pod_spec: Mapping[str, Any]
     #: Counted at ``minCount`` (Kueue's partial admission would search counts between ``minCount`` and ``count``).
     partial: bool = False
-    #: Its template names a TAS PodSet group (``kueue.x-k8s.io/podset-group-name``): Kueue assigns the group's
-    #: PodSets one flavor together.
-    grouped: bool = False
+    #: The PodSet's template (its metadata is read only when Kueue's attempts fail: :meth:`grouped`).
+    template: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: Eligible flavors per resource group index, computed once (the capacity and provisioning checks both ask).
     eligible: dict[int, list[str]] | None = field(default=None, compare=False, repr=False)
+
+    def grouped(self) -> bool:
+        """Whether the template names a TAS PodSet group (``kueue.x-k8s.io/podset-group-name``): Kueue then
+        assigns the group's PodSets one flavor together."""
+        metadata = self.template.get("metadata")
+        annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+        return isinstance(annotations, Mapping) and POD_SET_GROUP_NAME in annotations
 
 
 # --- compiling the cohort tree ------------------------------------------------------------------
@@ -402,10 +408,7 @@ def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
         spec = template.get("spec")
         if type(spec) is not dict:
             spec = spec if isinstance(spec, Mapping) else {}
-        metadata = template.get("metadata")
-        annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-        grouped = isinstance(annotations, Mapping) and POD_SET_GROUP_NAME in annotations
-        out.append(Demand(ps.name, count, requests, spec or {}, count < ps.count, grouped))
+        out.append(Demand(ps.name, count, requests, spec or {}, count < ps.count, template))
     return out
 
 
@@ -616,7 +619,7 @@ def _assigner_shortfalls(
         else f"{messages[0]}; retried from the last flavor tried ({len(attempts) - 1} more attempt"
         f"{'s' if len(attempts) > 2 else ''}): " + "; ".join(messages[1:] or messages[:1])
     )
-    if not complete or any(d.partial or d.grouped for d in workload_demands):
+    if not complete or any(d.partial or d.grouped() for d in workload_demands):
         why = (
             f"more than {ATTEMPT_BUDGET} attempts"
             if not complete
