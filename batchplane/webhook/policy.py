@@ -414,7 +414,22 @@ def policy_json(doc: PolicyDocument) -> str:
     data = doc.model_dump(by_alias=True, mode="json")
     if data.get("multiKueue") is None:
         data.pop("multiKueue", None)
+    _drop_unset(data)
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def _drop_unset(data: dict[str, Any]) -> None:
+    """Leave out the keys issue #25 added when they hold nothing (a ClusterQueue's ``flavorFungibility``,
+    ``kueue.featureGates``), here and in the workers' documents, so a stack that does not set them keeps its
+    document and checksum (no webhook rollout)."""
+    for worker in (data.get("multiKueue") or {}).get("workers", []):
+        if isinstance(worker.get("policy"), dict):
+            _drop_unset(worker["policy"])
+    for queue in data.get("clusterQueues", {}).values():
+        if queue.get("flavorFungibility") is None:
+            queue.pop("flavorFungibility", None)
+    if not data.get("kueue", {}).get("featureGates"):
+        data.get("kueue", {}).pop("featureGates", None)
 
 
 def policy_checksum(doc: PolicyDocument) -> str:

@@ -547,7 +547,8 @@ def check_capacity(
         queue: the ClusterQueue model.
         flavors: ResourceFlavors by name (a flavor missing here has no constraints).
         block_undeclared: Kueue's ``quotaCheckStrategy: BlockUndeclared`` (the default).
-        budget: search nodes per resource group before giving up (and answering "fits").
+        budget: nodes per resource group the exhaustive search may visit; when it runs out, Kueue's own
+            attempts (:func:`kueue_attempts`) decide.
 
     Returns:
         Shortfalls, undeclared resources first, then per-PodSet, then whole-workload ones; else at most one

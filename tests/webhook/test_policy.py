@@ -163,3 +163,19 @@ def test_the_policy_carries_a_cluster_queues_flavor_fungibility() -> None:
     ff = policy.cluster_queues["cq"].flavor_fungibility
     assert ff is not None and (ff.when_can_borrow, ff.when_can_preempt) == ("TryNextFlavor", "TryNextFlavor")
     assert one_queue({"cpu": "4"}).cluster_queues["cq"].flavor_fungibility is None
+
+
+def test_a_stack_setting_no_fungibility_or_gates_keeps_its_policy_document_and_checksum() -> None:
+    from batchplane.webhook.policy import parse_policy, policy_json
+    from tests.webhook.conftest import one_queue
+
+    plain = policy_json(one_queue({"cpu": "4"}))
+    assert "flavorFungibility" not in plain and "featureGates" not in plain
+    tuned = one_queue(
+        {"cpu": "4"},
+        cq_extra={"flavorFungibility": {"whenCanBorrow": "TryNextFlavor"}},
+        operators={"kueue": {"configuration": {"featureGates": {"FlavorFungibility": False}}}},
+    )
+    text = policy_json(tuned)
+    assert '"whenCanBorrow": "TryNextFlavor"' in text and '"FlavorFungibility": false' in text
+    assert parse_policy(json.loads(text)) == tuned
