@@ -3,8 +3,9 @@
 The same body runs for both: ``Decider(policy).validate(object, namespace, "CREATE")`` called in a loop on one
 core, with the gke-dws template's policy and the sample objects of docs/performance.md (a GPU RayJob with 3
 PodSets, a PyTorchJob, a batch Job, and a RayJob asking for more GPUs than any flavor offers: the denial
-path). Each tree is measured in its own subprocess (its own imports), one after the other, in one run; the figure is
-the minimum over repeats of the mean per call, and the median is printed beside it.
+path). Each tree is measured in its own subprocess (its own imports), one after the other, in one run (``--rounds``
+alternates them several times); the figure is the minimum over repeats of the mean per call, and the median is
+printed beside it.
 
     .venv/bin/python benchmarks/webhook_decision_bench.py                    # this tree only
     .venv/bin/python benchmarks/webhook_decision_bench.py --baseline 7581f8a # also a commit, same run
@@ -92,6 +93,20 @@ def measure(tree: Path, n: int, repeats: int, package: Path | None = None) -> di
     return result
 
 
+def _merge(
+    results: dict[str, dict[str, dict[str, object]]], name: str, result: dict[str, dict[str, object]]
+) -> None:
+    """Add one round's repeats of tree ``name`` to ``results``."""
+    if name not in results:
+        results[name] = result
+        return
+    for label, value in result.items():
+        if isinstance(value, dict):
+            runs = results[name][label]["us"]
+            assert isinstance(runs, list) and isinstance(value["us"], list)
+            runs += value["us"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -102,10 +117,13 @@ def main() -> None:
     parser.add_argument(
         "--compiled",
         action="store_true",
-        help="also this tree compiled with mypyc (webhook/compile.py), same run",
+        help="also each tree compiled with mypyc (its webhook/compile.py, when it has one), same run",
     )
     parser.add_argument("-n", type=int, default=2000, help="calls per repeat (default 2000)")
-    parser.add_argument("--repeats", type=int, default=5, help="repeats per tree (default 5)")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats per tree and round (default 5)")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds, each measuring every tree in turn (default 1)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         trees: dict[str, Path] = {}
@@ -117,13 +135,21 @@ def main() -> None:
             trees[f"baseline {commit}"] = base
         trees["this tree"] = REPO
         try:
-            results = {name: measure(tree, args.n, args.repeats) for name, tree in trees.items()}
-            if args.compiled:
-                out = Path(tmp) / "compiled"
-                subprocess.run(
-                    [sys.executable, str(REPO / "webhook" / "compile.py"), "--out", str(out)], check=True
-                )
-                results["this tree, compiled"] = measure(REPO, args.n, args.repeats, package=out)
+            to_run: dict[str, tuple[Path, Path | None]] = {name: (tree, None) for name, tree in trees.items()}
+            if args.compiled:  # every tree that has webhook/compile.py, compiled by its own script
+                for name, tree in trees.items():
+                    if not (tree / "webhook" / "compile.py").exists():
+                        continue
+                    out = Path(tmp) / f"compiled-{len(to_run)}"
+                    subprocess.run(
+                        [sys.executable, str(tree / "webhook" / "compile.py"), "--out", str(out)], check=True
+                    )
+                    to_run[f"{name}, compiled"] = (tree, out)
+            # Rounds alternate the trees, so a load spike on a shared machine hits each of them alike.
+            results: dict[str, dict[str, dict[str, object]]] = {}
+            for _ in range(args.rounds):
+                for name, (tree, package) in to_run.items():
+                    _merge(results, name, measure(tree, args.n, args.repeats, package=package))
         finally:
             for tree in trees.values():
                 if tree != REPO:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from batchplane.config.kueue import AdmissionCheck, AdmissionCheckParameters, AdmissionCheckRef
+from batchplane.config.kueue import KUEUE_V1BETA1, AdmissionCheck, AdmissionCheckParameters, AdmissionCheckRef
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
 from batchplane.multikueue.config import MultiKueueSection
@@ -43,20 +43,26 @@ def expand_multikueue(section: MultiKueueSection, k: ExpandedKueue) -> list[Conf
 
 
 def multikueue_objects(section: MultiKueueSection, api_version: str) -> list[dict[str, Any]]:
-    """The manager's MultiKueueClusters (one per worker) and its MultiKueueConfig, in creation order."""
-    clusters = [
-        {
-            "apiVersion": api_version,
-            "kind": "MultiKueueCluster",
-            "metadata": {"name": worker.name},
-            "spec": {
-                "clusterSource": {
-                    "kubeConfig": {"locationType": "Secret", "location": section.kubeconfig_secret(worker)}
-                }
-            },
-        }
-        for worker in section.workers
-    ]
+    """The manager's MultiKueueClusters (one per worker) and its MultiKueueConfig, in creation order.
+
+    The kubeconfig Secret is ``spec.clusterSource.kubeConfig`` in ``kueue.x-k8s.io/v1beta2`` and
+    ``spec.kubeConfig`` in ``v1beta1``, which requires it there (``apis/kueue/v1beta1/multikueue_types.go`` and
+    ``apis/kueue/v1beta2/multikueue_types.go``, Kueue v0.19.2,
+    https://github.com/kubernetes-sigs/kueue/tree/v0.19.2/apis/kueue).
+    """
+    clusters = []
+    for worker in section.workers:
+        kube_config = {"locationType": "Secret", "location": section.kubeconfig_secret(worker)}
+        clusters.append(
+            {
+                "apiVersion": api_version,
+                "kind": "MultiKueueCluster",
+                "metadata": {"name": worker.name},
+                "spec": {"kubeConfig": kube_config}
+                if api_version == KUEUE_V1BETA1
+                else {"clusterSource": {"kubeConfig": kube_config}},
+            }
+        )
     config = {
         "apiVersion": api_version,
         "kind": "MultiKueueConfig",

@@ -7,7 +7,8 @@ workloads that would otherwise sit pending forever or break under Kueue:
 * the ``kueue.x-k8s.io/queue-name`` label names a LocalQueue the namespace does not have;
 * the ClusterQueue can never admit it (:mod:`batchplane.webhook.quota`: an uncovered resource, a
   PodSet or the whole workload larger than any flavor assignment could ever get, untolerated flavor
-  taints, nodeSelectors no flavor matches);
+  taints, nodeSelectors no flavor matches, or an assignment that fits but that Kueue's flavor assigner,
+  PodSet by PodSet and retrying from the last flavor tried, never finds);
 * per-namespace limits (max GPUs per workload, max requests per resource, allowed priority classes);
 * combinations Kueue cannot run well: a GKE queued-provisioning (DWS) queue receiving several
   provisioned PodSets its ProvisioningRequestConfig cannot merge (ray-project/ray#57839), more than
@@ -275,8 +276,12 @@ class Decider:
             workload_demands, queue_model, self.flavors, block_undeclared=self._block_undeclared
         )
         if shortfalls:
-            details = "; ".join(s.detail for s in shortfalls)
-            problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
+            denials = [s.detail for s in shortfalls if s.kind != "unmodelled"]
+            if denials:
+                details = "; ".join(denials)
+                problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
+            else:
+                warnings += [f"{where}: {s.detail}" for s in shortfalls]
         dws = self._dws.get(cq_name)
         if dws is not None:
             problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model, dws)

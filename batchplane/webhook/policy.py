@@ -32,6 +32,8 @@ from batchplane.webhook.errors import PolicyError
 
 POLICY_API_VERSION: Literal["batchplane.dev/v1"] = "batchplane.dev/v1"
 POLICY_KIND: Literal["QuotaPolicy"] = "QuotaPolicy"
+#: Kueue feature gates the decisions depend on (carried in ``kueue.featureGates`` when the stack sets them).
+DECISION_FEATURE_GATES = frozenset({"FlavorFungibility"})
 
 
 class PolicyModel(ConfigModel):
@@ -77,6 +79,21 @@ class AdmissionCheckUse(PolicyModel):
     """Flavors it applies to; empty = all."""
 
 
+class FlavorFungibilityPolicy(PolicyModel):
+    """A ClusterQueue's ``flavorFungibility`` (Kueue v0.19.2 ``apis/kueue/v1beta2/clusterqueue_types.go``).
+
+    In an otherwise empty queue only ``whenCanBorrow`` changes which flavor Kueue's assigner picks (no flavor ever
+    needs preemption there); ``whenCanPreempt`` and ``preference`` are kept so the document mirrors the object.
+    """
+
+    when_can_borrow: Literal["MayStopSearch", "TryNextFlavor"] = "MayStopSearch"
+    """Kueue's default ``MayStopSearch``: take the first flavor that fits, borrowing or not."""
+    when_can_preempt: Literal["MayStopSearch", "TryNextFlavor"] = "TryNextFlavor"
+    """Kueue's default ``TryNextFlavor``."""
+    preference: Literal["BorrowingOverPreemption", "PreemptionOverBorrowing"] | None = None
+    """``None`` = Kueue's built-in order (``BorrowingOverPreemption``)."""
+
+
 class ClusterQueuePolicy(PolicyModel):
     """What the decisions need of a ClusterQueue."""
 
@@ -88,6 +105,8 @@ class ClusterQueuePolicy(PolicyModel):
     """Admission checks."""
     stop_policy: str | None = None
     """``Hold``/``HoldAndDrain`` stop admissions (reported as a warning)."""
+    flavor_fungibility: FlavorFungibilityPolicy | None = None
+    """``flavorFungibility``; ``None`` = Kueue's defaults."""
 
 
 class CohortPolicy(PolicyModel):
@@ -154,6 +173,9 @@ class KueueSettings(PolicyModel):
     """``resources.quotaCheckStrategy``; Kueue's default ``BlockUndeclared``."""
     frameworks: list[str] | None = None
     """Enabled ``integrations.frameworks``; ``None`` when the stack does not install Kueue (unknown)."""
+    feature_gates: dict[str, bool] = {}
+    """The feature gates the stack sets that change the decisions (``FlavorFungibility``: Beta, on by default);
+    a gate not listed keeps Kueue v0.19.2's default."""
 
 
 class WebhookSettings(PolicyModel):
@@ -222,7 +244,22 @@ def policy_json(doc: PolicyDocument) -> str:
     data = doc.model_dump(by_alias=True, mode="json")
     if data.get("multiKueue") is None:
         data.pop("multiKueue", None)
+    _drop_unset(data)
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def _drop_unset(data: dict[str, Any]) -> None:
+    """Leave out the keys issue #25 added when they hold nothing (a ClusterQueue's ``flavorFungibility``,
+    ``kueue.featureGates``), here and in the workers' documents, so a stack that does not set them keeps its
+    document and checksum (no webhook rollout)."""
+    for worker in (data.get("multiKueue") or {}).get("workers", []):
+        if isinstance(worker.get("policy"), dict):
+            _drop_unset(worker["policy"])
+    for queue in data.get("clusterQueues", {}).values():
+        if queue.get("flavorFungibility") is None:
+            queue.pop("flavorFungibility", None)
+    if not data.get("kueue", {}).get("featureGates"):
+        data.get("kueue", {}).pop("featureGates", None)
 
 
 def policy_checksum(doc: PolicyDocument) -> str:

@@ -15,13 +15,15 @@ ClusterQueue's *potential available* quota, the most it could get with every oth
 Within one PodSet every resource of a resource group gets the same flavor; different PodSets may get
 different flavors. A flavor is only eligible when the PodSet tolerates its ``NoSchedule``/``NoExecute``
 taints (the flavor's own tolerations count) and its nodeSelector / required node affinity match the
-flavor's node labels on the keys the flavor defines. Amounts are Kueue's stored integers
-(millicores for CPU, units otherwise; :func:`batchplane.accounting.model.to_stored`).
+flavor's node labels on the keys the flavor defines (Kueue v0.19.2 matches each flavor on its own label keys).
+Amounts are Kueue's stored integers (millicores for CPU, units otherwise; :func:`batchplane.accounting.model.to_stored`).
 
-The search is exact: a workload is reported as never admissible only when *no* assignment of
-flavors to (PodSet, resource group) pairs fits every flavor's potential available quota, counting
-PodSets with ``minCount`` at their minimum (partial admission). When the search exceeds its
-budget the answer is "fits" — the check is conservative, never stricter than Kueue.
+A workload is reported as never admissible when no assignment of flavors to (PodSet, resource group) pairs fits
+(an exhaustive search, counting PodSets with ``minCount`` at their minimum), or when one fits but Kueue's own
+flavor assigner never finds it: PodSets in order, each on the first flavor that takes it, retried from the last
+flavor tried (:func:`kueue_attempts`, which follows Kueue v0.19.2's ``flavorassigner.go`` and scheduler line by
+line, in an otherwise empty cohort). Where those retries are not modelled exactly (partial admission, TAS PodSet
+groups, a long sequence) the result is a warning, never a denial.
 """
 
 from __future__ import annotations
@@ -40,8 +42,13 @@ from batchplane.webhook.policy import PolicyDocument, ResourceGroupPolicy
 #: The ``pods`` resource: when a ClusterQueue covers it, each PodSet requests ``pods = count``
 #: (``flavorassigner.go``).
 PODS = "pods"
-#: Nodes the exact search may visit per resource group before it gives up (and allows).
+#: Nodes the exhaustive search may visit per resource group before it gives up (it only chooses the message).
 SEARCH_BUDGET = 20_000
+#: Attempts of Kueue's retry sequence the model follows before it stops (and allows, with a warning).
+ATTEMPT_BUDGET = 64
+#: The TAS annotation that makes Kueue assign several PodSets one flavor together (``apis/kueue/v1beta2/
+#: topology_types.go`` @v0.19.2); such workloads are not modelled exactly.
+POD_SET_GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
 
 FlavorResource = tuple[str, str]
 
@@ -121,6 +128,8 @@ class QueueModel:
         name: the ClusterQueue.
         groups: its resource groups.
         capacity: ``(flavor, resource)`` → :class:`Capacity`.
+        try_next_when_borrowing: ``flavorFungibility.whenCanBorrow == TryNextFlavor``.
+        borrow_paths: what Kueue's borrowing level of an amount depends on, per flavor and resource.
         maxima: derived: per group, per flavor, each resource's ``Capacity.maximum`` (integers).
         covered: derived: every resource some group covers.
     """
@@ -128,6 +137,15 @@ class QueueModel:
     name: str
     groups: tuple[Group, ...]
     capacity: Mapping[FlavorResource, Capacity]
+    #: ``flavorFungibility.whenCanBorrow: TryNextFlavor``: a flavor that fits only by borrowing does not end the
+    #: search (Kueue's default ``MayStopSearch`` takes the first flavor that fits).
+    try_next_when_borrowing: bool = False
+    #: Kueue's ``FlavorFungibility`` feature gate (Beta, on by default). Off: the first flavor that fits is taken
+    #: (borrowing or not) and a retry starts from the first flavor again (``NextFlavorToTryForPodSetResource``
+    #: returns 0), so every attempt is the first one.
+    flavor_fungibility: bool = True
+    #: ``(flavor, resource)`` → :class:`BorrowPath` (only for a queue in a cohort).
+    borrow_paths: Mapping[FlavorResource, BorrowPath] = field(default_factory=dict)
     maxima: tuple[tuple[tuple[int, ...], ...], ...] = field(init=False, repr=False, compare=False)
     covered: frozenset[str] = field(init=False, repr=False, compare=False)
 
@@ -139,6 +157,38 @@ class QueueModel:
         )
         object.__setattr__(self, "maxima", maxima)
         object.__setattr__(self, "covered", frozenset(r for g in self.groups for r in g.resources))
+
+
+@dataclass(frozen=True)
+class BorrowPath:
+    """What Kueue's *borrowing level* of an amount in one flavor and resource depends on, in an empty cohort.
+
+    ``FindHeightOfLowestSubtreeThatFits`` (``pkg/scheduler/preemption/classical/hierarchical_preemption.go``
+    lines 209-234 @v0.19.2): 0 when the amount is within the queue's nominal quota (or the queue has no
+    cohort); else the height of the lowest cohort on the path to the root whose subtree quota holds what is left
+    after each node's non-lendable part, or the root's height.
+
+    Attributes:
+        nominal: the queue's nominal quota (stored units).
+        local: the queue's non-lendable part (``localQuota``: nominal − lendingLimit, 0 without one).
+        ancestors: per cohort from the parent to the root: (``SubtreeQuota``, ``localQuota``, height), height
+            being ``getNodeHeight``: 1 for a cohort of queues, 1 + its highest child cohort otherwise.
+    """
+
+    nominal: int
+    local: int
+    ancestors: tuple[tuple[int, int, int], ...]
+
+    def level(self, amount: int) -> int:
+        """The borrowing level Kueue computes for ``amount`` (the PodSet's request plus earlier PodSets' usage)."""
+        if amount <= self.nominal or not self.ancestors:
+            return 0
+        remaining = amount - self.local
+        for subtree, local, height in self.ancestors:
+            if remaining <= subtree:
+                return height
+            remaining -= local
+        return self.ancestors[-1][2]
 
 
 @dataclass(slots=True)
@@ -156,8 +206,19 @@ class Demand:
     count: int
     requests: Mapping[str, int]
     pod_spec: Mapping[str, Any]
+    #: Counted at ``minCount`` (Kueue's partial admission would search counts between ``minCount`` and ``count``).
+    partial: bool = False
+    #: The PodSet's template (its metadata is read only when Kueue's attempts fail: :meth:`grouped`).
+    template: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: Eligible flavors per resource group index, computed once (the capacity and provisioning checks both ask).
     eligible: dict[int, list[str]] | None = field(default=None, compare=False, repr=False)
+
+    def grouped(self) -> bool:
+        """Whether the template names a TAS PodSet group (``kueue.x-k8s.io/podset-group-name``): Kueue then
+        assigns the group's PodSets one flavor together."""
+        metadata = self.template.get("metadata")
+        annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+        return isinstance(annotations, Mapping) and POD_SET_GROUP_NAME in annotations
 
 
 # --- compiling the cohort tree ------------------------------------------------------------------
@@ -200,6 +261,7 @@ def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
         PolicyError: a cohort cycle, or a quantity that does not parse.
     """
     tree = _Tree(policy)
+    gate = policy.kueue.feature_gates.get("FlavorFungibility", True)
     out: dict[str, QueueModel] = {}
     for name, cq in policy.cluster_queues.items():
         key = f"cq:{name}"
@@ -219,7 +281,15 @@ def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
             for flavor in g.flavors
             for resource in g.resources
         }
-        out[name] = QueueModel(name=name, groups=groups, capacity=capacity)
+        ff = cq.flavor_fungibility
+        out[name] = QueueModel(
+            name=name,
+            groups=groups,
+            capacity=capacity,
+            try_next_when_borrowing=gate and ff is not None and ff.when_can_borrow == "TryNextFlavor",
+            flavor_fungibility=gate,
+            borrow_paths={fr: tree.borrow_path(key, fr) for fr in capacity} if cq.cohort else {},
+        )
     return out
 
 
@@ -270,6 +340,26 @@ class _Tree:
             for fr, amount in child.subtree.items():
                 node.subtree[fr] = node.subtree.get(fr, 0) + amount - _local(child, fr)
 
+    def height(self, key: str) -> int:
+        """Kueue's ``getNodeHeight`` of a cohort: ``max(min(children, 1), 1 + height of each child cohort)``."""
+        kids = self.children.get(key, [])
+        out = min(len(kids), 1)
+        for kid in kids:
+            if kid.startswith("co:"):
+                out = max(out, self.height(kid) + 1)
+        return out
+
+    def borrow_path(self, key: str, fr: FlavorResource) -> BorrowPath:
+        """The :class:`BorrowPath` of queue ``key`` for ``fr``."""
+        node = self.nodes[key]
+        ancestors: list[tuple[int, int, int]] = []
+        parent = node.parent
+        while parent is not None:
+            cohort = self.nodes[parent]
+            ancestors.append((cohort.subtree.get(fr, 0), _local(cohort, fr), self.height(parent)))
+            parent = cohort.parent
+        return BorrowPath(node.nominal.get(fr, 0), _local(node, fr), tuple(ancestors))
+
     def potential(self, key: str, fr: FlavorResource) -> int:
         """Kueue's ``potentialAvailable`` of node ``key`` for ``fr`` (stored units)."""
         node = self.nodes[key]
@@ -314,10 +404,11 @@ def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
         }
         if covers_pods and count > 0:
             requests[PODS] = requests.get(PODS, 0) + count
-        spec = ps.template.get("spec")
+        template = ps.template
+        spec = template.get("spec")
         if type(spec) is not dict:
             spec = spec if isinstance(spec, Mapping) else {}
-        out.append(Demand(ps.name, count, requests, spec or {}))
+        out.append(Demand(ps.name, count, requests, spec or {}, count < ps.count, template))
     return out
 
 
@@ -417,7 +508,9 @@ class Shortfall:
 
     Attributes:
         kind: ``"undeclared"`` (a resource no group covers), ``"podset"`` (one PodSet fits no
-            flavor on its own) or ``"workload"`` (the PodSets fit one by one, not together).
+            flavor on its own), ``"workload"`` (the PodSets fit one by one, not together), ``"assigner"``
+            (they fit together, but no attempt of Kueue's flavor assigner finds how) or ``"unmodelled"``
+            (Kueue's attempts fail as far as they are modelled, but not exactly: a warning, not a denial).
         pod_set: the PodSet (``""`` for ``"workload"``).
         detail: the human part of the message (names the numbers).
     """
@@ -454,28 +547,19 @@ def check_capacity(
         queue: the ClusterQueue model.
         flavors: ResourceFlavors by name (a flavor missing here has no constraints).
         block_undeclared: Kueue's ``quotaCheckStrategy: BlockUndeclared`` (the default).
-        budget: search nodes per resource group before giving up (and answering "fits").
+        budget: nodes per resource group the exhaustive search may visit; when it runs out, Kueue's own
+            attempts (:func:`kueue_attempts`) decide.
 
     Returns:
-        Shortfalls, undeclared resources first, then per-PodSet, then whole-workload ones.
+        Shortfalls, undeclared resources first, then per-PodSet, then whole-workload ones; else at most one
+        ``"assigner"`` or ``"unmodelled"`` shortfall from Kueue's sequence of attempts (:func:`kueue_attempts`).
+        Only an ``"unmodelled"`` one is not a reason to deny.
     """
-    out: list[Shortfall] = []
-    covered = queue.covered
-    if block_undeclared:
-        for d in workload_demands:
-            if covered.issuperset(d.requests):
-                continue
-            for resource in sorted(set(d.requests) - covered):
-                out.append(
-                    Shortfall(
-                        "undeclared",
-                        d.name,
-                        f'PodSet "{d.name}" requests {resource} {_pod_breakdown(d, resource)}, '
-                        f"which no resource group of the ClusterQueue covers (covered: {', '.join(sorted(covered)) or 'none'})",
-                    )
-                )
+    out = _undeclared(workload_demands, queue) if block_undeclared else []
     if out:
         return out
+    first_fits = True  # Kueue's first attempt (each PodSet on the first flavor that takes it) admits
+    split_found = True  # the exhaustive search found an assignment in every group (not: its budget ran out)
     for index, group in enumerate(queue.groups):
         items: list[tuple[Demand, tuple[int, ...], list[str]]] = []
         all_eligible = True
@@ -497,8 +581,88 @@ def check_capacity(
             items.append((d, vector, eligible))
         if len(items) < 2 or not all_eligible:
             continue
-        if _fits_together(items, queue.maxima[index], group, budget) is False:
+        caps = dict(zip(group.flavors, queue.maxima[index], strict=True))
+        if _first_fit(items, caps):
+            continue
+        first_fits = False
+        together = _fits_together(items, caps, group, budget)
+        if together is False:
             out.append(_workload_shortfall(items, group, queue))
+        elif together is None:
+            split_found = False
+    if out or (first_fits and not queue.try_next_when_borrowing):
+        return out
+    return _assigner_shortfalls(workload_demands, queue, flavors, split_found)
+
+
+def _assigner_shortfalls(
+    workload_demands: Sequence[Demand], queue: QueueModel, flavors: Mapping[str, Flavor], split_found: bool
+) -> list[Shortfall]:
+    """Some assignment fits every PodSet; does Kueue's own sequence of attempts find one? Empty when it does.
+
+    A workload Kueue never admits gets a ``"assigner"`` shortfall with Kueue's messages; one whose sequence is not
+    modelled exactly (partial admission, TAS PodSet groups, more than :data:`ATTEMPT_BUDGET` attempts) gets an
+    ``"unmodelled"`` one — a warning, never a denial.
+    """
+    attempts, complete = kueue_attempts(workload_demands, queue, flavors)
+    last = attempts[-1]
+    if last.failed < 0:
+        return []
+    failed = workload_demands[last.failed].name
+    messages: list[str] = []
+    for attempt in attempts:
+        text = attempt_message(workload_demands, attempt)
+        if text not in messages:
+            messages.append(text)
+    steps = (
+        messages[0]
+        if len(attempts) == 1
+        else f"{messages[0]}; retried from the last flavor tried ({len(attempts) - 1} more attempt"
+        f"{'s' if len(attempts) > 2 else ''}): " + "; ".join(messages[1:] or messages[:1])
+    )
+    if not complete or any(d.partial or d.grouped() for d in workload_demands):
+        why = (
+            f"more than {ATTEMPT_BUDGET} attempts"
+            if not complete
+            else "partial admission (minCount)"
+            if any(d.partial for d in workload_demands)
+            else f"TAS PodSet groups ({POD_SET_GROUP_NAME})"
+        )
+        return [
+            Shortfall(
+                "unmodelled",
+                failed,
+                f"Kueue's flavor assigner may never admit it ({steps}), but with {why} its retries are not "
+                "modelled exactly, so it is not refused",
+            )
+        ]
+    return [
+        Shortfall(
+            "assigner",
+            failed,
+            ("a flavor assignment would fit, but " if split_found else "")
+            + "Kueue assigns flavors PodSet by PodSet, each on the first flavor that takes it, and never finds "
+            f"one that fits: {steps}",
+        )
+    ]
+
+
+def _undeclared(workload_demands: Sequence[Demand], queue: QueueModel) -> list[Shortfall]:
+    """``BlockUndeclared``: every requested resource no resource group covers."""
+    out: list[Shortfall] = []
+    covered = queue.covered
+    for d in workload_demands:
+        if covered.issuperset(d.requests):
+            continue
+        for resource in sorted(set(d.requests) - covered):
+            out.append(
+                Shortfall(
+                    "undeclared",
+                    d.name,
+                    f'PodSet "{d.name}" requests {resource} {_pod_breakdown(d, resource)}, '
+                    f"which no resource group of the ClusterQueue covers (covered: {', '.join(sorted(covered)) or 'none'})",
+                )
+            )
     return out
 
 
@@ -620,18 +784,16 @@ def _first_fit(
 
 def _fits_together(
     items: list[tuple[Demand, tuple[int, ...], list[str]]],
-    maxima: tuple[tuple[int, ...], ...],
+    caps: dict[str, tuple[int, ...]],
     group: Group,
     budget: int,
 ) -> bool | None:
-    """Depth-first search for a flavor per PodSet that fits every flavor's maximum; None = budget spent.
+    """Depth-first search for a flavor per PodSet that fits every flavor's maximum (``caps``); None = budget
+    spent. Asked only after :func:`_first_fit` failed.
 
     Iterative (an explicit stack of choice indexes), so a review leaves no reference cycle behind: a
     recursive nested closure refers to itself and is only freed by the cycle collector.
     """
-    caps = dict(zip(group.flavors, maxima, strict=True))
-    if _first_fit(items, caps):
-        return True  # any assignment that fits proves it; most workloads fit at the first try
     order = sorted(items, key=_search_order)  # not empty: an empty list fits at the first try
     used = {f: [0] * len(group.resources) for f in group.flavors}
     steps = 0
@@ -669,3 +831,203 @@ def total_of(workload: WorkloadRequests, resources: Sequence[str]) -> Decimal:
     """Sum of ``workload.total`` over ``resources`` (e.g. every GPU resource)."""
     total = workload.total
     return sum((total.get(r, Decimal(0)) for r in resources), Decimal(0))
+
+
+# --- Kueue's flavor assigner and its retry sequence ---------------------------------------------
+#
+# Kueue v0.19.2 assigns flavors greedily (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/
+# pkg/scheduler/flavorassigner/flavorassigner.go): PodSets in the workload's order (``assignFlavors``, lines
+# 707-858), per PodSet each resource group once (lines 802-832), the group's flavors in the ClusterQueue's order
+# from the flavor after the last one tried (``findFlavorForPodSets``, lines 1061-1206), a flavor first checked
+# for untolerated taints and node affinity (``checkFlavorForPodSets``, lines 1208-1257), then for quota: the
+# PodSet's request plus what earlier PodSets put on that flavor against the potential available quota
+# (``fitsResourceQuota``, lines 1330-1380). The first PodSet no flavor takes ends the attempt.
+#
+# An attempt that fails leaves ``LastTriedFlavorIdx`` behind (``Assignment.append``, lines 1013-1037; the index
+# of the last flavor tried per PodSet and resource, -1 after the last flavor, nothing for the failed PodSet and
+# the ones after it). When an index other than -1 is left, the workload is requeued at once
+# (``requeueIfNotPresent``, pkg/cache/queue/cluster_queue.go lines 678-685) and the next attempt starts each
+# PodSet's search at that index + 1 (``NextFlavorToTryForPodSetResource``, pkg/workload/workload.go lines
+# 226-238). With every index -1 (or none) the workload waits as inadmissible; when something requeues it, the
+# scan starts from the first flavor again — the same sequence. So in an otherwise empty cohort a workload is
+# admitted exactly when some attempt of that sequence admits it.
+
+#: A ``LastTriedFlavorIdx`` entry for a group the PodSet got no flavor in (the search starts at flavor 0).
+_UNTRIED = -2
+
+#: ``LastTriedFlavorIdx``: per PodSet (the ones an attempt reached), per resource group, the index of the
+#: last flavor tried (-1: the last flavor, :data:`_UNTRIED`: none).
+TriedState = tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt of Kueue's flavor assigner on an empty cohort.
+
+    Attributes:
+        failed: index of the PodSet no flavor took (-1: every PodSet got its flavors: admitted).
+        reasons: for a failure, Kueue's reasons for that PodSet (``Status.reasons``, unsorted).
+        state: the ``LastTriedFlavorIdx`` it leaves behind.
+        flavors: per PodSet reached, per resource group, the flavor assigned (``""``: none).
+    """
+
+    failed: int
+    reasons: tuple[str, ...]
+    state: TriedState
+    flavors: tuple[tuple[str, ...], ...]
+
+    def pending(self) -> bool:
+        """``PendingFlavors`` (pkg/workload/workload.go lines 209-224): an index other than -1 is left."""
+        return any(idx != -1 and idx != _UNTRIED for row in self.state for idx in row)
+
+
+def kueue_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
+    """Kueue's own reason a PodSet cannot use ``flavor`` (``checkFlavorForPodSets``), or None.
+
+    ``untolerated taint gpu=true:NoSchedule in flavor spot`` / ``flavor h100 doesn't match node affinity``.
+    Node affinity is matched on the label keys of this flavor only: a flavor without node labels matches every
+    pod (``flavorLabelKeys := sets.KeySet(flavor.Spec.NodeLabels)``, flavorassigner.go line 1227 @v0.19.2;
+    kubernetes-sigs/kueue#12449, in every v0.19 release).
+    """
+    if flavor_mismatch(pod_spec, flavor) is None:
+        return None
+    raw = pod_spec.get("tolerations")
+    tolerations = [t for t in (raw or []) if isinstance(t, (dict, Mapping))]
+    for taint in flavor.hard_taints:
+        if not any(_tolerates(t, taint) for t in tolerations):
+            value = f"={taint['value']}" if taint.get("value") else ""
+            return (
+                f"untolerated taint {taint.get('key')}{value}:{taint.get('effect')} in flavor {flavor.name}"
+            )
+    return f"flavor {flavor.name} doesn't match node affinity"
+
+
+def kueue_attempt(
+    workload_demands: Sequence[Demand],
+    queue: QueueModel,
+    flavors: Mapping[str, Flavor],
+    last: TriedState = (),
+) -> Attempt:
+    """One attempt of Kueue's flavor assigner on an empty cohort, resuming from ``last`` (``LastTriedFlavorIdx``).
+
+    Resources no group covers are not looked at (:func:`check_capacity` reports them first). Kueue walks a
+    PodSet's resources in Go map order (``requests.Iter()``), so when a PodSet fits in no flavor of two groups it
+    reports either group; this reports the first in the queue's order. Which PodSet fails, and the state left
+    behind, do not depend on that order.
+    """
+    used: dict[FlavorResource, int] = {}
+    state: list[tuple[int, ...]] = []
+    assigned: list[tuple[str, ...]] = []
+    groups = queue.groups
+    for p, d in enumerate(workload_demands):
+        previous = last[p] if p < len(last) else None
+        requests = d.requests
+        row = [_UNTRIED] * len(groups)
+        chosen = [""] * len(groups)
+        for g, group in enumerate(groups):
+            vector = [requests.get(r, 0) for r in group.resources]
+            if not any(vector):
+                continue
+            start = 0 if previous is None or previous[g] < 0 else previous[g] + 1
+            best, attempted, reasons = _find_flavor(d, group, vector, start, used, queue, flavors)
+            if best < 0:
+                state.append((_UNTRIED,) * len(groups))
+                assigned.append(("",) * len(groups))
+                return Attempt(p, tuple(reasons), tuple(state), tuple(assigned))
+            row[g] = -1 if attempted == len(group.flavors) - 1 else attempted
+            flavor = chosen[g] = group.flavors[best]
+            for r, amount in zip(group.resources, vector, strict=True):
+                if amount:
+                    used[(flavor, r)] = used.get((flavor, r), 0) + amount
+        state.append(tuple(row))
+        assigned.append(tuple(chosen))
+    return Attempt(-1, (), tuple(state), tuple(assigned))
+
+
+def _find_flavor(
+    demand: Demand,
+    group: Group,
+    vector: list[int],
+    start: int,
+    used: Mapping[FlavorResource, int],
+    queue: QueueModel,
+    flavors: Mapping[str, Flavor],
+) -> tuple[int, int, list[str]]:
+    """``findFlavorForPodSets`` for one PodSet and resource group in an empty cohort: (the index of the flavor
+    chosen or -1, the index of the last flavor tried, Kueue's reasons for the flavors that did not fit)."""
+    try_next = queue.try_next_when_borrowing
+    reasons: list[str] = []
+    best = -1
+    best_level = 0
+    attempted = -1
+    for k in range(start, len(group.flavors)):
+        attempted = k
+        name = group.flavors[k]
+        mismatch = kueue_mismatch(demand.pod_spec, flavors.get(name) or _unconstrained(name))
+        if mismatch is not None:
+            reasons.append(mismatch)
+            continue
+        fits = True
+        level = 0
+        for r, amount in zip(group.resources, vector, strict=True):
+            if not amount:
+                continue
+            before = used.get((name, r), 0)
+            maximum = queue.capacity[(name, r)].maximum
+            if before + amount > maximum:
+                fits = False
+                reasons.append(
+                    f"insufficient quota for {r} in flavor {name}, previously considered podsets requests "
+                    f"({show(r, before)}) + current podset request ({show(r, amount)}) > maximum capacity "
+                    f"({show(r, maximum)})"
+                )
+            elif try_next:
+                path = queue.borrow_paths.get((name, r))
+                if path is not None:
+                    level = max(level, path.level(before + amount))
+        if not fits:
+            continue
+        if not try_next or level == 0:  # shouldTryNextFlavor is false: this flavor ends the search
+            return k, k, reasons
+        if best < 0 or level < best_level:  # isPreferred: a lower borrowing level
+            best, best_level = k, level
+    return best, attempted, reasons
+
+
+def kueue_attempts(
+    workload_demands: Sequence[Demand],
+    queue: QueueModel,
+    flavors: Mapping[str, Flavor],
+    budget: int = ATTEMPT_BUDGET,
+) -> tuple[list[Attempt], bool]:
+    """The attempts Kueue makes in an otherwise empty cohort: from the first flavor, then resuming from each
+    failed attempt's ``LastTriedFlavorIdx`` while it leaves one to resume from.
+
+    Returns:
+        (attempts, complete): the attempts up to the first that admits, or up to the one that leaves nothing
+        to resume from (or repeats an earlier state: Kueue would loop); ``complete`` is False when ``budget``
+        attempts were made without reaching either end.
+    """
+    attempts: list[Attempt] = []
+    seen: set[TriedState] = {()}
+    last: TriedState = ()
+    for _ in range(budget):
+        attempt = kueue_attempt(workload_demands, queue, flavors, last)
+        attempts.append(attempt)
+        if (
+            attempt.failed < 0
+            or not queue.flavor_fungibility
+            or not attempt.pending()
+            or attempt.state in seen
+        ):
+            return attempts, True
+        seen.add(attempt.state)
+        last = attempt.state
+    return attempts, False
+
+
+def attempt_message(workload_demands: Sequence[Demand], attempt: Attempt) -> str:
+    """Kueue's ``Assignment.Message`` of a failed attempt: ``couldn't assign flavors to pod set NAME: REASONS``
+    (reasons sorted and joined by ``", "``, ``Status.Message``, flavorassigner.go lines 228-246, 353-362)."""
+    name = workload_demands[attempt.failed].name
+    return f"couldn't assign flavors to pod set {name}: " + ", ".join(sorted(attempt.reasons))

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from batchplane.kueue import kueue_objects
+from batchplane.multikueue import with_multikueue
+from batchplane.offline import load_stack_file as read_stack_config
 from batchplane.stack import load_stack, load_stack_file
 from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
 from tests.support.crdcheck import CrdCatalog
@@ -169,9 +171,46 @@ def test_every_template_emits_only_crd_valid_kueue_objects(template: str, kueue_
         assert kueue_crds.validate(obj) == [], f"{template}: {obj['kind']} {obj['metadata']['name']}"
 
 
-@pytest.mark.parametrize(
-    "api_version", ["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"], ids=["v1beta2", "v1beta1"]
-)
+API_VERSIONS = ["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"]
+
+
+def template_objects(template: str, api_version: str) -> list[dict[str, Any]]:
+    """Every Kueue object a template declares (the manager's MultiKueue objects and each declared worker's
+    objects included) with ``batchplane:kueue.apiVersion`` set to ``api_version``."""
+    raw = copy.deepcopy(read_stack_config(STACKS_DIR / f"Pulumi.{template}.yaml"))
+    raw.setdefault("batchplane:kueue", {})["apiVersion"] = api_version
+    stack = load_stack(raw, template)
+    out: list[dict[str, Any]] = []
+    for s in (stack, *stack.workers.values()):
+        out += with_multikueue(kueue_objects(s.kueue), s.config.multi_kueue, s.kueue.api_version)
+    return out
+
+
+@pytest.mark.parametrize("api_version", API_VERSIONS, ids=["v1beta2", "v1beta1"])
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_every_template_renders_objects_each_api_versions_schema_accepts(
+    template: str, api_version: str, kueue_crds: CrdCatalog
+) -> None:
+    objs = template_objects(template, api_version)
+    assert {o["apiVersion"] for o in objs} == {api_version}
+    problems = {f"{o['kind']}/{o['metadata']['name']}": kueue_crds.validate(o) for o in objs}
+    assert {k: v for k, v in problems.items() if v} == {}
+
+
+def test_the_templates_render_multikueue_objects_in_both_api_versions() -> None:
+    # The MultiKueueCluster's kubeconfig moved from spec.kubeConfig (v1beta1) to spec.clusterSource (v1beta2).
+    for api_version, spec_key in zip(API_VERSIONS, ["clusterSource", "kubeConfig"], strict=True):
+        clusters = [
+            o
+            for t in TEMPLATE_NAMES
+            for o in template_objects(t, api_version)
+            if o["kind"] == "MultiKueueCluster"
+        ]
+        assert clusters, "no template declares MultiKueue workers"
+        assert all(list(c["spec"]) == [spec_key] for c in clusters)
+
+
+@pytest.mark.parametrize("api_version", API_VERSIONS, ids=["v1beta2", "v1beta1"])
 def test_a_stack_using_every_field_emits_crd_valid_objects(api_version: str, kueue_crds: CrdCatalog) -> None:
     objs = kueue_objects(load_stack(every_field_config(api_version)).kueue)
     assert {o["kind"] for o in objs} == {

@@ -422,3 +422,150 @@ def test_malformed_objects_found_by_the_fuzzer_are_allowed_not_crashing(
 ) -> None:
     decision = Decider(one_queue({"cpu": 1})).validate(obj, "team-a")
     assert (decision.allowed, decision.reason) == (True, exp_reason)
+
+
+# --- Kueue's greedy flavor assigner (issue #25) ---------------------------------------------------------------
+
+
+def _spot_queue() -> Decider:
+    return Decider(
+        policy_from(
+            {
+                "resourceFlavors": [
+                    {"name": "default-flavor"},
+                    {
+                        "name": "spot",
+                        "nodeTaints": [{"key": "spot", "value": "true", "effect": "NoSchedule"}],
+                    },
+                ],
+                "clusterQueues": [
+                    {
+                        "name": "cq",
+                        "namespaceSelector": {},
+                        "resourceGroups": [
+                            {
+                                "coveredResources": ["cpu", "memory"],
+                                "flavors": [
+                                    {
+                                        "name": "default-flavor",
+                                        "resources": [
+                                            {"name": "cpu", "nominalQuota": "5"},
+                                            {"name": "memory", "nominalQuota": "64Gi"},
+                                        ],
+                                    },
+                                    {
+                                        "name": "spot",
+                                        "resources": [
+                                            {"name": "cpu", "nominalQuota": "16"},
+                                            {"name": "memory", "nominalQuota": "64Gi"},
+                                        ],
+                                    },
+                                ],
+                            }
+                        ],
+                    }
+                ],
+                "localQueues": [{"name": "lq", "namespace": "team-a", "clusterQueue": "cq"}],
+            }
+        )
+    )
+
+
+def _spot_rayjob(head_tolerates_spot: bool) -> dict[str, Any]:
+    tolerations = [{"key": "spot", "operator": "Exists"}]
+    image = "rayproject/ray:2.41.0"
+    head: dict[str, Any] = {
+        "containers": [
+            {"name": "head", "image": image, "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}
+        ]
+    }
+    if head_tolerates_spot:
+        head["tolerations"] = tolerations
+    worker = {
+        "tolerations": tolerations,
+        "containers": [
+            {"name": "w", "image": image, "resources": {"requests": {"cpu": "1500m", "memory": "1Gi"}}}
+        ],
+    }
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {"name": "r", "namespace": "team-a", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+        "spec": {
+            "shutdownAfterJobFinishes": True,
+            "entrypoint": "python train.py",
+            "rayClusterSpec": {
+                "headGroupSpec": {"rayStartParams": {}, "template": {"spec": head}},
+                "workerGroupSpecs": [
+                    {
+                        "groupName": "workers",
+                        "replicas": 2,
+                        "rayStartParams": {},
+                        "template": {"spec": worker},
+                    }
+                ],
+            },
+        },
+    }
+
+
+def test_a_rayjob_kueue_places_greedily_into_a_dead_end_is_refused_with_kueues_own_reasons() -> None:
+    decision = _spot_queue().validate(_spot_rayjob(head_tolerates_spot=False), "team-a", "CREATE")
+    assert not decision.allowed
+    assert decision.reason == "never-admissible"
+    assert decision.message == (
+        'RayJob "team-a/r": can never be admitted by ClusterQueue "cq" (LocalQueue "lq"): a flavor assignment '
+        "would fit, but Kueue assigns flavors PodSet by PodSet, each on the first flavor that takes it, and never "
+        "finds one that fits: couldn't assign flavors to pod set submitter: insufficient quota for cpu in flavor "
+        "default-flavor, previously considered podsets requests (5) + current podset request (500m) > maximum "
+        "capacity (5), untolerated taint spot=true:NoSchedule in flavor spot; retried from the last flavor tried "
+        "(1 more attempt): couldn't assign flavors to pod set head: untolerated taint spot=true:NoSchedule in "
+        "flavor spot"
+    )
+
+
+def test_a_rayjob_kueue_admits_when_it_retries_from_the_last_flavor_tried_is_allowed() -> None:
+    decision = _spot_queue().validate(_spot_rayjob(head_tolerates_spot=True), "team-a", "CREATE")
+    assert (decision.allowed, decision.reason) == (True, "ok")
+
+
+def test_a_workload_in_a_tas_pod_set_group_kueues_attempts_may_miss_gets_a_warning_not_a_denial() -> None:
+    obj = _spot_rayjob(head_tolerates_spot=False)
+    template = obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]
+    template["metadata"] = {"annotations": {"kueue.x-k8s.io/podset-group-name": "g"}}
+    decision = _spot_queue().validate(obj, "team-a", "CREATE")
+    assert (decision.allowed, decision.reason) == (True, "ok")
+    [warning] = decision.warnings
+    assert warning.startswith(
+        'ClusterQueue "cq" (LocalQueue "lq"): Kueue\'s flavor assigner may never admit it ('
+    )
+    assert warning.endswith(
+        "but with TAS PodSet groups (kueue.x-k8s.io/podset-group-name) its retries are not modelled exactly, "
+        "so it is not refused"
+    )
+
+
+@pytest.mark.parametrize(
+    "pod_spec",
+    [
+        {"nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-a100-80gb"}},
+        {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "cloud.google.com/gke-accelerator", "operator": "Exists"}]}]}}}},
+    ],
+    ids=["node-selector", "exists"],
+)  # fmt: skip
+def test_a_cpu_job_selecting_a_label_only_gpu_flavors_carry_is_allowed_as_kueue_0_19_matches_each_flavor_on_its_own_keys(
+    pod_spec: dict[str, Any],
+) -> None:
+    # Kueue v0.19.2 flavorassigner.go line 1227 (kubernetes-sigs/kueue#12449): default-flavor has no node labels,
+    # so nothing of the pod's node affinity applies to it and Kueue admits the Job there.
+    decider = Decider(stack_policy("gke-prod-dws"))
+    obj = job(queue="default", requests={"cpu": "1"}, pod_spec=pod_spec)
+    namespace = next(iter(decider.policy.namespaces))
+    obj["metadata"]["namespace"] = namespace
+    queue = decider.policy.namespaces[namespace].default_queue or next(
+        iter(decider.policy.namespaces[namespace].local_queues)
+    )
+    obj["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = queue
+    decision = decider.validate(obj, namespace, "CREATE")
+    assert (decision.allowed, decision.reason) == (True, "ok")

@@ -166,3 +166,36 @@ def test_webhook_is_deployed_where_cert_manager_is(extra: dict[str, Any], exp: b
     from batchplane.components.quota_webhook.manifests import webhook_enabled
 
     assert webhook_enabled(load_stack(_stack(**extra), "t")) is exp
+
+
+def test_the_policy_carries_the_feature_gates_the_decisions_depend_on_and_only_those() -> None:
+    from tests.webhook.conftest import one_queue
+
+    gates = {"FlavorFungibility": False, "PartialAdmission": True}
+    policy = one_queue({"cpu": "4"}, operators={"kueue": {"configuration": {"featureGates": gates}}})
+    assert policy.kueue.feature_gates == {"FlavorFungibility": False}
+
+
+def test_the_policy_carries_a_cluster_queues_flavor_fungibility() -> None:
+    from tests.webhook.conftest import one_queue
+
+    policy = one_queue({"cpu": "4"}, cq_extra={"flavorFungibility": {"whenCanBorrow": "TryNextFlavor"}})
+    ff = policy.cluster_queues["cq"].flavor_fungibility
+    assert ff is not None and (ff.when_can_borrow, ff.when_can_preempt) == ("TryNextFlavor", "TryNextFlavor")
+    assert one_queue({"cpu": "4"}).cluster_queues["cq"].flavor_fungibility is None
+
+
+def test_a_stack_setting_no_fungibility_or_gates_keeps_its_policy_document_and_checksum() -> None:
+    from batchplane.webhook.policy import parse_policy, policy_json
+    from tests.webhook.conftest import one_queue
+
+    plain = policy_json(one_queue({"cpu": "4"}))
+    assert "flavorFungibility" not in plain and "featureGates" not in plain
+    tuned = one_queue(
+        {"cpu": "4"},
+        cq_extra={"flavorFungibility": {"whenCanBorrow": "TryNextFlavor"}},
+        operators={"kueue": {"configuration": {"featureGates": {"FlavorFungibility": False}}}},
+    )
+    text = policy_json(tuned)
+    assert '"whenCanBorrow": "TryNextFlavor"' in text and '"FlavorFungibility": false' in text
+    assert parse_policy(json.loads(text)) == tuned

@@ -8,12 +8,22 @@ import itertools
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import PolicyDocument, parse_policy
-from batchplane.webhook.quota import Demand, Flavor, check_capacity, compile_queues, flavor_mismatch
+from batchplane.webhook.quota import (
+    Demand,
+    Flavor,
+    Shortfall,
+    check_capacity,
+    compile_flavors,
+    compile_queues,
+    flavor_mismatch,
+    kueue_attempts,
+)
+from tests.webhook import kueue_reference
 
 
 def _groups(quotas: dict[str, dict[str, dict[str, int | None]]]) -> list[dict[str, Any]]:
@@ -217,7 +227,7 @@ def _reference_potential(
 
 @st.composite
 def scenarios(draw: st.DrawFn) -> dict[str, Any]:
-    n_flavors = draw(st.integers(1, 3))
+    n_flavors = draw(st.sampled_from([1, 2, 2, 3, 3, 3]))
     split_groups = n_flavors >= 2 and draw(st.booleans())
 
     def quotas(allow_limits: bool) -> dict[str, Any]:
@@ -247,17 +257,23 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
                 cohorts["root"] = {"quotas": quotas(False)}
                 cqs["cousin"] = {"cohort": "root", "quotas": quotas(True)}
     taints = {f: draw(st.booleans()) for f in FLAVORS[:n_flavors]}
+    # Node labels on some flavors (a "pool" key only some carry): Kueue matches each flavor on its own keys.
+    labels = {f: draw(st.sampled_from([{}, {"pool": "x"}, {"pool": "y"}])) for f in FLAVORS[:n_flavors]}
     pod_sets = []
-    for i in range(draw(st.integers(1, 3))):
+    for i in range(draw(st.integers(1, 4))):
         per_pod = {r: draw(st.integers(0, 3)) for r in RESOURCES}
         if draw(st.integers(0, 9)) == 0:
             per_pod["example.com/undeclared"] = 1
         pod_sets.append({"name": f"ps{i}", "count": draw(st.integers(1, 3)), "per_pod": per_pod,
-                         "tolerates": draw(st.sets(st.sampled_from(FLAVORS[:n_flavors])))})  # fmt: skip
-    return {"cqs": cqs, "cohorts": cohorts, "taints": taints, "pod_sets": pod_sets}
+                         "tolerates": draw(st.sets(st.sampled_from(FLAVORS[:n_flavors]))),
+                         "selector": draw(st.sampled_from([{}, {}, {"pool": "x"}, {"pool": "y"}]))})  # fmt: skip
+    when_can_borrow = draw(st.sampled_from(["MayStopSearch", "TryNextFlavor"]))
+    return {"cqs": cqs, "cohorts": cohorts, "taints": taints, "labels": labels, "pod_sets": pod_sets,
+            "when_can_borrow": when_can_borrow}  # fmt: skip
 
 
 def _brute_force_fits(s: dict[str, Any]) -> bool:
+    """Whether *some* assignment of flavors to (PodSet, resource group) fits: what no order of attempts can beat."""
     quotas = s["cqs"]["a"]["quotas"]
     groups: dict[tuple[str, ...], list[str]] = {}
     for flavor, resources in quotas.items():
@@ -278,6 +294,9 @@ def _brute_force_fits(s: dict[str, Any]) -> bool:
             if s["taints"][flavor] and flavor not in ps["tolerates"]:
                 ok = False
                 break
+            if not kueue_reference.selector_matches(s, ps, flavor):
+                ok = False
+                break
             for r in resources:
                 used[(flavor, r)] = used.get((flavor, r), 0) + ps["per_pod"][r] * ps["count"]
         if ok and all(v <= _reference_potential(s["cqs"], s["cohorts"], "a", fr) for fr, v in used.items()):
@@ -285,14 +304,21 @@ def _brute_force_fits(s: dict[str, Any]) -> bool:
     return False
 
 
-def _webhook_fits(s: dict[str, Any]) -> bool:
-    """The webhook's answer; each tainted flavor has its own taint key, tolerated per PodSet."""
-    queue = compile_queues(_policy(s["cqs"], s["cohorts"]))["a"]
-    flavors = {
-        f: Flavor(f, taints=({"key": f"t-{f}", "effect": "NoSchedule"},) if t else ())
+def _scenario_policy(s: dict[str, Any]) -> PolicyDocument:
+    data = _policy(s["cqs"], s["cohorts"]).model_dump(by_alias=True, mode="json")
+    data["clusterQueues"]["a"]["flavorFungibility"] = {"whenCanBorrow": s["when_can_borrow"]}
+    data["resourceFlavors"] = {
+        f: {
+            "nodeLabels": s["labels"].get(f, {}),
+            "nodeTaints": [{"key": f"t-{f}", "effect": "NoSchedule"}] if t else [],
+        }
         for f, t in s["taints"].items()
     }
-    demands = [
+    return parse_policy(data)
+
+
+def _scenario_demands(s: dict[str, Any]) -> list[Demand]:
+    return [
         Demand(
             name=ps["name"],
             count=ps["count"],
@@ -300,18 +326,66 @@ def _webhook_fits(s: dict[str, Any]) -> bool:
                 r: v * ps["count"] * (1000 if r == "cpu" else 1) for r, v in ps["per_pod"].items() if v
             },
             pod_spec={
-                "tolerations": [{"key": f"t-{f}", "operator": "Exists"} for f in sorted(ps["tolerates"])]
+                "tolerations": [{"key": f"t-{f}", "operator": "Exists"} for f in sorted(ps["tolerates"])],
+                "nodeSelector": ps["selector"],
             },
         )
         for ps in s["pod_sets"]
     ]
-    return not check_capacity(demands, queue, flavors)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def _webhook(s: dict[str, Any]) -> list[Shortfall]:
+    """The webhook's shortfalls (each tainted flavor has its own taint key, tolerated per PodSet)."""
+    policy = _scenario_policy(s)
+    return check_capacity(_scenario_demands(s), compile_queues(policy)["a"], compile_flavors(policy))
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
-def test_capacity_check_denies_exactly_the_workloads_no_flavor_assignment_admits(s: dict[str, Any]) -> None:
-    assert _webhook_fits(s) == _brute_force_fits(s)
+def test_capacity_check_denies_exactly_the_workloads_kueue_never_admits_in_an_empty_cohort(
+    s: dict[str, Any],
+) -> None:
+    admitted, _ = kueue_reference.admitted_in_empty_cohort(s)
+    shortfalls = _webhook(s)
+    assert all(x.kind != "unmodelled" for x in shortfalls)
+    assert (not shortfalls) == admitted
+    # A denial says why: no assignment at all fits, or one does and Kueue's order of attempts never finds it.
+    if shortfalls:
+        kinds = {x.kind for x in shortfalls}
+        assert kinds == {"assigner"} if _brute_force_fits(s) else "assigner" not in kinds
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(s: dict[str, Any]) -> None:
+    assume(all(set(ps["per_pod"]) <= set(RESOURCES) or not ps["per_pod"].get("example.com/undeclared")
+               for ps in s["pod_sets"]))  # fmt: skip
+    policy = _scenario_policy(s)
+    attempts, complete = kueue_attempts(
+        _scenario_demands(s), compile_queues(policy)["a"], compile_flavors(policy)
+    )
+    _, expected = kueue_reference.admitted_in_empty_cohort(s)
+    assert complete
+    queue = compile_queues(policy)["a"]
+
+    def flavors_by_resource(a: Any) -> list[dict[str, str]]:
+        return [
+            {
+                r: f
+                for g, f in zip(queue.groups, row, strict=True)
+                if f
+                for r in g.resources
+                if ps["per_pod"].get(r)
+            }
+            for ps, row in zip(s["pod_sets"], a.flavors, strict=False)
+        ]
+
+    got = [
+        flavors_by_resource(a) if a.failed < 0 else (s["pod_sets"][a.failed]["name"], sorted(a.reasons))
+        for a in attempts
+    ]
+    want = [e["flavors"] if e["admitted"] else (e["pod_set"], sorted(e["reasons"])) for e in expected]
+    assert got == want
 
 
 @settings(max_examples=200, deadline=None)
@@ -324,11 +398,149 @@ def test_potential_available_matches_the_reference_pools(s: dict[str, Any]) -> N
         )
 
 
-def test_search_gives_up_conservatively_when_the_budget_is_spent() -> None:
+@settings(max_examples=200, deadline=None)
+@given(scenarios())
+def test_borrowing_level_matches_the_reference_subtree_heights(s: dict[str, Any]) -> None:
+    queue = compile_queues(_policy(s["cqs"], s["cohorts"]))["a"]
+    tree = kueue_reference.Tree(s)
+    for fr, path in queue.borrow_paths.items():
+        scale = 1000 if fr[1] == "cpu" else 1
+        for amount in range(0, 30):
+            assert (
+                path.level(amount * scale) == tree.height_of_lowest_subtree_that_fits("cq:a", fr, amount)[0]
+            )
+
+
+def test_kueue_attempts_decide_when_the_exhaustive_search_spends_its_budget() -> None:
     policy = _policy({"a": {"quotas": {"f0": {"cpu": q(1)}, "f1": {"cpu": q(1)}}}})
     queue = compile_queues(policy)["a"]
     demands = [
         Demand(f"p{i}", 1, {"cpu": 1000}, {}) for i in range(3)
     ]  # 3 × 1 cpu, 2 cpu in total: never fits
     assert check_capacity(demands, queue, {}, budget=10_000)[0].kind == "workload"
-    assert check_capacity(demands, queue, {}, budget=1) == []
+    [shortfall] = check_capacity(demands, queue, {}, budget=1)
+    assert shortfall.kind == "assigner"
+    assert shortfall.detail.startswith("Kueue assigns flavors PodSet by PodSet")
+    assert (
+        "couldn't assign flavors to pod set p2: insufficient quota for cpu in flavor f0" in shortfall.detail
+    )
+
+
+# --- the greedy order, example by example (issue #25) ---------------------------------------------------------
+
+SPOT_POLICY = {
+    "stack": "t",
+    "clusterQueues": {
+        "a": {
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {"name": "default-flavor", "resources": {"cpu": {"nominalQuota": "5"}}},
+                        {"name": "spot", "resources": {"cpu": {"nominalQuota": "16"}}},
+                    ],
+                }
+            ]
+        }
+    },
+    "resourceFlavors": {"spot": {"nodeTaints": [{"key": "spot", "value": "true", "effect": "NoSchedule"}]}},
+}
+TOLERATES_SPOT = {"tolerations": [{"key": "spot", "operator": "Exists"}]}
+
+
+def _spot_check(head_spec: dict[str, Any]) -> tuple[list[Shortfall], list[Any]]:
+    policy = parse_policy(SPOT_POLICY)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    demands = [
+        Demand("head", 1, {"cpu": 2000}, head_spec),
+        Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT),
+        Demand("submitter", 1, {"cpu": 500}, {}),
+    ]
+    return check_capacity(demands, queue, flavors), kueue_attempts(demands, queue, flavors)[0]
+
+
+def test_a_rayjob_whose_workers_take_the_only_flavor_its_submitter_fits_is_refused_with_kueues_reasons() -> (
+    None
+):
+    shortfalls, attempts = _spot_check({})
+    assert [a.failed for a in attempts] == [
+        2,
+        0,
+    ]  # the submitter, then (resuming after default-flavor) the head
+    [shortfall] = shortfalls
+    assert shortfall.kind == "assigner"
+    assert (
+        "couldn't assign flavors to pod set submitter: insufficient quota for cpu in flavor default-flavor, "
+        "previously considered podsets requests (5) + current podset request (500m) > maximum capacity (5), "
+        "untolerated taint spot=true:NoSchedule in flavor spot" in shortfall.detail
+    )
+    assert (
+        "couldn't assign flavors to pod set head: untolerated taint spot=true:NoSchedule in flavor spot"
+        in shortfall.detail
+    )
+
+
+def test_a_workload_kueue_admits_on_the_retry_is_allowed() -> None:
+    shortfalls, attempts = _spot_check(TOLERATES_SPOT)  # the head may move to spot: the retry admits
+    assert shortfalls == []
+    assert [a.failed for a in attempts] == [2, -1]
+    assert attempts[-1].flavors == (("spot",), ("spot",), ("default-flavor",))
+
+
+def test_try_next_flavor_when_borrowing_takes_a_later_flavor_that_fits_without_borrowing() -> None:
+    policy = _policy(
+        {
+            "a": {"cohort": "c", "quotas": {"f0": {"cpu": q(1)}, "f1": {"cpu": q(4)}}},
+            "b": {"cohort": "c", "quotas": {"f0": {"cpu": q(4)}, "f1": {"cpu": q(0)}}},
+        }
+    )
+    data = policy.model_dump(by_alias=True, mode="json")
+    demands = [Demand("big", 1, {"cpu": 3000}, {}), Demand("small", 1, {"cpu": 2000}, {})]
+    picks = []
+    for when in ("MayStopSearch", "TryNextFlavor"):
+        data["clusterQueues"]["a"]["flavorFungibility"] = {"whenCanBorrow": when}
+        queue = compile_queues(parse_policy(data))["a"]
+        [attempt] = kueue_attempts(demands, queue, {})[0]
+        picks.append(attempt.flavors)
+    assert picks == [(("f0",), ("f0",)), (("f1",), ("f0",))]  # f0 needs borrowing beyond 1 cpu
+
+
+def test_partial_admission_makes_a_dead_end_a_warning_not_a_denial() -> None:
+    policy = parse_policy(SPOT_POLICY)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    demands = [
+        Demand("head", 1, {"cpu": 2000}, {}),
+        Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT, partial=True),
+        Demand("submitter", 1, {"cpu": 500}, {}),
+    ]
+    [shortfall] = check_capacity(demands, queue, flavors)
+    assert shortfall.kind == "unmodelled"
+    assert "with partial admission (minCount) its retries are not modelled exactly" in shortfall.detail
+
+
+def test_a_sequence_longer_than_the_attempt_budget_is_not_complete() -> None:
+    policy = parse_policy(SPOT_POLICY)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    demands = [
+        Demand("head", 1, {"cpu": 2000}, {}),
+        Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT),
+        Demand("submitter", 1, {"cpu": 500}, {}),
+    ]
+    assert kueue_attempts(demands, queue, flavors, budget=1) == (
+        kueue_attempts(demands, queue, flavors)[0][:1],
+        False,
+    )
+
+
+def test_without_the_flavor_fungibility_gate_kueue_never_resumes_so_the_retry_admits_nothing() -> None:
+    data = {**SPOT_POLICY, "kueue": {"featureGates": {"FlavorFungibility": False}}}
+    policy = parse_policy(data)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    demands = [
+        Demand("head", 1, {"cpu": 2000}, TOLERATES_SPOT),
+        Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT),
+        Demand("submitter", 1, {"cpu": 500}, {}),
+    ]
+    [shortfall] = check_capacity(demands, queue, flavors)  # with the gate (the default) the retry admits it
+    assert shortfall.kind == "assigner"
+    assert [a.failed for a in kueue_attempts(demands, queue, flavors)[0]] == [2]

@@ -8,16 +8,18 @@ prints what :func:`render_policy` returns. No Pulumi here.
 
 from __future__ import annotations
 
-from batchplane.config.kueue import ResourceGroup
-from batchplane.config.operators import kueue_frameworks
+from batchplane.config.kueue import FlavorFungibility, ResourceGroup
+from batchplane.config.operators import helm_flag_feature_gates, kueue_frameworks
 from batchplane.config.rules import tenant_namespaces
 from batchplane.config.webhook import WorkloadLimits, is_system_namespace
 from batchplane.stack.load import Stack
 from batchplane.webhook.policy import (
+    DECISION_FEATURE_GATES,
     AdmissionCheckPolicy,
     AdmissionCheckUse,
     ClusterQueuePolicy,
     CohortPolicy,
+    FlavorFungibilityPolicy,
     FlavorPolicy,
     FlavorQuotasPolicy,
     KueueSettings,
@@ -136,6 +138,7 @@ def render_policy(stack: Stack) -> PolicyDocument:
                     for a in cq.obj.admission_checks
                 ],
                 stop_policy=cq.obj.stop_policy,
+                flavor_fungibility=_fungibility(cq.obj.flavor_fungibility),
             )
             for cq in k.cluster_queues
         },
@@ -179,7 +182,22 @@ def _kueue_settings(stack: Stack) -> KueueSettings:
     if ops is None or not ops.kueue.enabled:
         return KueueSettings()
     resources = ops.kueue.configuration.resources
+    gates = dict(ops.kueue.configuration.feature_gates)
+    for flag in helm_flag_feature_gates(ops.kueue.values):
+        if (
+            isinstance(flag, dict)
+            and isinstance(flag.get("name"), str)
+            and isinstance(flag.get("enabled"), bool)
+        ):
+            gates[flag["name"]] = flag["enabled"]
     return KueueSettings(
         resources={} if resources is None else resources.model_dump(by_alias=True, exclude_none=True),
         frameworks=kueue_frameworks(ops),
+        feature_gates={n: v for n, v in sorted(gates.items()) if n in DECISION_FEATURE_GATES},
     )
+
+
+def _fungibility(ff: FlavorFungibility | None) -> FlavorFungibilityPolicy | None:
+    if ff is None:
+        return None
+    return FlavorFungibilityPolicy.model_validate(ff.model_dump(exclude_none=True))
