@@ -25,7 +25,7 @@ CLUSTER_CA = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nbatchplane-offline-mock\n-----END CERTIFICATE-----\n"
 ).decode()
 #: The GKE version the mocked ``getEngineVersions`` reports for every channel.
-GKE_VERSION = "1.33.5-gke.1080000"
+GKE_VERSION = "1.35.2-gke.1485000"
 #: The GCP project reported when config has no ``gcp:project``.
 DEFAULT_GCP_PROJECT = "offline-project"
 _MOCK_PEM = "-----BEGIN {}-----\nbatchplane-offline-mock\n-----END {}-----\n"

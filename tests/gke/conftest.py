@@ -17,7 +17,7 @@ def gke_config() -> dict[str, Any]:
         "batchplane:target": {
             "kind": "gke",
             "region": "us-central1",
-            "minMasterVersion": "1.33",
+            "minMasterVersion": "1.35",
             "gpuPools": [
                 {
                     "name": "l4",

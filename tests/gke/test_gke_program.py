@@ -31,7 +31,7 @@ MODES_CONFIG: dict[str, Any] = {
     "batchplane:target": {
         "kind": "gke",
         "region": "us-central1",
-        "minMasterVersion": "1.33",
+        "minMasterVersion": "1.35",
         "project": "proj-1",
         "gpuPools": [
             {
@@ -269,7 +269,7 @@ def test_dev_cluster_removes_the_default_pool_without_deletion_protection(modes_
         "deletionProtection": False,
         "initialNodeCount": 1,
         "location": "us-central1",
-        "minMasterVersion": "1.33",
+        "minMasterVersion": "1.35",
         "name": "batchplane",
         "project": "proj-1",
         "releaseChannel": {"channel": "REGULAR"},

@@ -221,15 +221,15 @@ def test_more_gpus_per_node_than_the_zone_lets_a_vm_have_is_a_blocker() -> None:
 
 
 def test_a_version_not_in_the_channel_and_a_channel_default_below_the_floor_are_blockers() -> None:
-    report, _ = run(template("gke-dev"), "gcp/blockers/version-invalid.json")
+    pinned = template("gke-dev")
+    target = pinned.config.target.model_copy(update={"min_master_version": "1.33"})
+    stack = Stack(pinned.name, pinned.config.model_copy(update={"target": target}), pinned.kueue)
+    report, _ = run(stack, "gcp/blockers/version-invalid.json")
     [finding] = report.blockers
     assert finding.path == "batchplane:target.minMasterVersion"
     assert '"1.33" is not a valid version of the REGULAR channel' in finding.message
     assert "1.34.1-gke.1829001" in finding.message
-    no_version = template("gke-dev")
-    target = no_version.config.target.model_copy(update={"min_master_version": None})
-    stack = Stack(no_version.name, no_version.config.model_copy(update={"target": target}), no_version.kueue)
-    report, _ = run(stack, "gcp/blockers/version-invalid.json")
+    report, _ = run(template("gke-dev"), "gcp/blockers/version-invalid.json")  # the template pins no version
     [finding] = report.blockers
     assert finding.path == "batchplane:target.releaseChannel"
     assert "1.32.1-gke.1000" in finding.message and "below 1.32.2-gke.1652000" in finding.message

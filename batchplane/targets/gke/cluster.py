@@ -18,8 +18,9 @@ configured by the ``gcp:project`` / ``gcp:region`` stack config).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pulumi
@@ -35,6 +36,7 @@ from batchplane.targets.gke.resources import (
     system_pool_args,
     workload_pool,
 )
+from batchplane.targets.gke.versions import EngineVersions, deploy_version_problems
 
 TYPE_TOKEN = "batchplane:gke:GkeCluster"
 
@@ -62,6 +64,11 @@ class GkeClusterArgs:
     """Private nodes' Cloud Router, Cloud NAT and control-plane → webhook firewall rule keyword arguments
     (:func:`~batchplane.targets.gke.network.private_network_args`); every node pool waits for them, so no
     image pull or webhook call happens before the way out and the way in exist. Defaults to none."""
+    version_check: Callable[[EngineVersions], list[str]] | None = None
+    """Checked against the versions the cluster's location offers when ``pulumi up`` runs (pulumi-gcp's
+    ``gcp.container.get_engine_versions``): each returned message is a reason the cluster cannot be created, and
+    the program stops with all of them before anything is created
+    (:func:`~batchplane.targets.gke.versions.deploy_version_problems` for a target). Defaults to none."""
 
     @classmethod
     def from_target(
@@ -87,6 +94,7 @@ class GkeClusterArgs:
             gpu_pools=[node_pool_args(target, pool) for pool in target.gpu_pools],
             workload_identity=target.workload_identity,
             network=private_network_args(target, list(webhook_ports)),
+            version_check=partial(deploy_version_problems, target),
         )
 
 
@@ -119,6 +127,8 @@ class GkeCluster(pulumi.ComponentResource):
             cluster_kwargs["workload_identity_config"] = {
                 "workload_pool": pulumi.Output.from_input(project).apply(workload_pool)
             }
+        if args.version_check is not None:
+            cluster_kwargs["min_master_version"] = self._checked_version(cluster_kwargs, args.version_check)
         self.cluster = gcp.container.Cluster(f"{name}-cluster", **cluster_kwargs, opts=child)
         self.network: list[pulumi.Resource] = []
         network = args.network
@@ -149,3 +159,31 @@ class GkeCluster(pulumi.ComponentResource):
         self.register_outputs(
             {"kubeconfig": self.kubeconfig, "name": self.cluster.name, "endpoint": self.cluster.endpoint}
         )
+
+    def _checked_version(
+        self, cluster_kwargs: dict[str, Any], check: Callable[[EngineVersions], list[str]]
+    ) -> pulumi.Output[Any]:
+        """``min_master_version`` (as configured, or none) once the location's versions pass ``check``; the
+        cluster waits for it, so a failed check stops ``pulumi up`` (and ``pulumi preview``) before it is created."""
+        versions = gcp.container.get_engine_versions_output(
+            location=cluster_kwargs.get("location"),
+            project=cluster_kwargs.get("project"),
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        configured = cluster_kwargs.get("min_master_version")
+
+        def checked(result: Any) -> Any:
+            problems = check(EngineVersions.from_result(result))
+            if problems:
+                raise VersionUnavailableError(problems)
+            return configured
+
+        return versions.apply(checked)
+
+
+class VersionUnavailableError(ValueError):
+    """The GKE versions the location offers cannot create the cluster as configured; ``problems`` names each key."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems

@@ -305,8 +305,9 @@ class GkeTarget(ConfigModel):
     min_master_version: GkeVersion | None = None
     """Minimum control-plane version (``min_master_version``), a full version
     (``1.32.2-gke.1652000``) or a prefix (``1.33``: the newest 1.33 patch). Checked against the pool
-    modes' floors (queued: 1.31.1, flex-start: 1.32.2-gke.1652000). Defaults to none (the channel's
-    default version; a warning says the floor cannot be checked at plan time)."""
+    modes' floors (queued: 1.31.1, flex-start: 1.32.2-gke.1652000) here, and against what the location's channel
+    offers when ``pulumi up`` runs. Defaults to none: the channel's default version, checked against the floors at
+    deploy time — versions leave a channel within months, so a template that pins one stops working."""
     deletion_protection: bool | None = None
     """``deletion_protection``. Defaults to true when ``environment`` is ``production``, else false;
     must be true in production."""
@@ -468,16 +469,8 @@ def _check_version(target: GkeTarget, base: str, out: list[ConfigIssue]) -> None
         return
     version, why = floor
     path = f"{base}.minMasterVersion"
-    if target.min_master_version is None:
-        out.append(
-            ConfigIssue(
-                path,
-                f"not set: the {target.release_channel} channel's default version must be at least "
-                f"{version}, {why}; set minMasterVersion to check it at plan time",
-                "warning",
-            )
-        )
-        return
+    if target.min_master_version is None:  # the channel's default is checked when `pulumi up` runs
+        return  # (batchplane.targets.gke.versions.deploy_version_problems)
     have = parse_gke_version(target.min_master_version)
     need = parse_gke_version(version)
     if have is not None and need is not None and have < need:
