@@ -84,7 +84,6 @@ class CertificateReloader:
         self.metrics = metrics
         self.interval = interval
         self._seen = self._fingerprint()
-        self._loaded = self._seen
         self.not_after = _not_after(cert_file)
 
     def _fingerprint(self) -> bytes | None:
@@ -115,7 +114,6 @@ class CertificateReloader:
             if self.metrics is not None:
                 self.metrics.certificate_reloads.labels("error").inc()
             return False
-        self._loaded = current
         self.not_after = _not_after(self.cert_file)
         log.info("serving certificate reloaded from %s", self.cert_file)
         if self.metrics is not None:
