@@ -1,7 +1,7 @@
 """BatchCluster: one cluster of a stack, brought up in order — cluster → provider → operators → Kueue → webhook.
 
-The component a Pulumi program instantiates once per cluster (``__main__.py`` once today; a MultiKueue
-manager and each worker under issue #13). Given a validated :class:`~batchplane.stack.Stack`, it declares:
+The component a Pulumi program instantiates once per cluster (``__main__.py``: one for the stack's cluster,
+the MultiKueue manager when there are workers, and one per declared MultiKueue worker). Given a validated :class:`~batchplane.stack.Stack`, it declares:
 
 1. **the cluster** — on GKE a :class:`~batchplane.targets.gke.cluster.GkeCluster` (``<name>-gke``: cluster,
    system and GPU pools, and for private nodes the Cloud Router, NAT and webhook firewall rule); other

@@ -1,6 +1,7 @@
 """Operators: stage 2 on kind / existing / GKE clusters, installed in order and gated on real readiness.
 
-Order (each step ``depends_on`` the previous ones; shared/docs/landscape.md §5 "install ordering"):
+Order (each step ``depends_on`` the previous ones; the order Kueue's own e2e setup installs in,
+``hack/testing/e2e-common.sh`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2):
 
 1. cert-manager (Helm, ``crds.enabled``);
 2. job-operator CRDs and operators: KubeRay CRDs (kustomize, server-side apply, pinned tag) → KubeRay

@@ -1,6 +1,6 @@
 """``batchplane:operators`` → the installs of stage 2, with pinned charts, sources and Helm values.
 
-Sources (shared/docs/kueue-api.md §1, platforms.md §5):
+Sources (each project's install docs at the pinned tag):
 
 * cert-manager: chart ``oci://quay.io/jetstack/charts/cert-manager``, ``crds.enabled=true``;
 * KubeRay: CRDs from ``ray-operator/config/crd`` at the release tag (applied server-side, so an upgrade
@@ -37,7 +37,8 @@ TRAINER_CHART = "oci://ghcr.io/kubeflow/charts/kubeflow-trainer"
 KUEUE_RELEASE_NAME = "kueue"
 """Helm release name of Kueue; the chart's fullname, hence its Service names, derive from it."""
 KUEUE_WEBHOOK_SERVICE = f"{KUEUE_RELEASE_NAME}-webhook-service"
-"""Kueue's webhook Service (``<fullname>-webhook-service``, kueue-api.md §2.1)."""
+"""Kueue's webhook Service (``<fullname>-webhook-service``:
+``charts/kueue/templates/webhook/`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2)."""
 
 
 def kuberay_crds_source(version: str) -> str:

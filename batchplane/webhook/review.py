@@ -1,8 +1,8 @@
 """Typed ``admission.k8s.io/v1`` AdmissionReview: parsing requests, building responses.
 
 The wire shapes are :class:`typing.TypedDict`s (as kopf's ``reviews.py`` does); :func:`parse_review`
-checks the envelope by hand — cheaper than a pydantic model on the hot path (shared/docs/offline-pulumi.md:
-FastAPI with a pydantic request model served about half the requests of raw Starlette) — and returns
+checks the envelope by hand — cheaper than a pydantic model on the hot path (measured with ``wrk`` over
+TLS keep-alive: FastAPI with a pydantic request model served about half the requests of raw Starlette) — and returns
 a frozen :class:`AdmissionRequest`. :func:`build_response` echoes ``apiVersion``, ``kind`` and the
 request ``uid``, and sends a patch base64-encoded with ``patchType: JSONPatch``
 (https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response).

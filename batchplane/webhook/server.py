@@ -152,7 +152,7 @@ class _HttpToolsProtocol(HttpToolsProtocol):
     (``exc is None``). A TLS client that closes without ``close_notify``, or a reset connection, leaves the
     timer armed — and its bound method keeps the protocol, transport, TLS buffers and request cycle alive for
     the whole keep-alive period (:data:`KEEP_ALIVE_SECONDS`): the server's RSS grew ~37 KiB per closed
-    connection (issue #14; the same upstream behaviour is described in Soju06/codex-lb#2041).
+    connection (the same upstream behaviour is described in https://github.com/Soju06/codex-lb/issues/2041).
     """
 
     def connection_lost(self, exc: Exception | None) -> None:
