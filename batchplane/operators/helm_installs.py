@@ -23,7 +23,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from batchplane.operators.helm_operator import HelmOperator, HelmOperatorArgs
-from batchplane.operators.installs import HelmInstall, InstallPlan, ManifestInstall
+from batchplane.operators.installs import HelmInstall, ManifestInstall, OperatorInstalls
 from batchplane.operators.readiness_gate import ReadinessGate, ReadinessGateArgs
 
 TYPE_TOKEN = "batchplane:operators:Operators"
@@ -32,8 +32,8 @@ TYPE_TOKEN = "batchplane:operators:Operators"
 class OperatorsArgs(TypedDict):
     """Inputs of :class:`Operators`."""
 
-    plan: InstallPlan
-    """Required. The installs, from :func:`batchplane.operators.install_plan`."""
+    plan: OperatorInstalls
+    """Required. The installs, from :func:`batchplane.operators.operator_installs`."""
     context: pulumi.Input[str | None]
     """Required (``None`` = current context). The Kubernetes provider's kubeconfig context, for the gate."""
     kubeconfig: NotRequired[pulumi.Input[str | None]]

@@ -121,7 +121,7 @@ class WebhookGateSpec:
 
 
 @dataclass(frozen=True)
-class InstallPlan:
+class OperatorInstalls:
     """Every install of stage 2, ``None`` where not installed. Declared in this order:
     cert-manager → KubeRay CRDs → KubeRay → training → Kueue → webhook gate → AppWrapper.
 
@@ -254,7 +254,9 @@ def _drop_empty(value: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in value.items() if v not in ({}, [])}
 
 
-def install_plan(ops: OperatorsConfig, host: OperatorHost, tenant_namespaces: Sequence[str]) -> InstallPlan:
+def operator_installs(
+    ops: OperatorsConfig, host: OperatorHost, tenant_namespaces: Sequence[str]
+) -> OperatorInstalls:
     """Turn a validated ``batchplane:operators`` section into the installs of stage 2.
 
     Args:
@@ -347,6 +349,6 @@ def install_plan(ops: OperatorsConfig, host: OperatorHost, tenant_namespaces: Se
         if aw.enabled
         else None
     )
-    return InstallPlan(
+    return OperatorInstalls(
         cert_manager, kuberay_crds, kuberay, training, kueue, gate, appwrapper, frameworks, configuration
     )
