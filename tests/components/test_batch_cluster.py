@@ -75,11 +75,11 @@ def test_each_cluster_reaches_its_own_context_through_its_own_provider(two_clust
 
 
 def test_a_gke_cluster_registers_its_name_endpoint_and_kubeconfig_as_a_secret() -> None:
-    from batchplane.offline import load_stack_file
+    from batchplane.offline import read_stack_file
     from tests.conftest import STACKS_DIR
 
     run = run_program(
-        REPO_ROOT, "gke-dev", load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"), preview=False
+        REPO_ROOT, "gke-dev", read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"), preview=False
     )
     cluster = run.get("batchplane:cluster:BatchCluster", "batchplane")
     gke = run.get("gcp:container/cluster:Cluster", "gke-cluster")
