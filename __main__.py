@@ -12,7 +12,7 @@ import pulumi
 from batchplane.components.batch_cluster import BatchCluster, BatchClusterArgs
 from batchplane.components.quota_webhook.manifests import deployment_problems
 from batchplane.errors import ConfigValidationError
-from batchplane.multikueue.config import MANAGER_CLUSTER
+from batchplane.multikueue.config import PRIMARY_CLUSTER
 from batchplane.stack import load_stack
 from batchplane.stack.pulumi_source import pulumi_config_map
 
@@ -46,7 +46,7 @@ workers = {
 # the names and (through aliases) the URNs that stacks deployed before BatchCluster existed have, so `pulumi up`
 # on them replaces nothing.
 cluster = BatchCluster(
-    MANAGER_CLUSTER,
+    PRIMARY_CLUSTER,
     BatchClusterArgs(
         stack=stack,
         project_dir=project_dir,

@@ -14,7 +14,8 @@ hand-written ones:
 * :func:`attach_pool_flavors` adds a ResourceFlavor for every pool that has no hand-written one;
 * :func:`wire_provisioning` gives every ClusterQueue flavor backed by a queued pool a
   ProvisioningRequest AdmissionCheck (Kueue's ``kueue.x-k8s.io/provisioning-request`` controller,
-  shared/docs/kueue-api.md §3.4–3.5), unless the queue already has one covering that flavor;
+  ``apis/kueue/v1beta2/provisioningrequestconfig_types.go`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2),
+  unless the queue already has one covering that flavor;
 * :func:`check_pool_flavors`, :func:`check_provisioning` and :func:`check_capacity` report flavors
   that disagree with their pool, provisioning checks that cannot work, and quota that nodes can never
   back (or that leaves most of a pool unused).
@@ -171,7 +172,8 @@ def derived_flavor(pool: BackedPool) -> ResourceFlavor:
     """The ResourceFlavor for a pool: nodeLabels = the pool's selector, one toleration per taint.
 
     Kueue injects nodeLabels as a nodeSelector and the tolerations into admitted pods
-    (shared/docs/kueue-api.md §3.3), so admitted pods land on the pool's nodes and only there.
+    (https://kueue.sigs.k8s.io/docs/concepts/resource_flavor/), so admitted pods land on the pool's nodes
+    and only there.
     """
     key, value = pool.selector
     return ResourceFlavor(

@@ -5,7 +5,7 @@ Every value is first matched against the exact pattern the Kueue v0.19.2 CRDs us
 text, then parsed exactly to a :class:`~decimal.Decimal` in base units (CPU cores, memory bytes, device
 counts). The parser is our own, not the kubernetes client's ``parse_quantity``: that one is lenient
 (``"1K"``, ``"1 Gi"``), rounds to 28 digits, and importing the client costs the webhook process tens of
-thousands of heap objects (issue #14).
+thousands of heap objects.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from batchplane.offline import load_stack_file, run_program  # noqa: E402
+from batchplane.offline import read_stack_file, run_program  # noqa: E402
 from batchplane.stack import load_stack  # noqa: E402
 
 
@@ -82,11 +82,11 @@ def timed(label: str, config: dict[str, Any], stack: str) -> None:
 
 def main() -> None:
     warm = time.perf_counter()
-    run_program(REPO, "kind", load_stack_file(REPO / "stacks" / "Pulumi.kind.yaml"))
+    run_program(REPO, "kind", read_stack_file(REPO / "stacks" / "Pulumi.kind.yaml"))
     print(f"first preview (kind, includes SDK imports): {time.perf_counter() - warm:.2f} s")
     for path in sorted((REPO / "stacks").glob("Pulumi.*.yaml")):
         name = path.name[len("Pulumi.") : -len(".yaml")]
-        timed(f"template {name}", load_stack_file(path), name)
+        timed(f"template {name}", read_stack_file(path), name)
     timed("generated: 1000 LocalQueues", generated(1000), "gen-1000-lq")
     timed("generated: 1000 teams (shorthand)", generated_teams(1000), "gen-1000-teams")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")

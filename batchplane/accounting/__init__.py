@@ -3,8 +3,8 @@
 Pure Python (no Pulumi, no cluster). Mirrors Kueue v0.19.2 step by step — PodSet extraction per
 integration, RuntimeClass overhead, LimitRange defaults, limits as missing requests,
 ``PodRequests`` (init containers, sidecars, pod-level resources, overhead), the Configuration's
-``excludeResourcePrefixes``/``transformations`` and Kueue's integer rounding. The rules and their
-upstream sources are in ``shared/docs/kueue-accounting.md``.
+``excludeResourcePrefixes``/``transformations`` and Kueue's integer rounding. Each module cites the
+Kueue v0.19.2 files (https://github.com/kubernetes-sigs/kueue/tree/v0.19.2) it transcribes.
 
 Example::
 

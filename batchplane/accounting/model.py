@@ -103,7 +103,7 @@ class PodSetRequests:
     """One Kueue PodSet with the requests of one of its pods.
 
     Read-only by convention (slotted rather than frozen: one is built per PodSet of every admission review,
-    and a frozen dataclass costs four times as much to construct — issue #14).
+    and a frozen dataclass costs four times as much to construct).
 
     Attributes:
         name: the PodSet name exactly as Kueue writes it into ``Workload.spec.podSets[].name``

@@ -1,6 +1,6 @@
 """Requests of one pod of a PodSet, computed exactly as Kueue v0.19.2 does.
 
-The steps, in Kueue's order (see ``shared/docs/kueue-accounting.md`` §1):
+The steps, in Kueue's order (https://github.com/kubernetes-sigs/kueue/tree/v0.19.2, files cited per step):
 
 1. RuntimeClass overhead (``pkg/workload/resources.go:57-73``): when the template names a
    ``runtimeClassName`` and has no ``overhead``, the RuntimeClass's ``overhead.podFixed`` is used.
@@ -273,7 +273,7 @@ def stored_pod_requests(template: Mapping[str, Any], path: str, context: PodCont
     input, errors included. The common case — no LimitRange defaults, RuntimeClass overheads or
     ``transformations`` in ``context``, a template of plain dicts and lists, every quantity a string or an
     integer that is a whole number of nano-units — is computed on Python integers in nano-units (exact, like
-    the Decimal path, and several times faster: issue #14); anything else goes through :func:`pod_requests`.
+    the Decimal path, and several times faster); anything else goes through :func:`pod_requests`.
 
     Raises:
         FieldError: as :func:`pod_requests`.

@@ -3,8 +3,8 @@
 Each ``*_pod_sets`` function takes a job object as a plain mapping (a parsed manifest), applies the
 API-server defaults Kueue would see (e.g. RayCluster worker ``replicas`` → 0, RayJob
 ``submissionMode`` → ``K8sJobMode``, Job ``parallelism`` → 1) and returns :class:`RawPodSet`\\ s in
-Kueue's order with Kueue's names. Sources are cited per function; the spec with line references is
-``shared/docs/kueue-accounting.md`` §2. Problems raise :class:`~batchplane.accounting.model.FieldError`
+Kueue's order with Kueue's names. Sources are cited per function (file and lines at
+https://github.com/kubernetes-sigs/kueue/tree/v0.19.2). Problems raise :class:`~batchplane.accounting.model.FieldError`
 naming the field.
 """
 
@@ -52,7 +52,7 @@ TRAINJOB_ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 @dataclass(slots=True)
 class RawPodSet:
     """A PodSet before its per-pod requests are computed (read-only by convention: slotted, not frozen, as it is
-    built on every admission review and a frozen dataclass costs four times as much to construct — issue #14).
+    built on every admission review and a frozen dataclass costs four times as much to construct).
 
     Attributes:
         name: Kueue's PodSet name (lower-cased).
@@ -749,7 +749,8 @@ def _list(obj: Mapping[str, Any], key: str, path: str) -> Sequence[Any]:
 
 def _template(obj: Mapping[str, Any], key: str, path: str) -> dict[str, Any]:
     """The pod template at ``obj[key]``, which must be a mapping with a ``spec`` mapping — the object's own
-    (nothing is copied: issue #14); a caller that changes it takes a :func:`_writable` copy first."""
+    (nothing is copied, as this runs on every admission review); a caller that changes it takes a
+    :func:`_writable` copy first."""
     template = _mapping(obj, key, path)
     spec = template.get("spec")
     if spec is None:

@@ -166,7 +166,7 @@ def check(
 ) -> None:
     """Run the policy pack over a stack offline: exit 1 on a mandatory violation or an invalid config."""
     from batchplane.offline.stackfile import encode_config, read_project
-    from batchplane.offline.stackfile import load_stack_file as read_config
+    from batchplane.offline.stackfile import read_stack_file as read_config
     from batchplane.policyrun import PolicyConfigError, PolicyRunError, load_policy_config_file
     from batchplane.stack import load_stack_file
 

@@ -24,10 +24,6 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", "-c", help="Any stack config file (Pulumi.<stack>.yaml format)."),
 ]
-ProjectDirOption = Annotated[
-    Path,
-    typer.Option("--project-dir", help="The Pulumi project directory (holds Pulumi.yaml)."),
-]
 
 
 def project_root() -> Path:

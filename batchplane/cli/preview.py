@@ -36,7 +36,7 @@ from batchplane.cli.common import (
 from batchplane.errors import BatchplaneError
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import UNKNOWN, ProgramRun, RecordedResource, mask_secrets
-from batchplane.offline.stackfile import load_stack_file
+from batchplane.offline.stackfile import read_stack_file
 
 OptionalProjectDir = Annotated[
     Path | None,
@@ -67,7 +67,7 @@ def run_stack(
     name, path = resolve_stack_file(stack, config, root)
     try:
         with config_errors_exit():
-            run = run_program(root, name, load_stack_file(path), preview=preview)
+            run = run_program(root, name, read_stack_file(path), preview=preview)
     except BatchplaneError as exc:
         print(f"batchplane: {exc}", file=sys.stderr)
         raise typer.Exit(EXIT_FINDINGS) from None

@@ -1,7 +1,7 @@
 """BatchCluster: one cluster of a stack, brought up in order — cluster → provider → operators → Kueue → webhook.
 
-The component a Pulumi program instantiates once per cluster (``__main__.py`` once today; a MultiKueue
-manager and each worker under issue #13). Given a validated :class:`~batchplane.stack.Stack`, it declares:
+The component a Pulumi program instantiates once per cluster (``__main__.py``: one for the stack's cluster,
+the MultiKueue manager when there are workers, and one per declared MultiKueue worker). Given a validated :class:`~batchplane.stack.Stack`, it declares:
 
 1. **the cluster** — on GKE a :class:`~batchplane.targets.gke.cluster.GkeCluster` (``<name>-gke``: cluster,
    system and GPU pools, and for private nodes the Cloud Router, NAT and webhook firewall rule); other
@@ -78,7 +78,8 @@ class BatchClusterArgs:
     loaded :class:`~batchplane.stack.Stack` (``stack``) — and how the cluster is reached and wired.
 
     Raises:
-        ValueError: neither or both of ``stack`` and ``config`` given (when the component is built).
+        ValueError: neither or both of ``stack`` and ``config`` given, or a ``multikueue_kubeconfigs`` key that
+            names no declared worker (when the component is built).
     """
 
     config: StackConfig | None = None
@@ -120,17 +121,42 @@ class BatchClusterArgs:
         """The validated stack: ``stack``, or ``config`` validated with the loader's rules.
 
         Raises:
-            ValueError: neither or both of ``stack`` and ``config``.
+            ValueError: neither or both of ``stack`` and ``config``; a ``multikueue_kubeconfigs`` key that is not a
+                worker the stack's ``multiKueue`` section declares.
             ConfigValidationError: ``config`` breaks a rule (every error listed).
         """
-        if (self.stack is None) == (self.config is None):
+        if self.stack is not None and self.config is None:
+            stack = self.stack
+        elif self.config is not None and self.stack is None:
+            stack = load_stack_config(self.config, self.stack_name or name)
+        else:
             raise ValueError(
                 "BatchClusterArgs: give exactly one of config (typed models) and stack (a loaded Stack)"
             )
-        if self.stack is not None:
-            return self.stack
-        assert self.config is not None
-        return load_stack_config(self.config, self.stack_name or name)
+        self._check_multikueue_kubeconfigs(stack)
+        return stack
+
+    def _check_multikueue_kubeconfigs(self, stack: Stack) -> None:
+        """Every key of ``multikueue_kubeconfigs`` must be a worker the stack's ``multiKueue`` section declares.
+
+        Raises:
+            ValueError: the stack has no ``multiKueue`` section, or a key names no declared worker (all listed).
+        """
+        if not self.multikueue_kubeconfigs:
+            return
+        section = stack.config.multi_kueue
+        if section is None:
+            raise ValueError(
+                "BatchClusterArgs.multikueue_kubeconfigs: the stack declares no multiKueue section, so it has no "
+                f"workers (got {', '.join(sorted(self.multikueue_kubeconfigs))})"
+            )
+        declared = {worker.name for worker in section.workers}
+        unknown = sorted(set(self.multikueue_kubeconfigs) - declared)
+        if unknown:
+            raise ValueError(
+                f"BatchClusterArgs.multikueue_kubeconfigs: {', '.join(unknown)} not among the declared "
+                f"multiKueue.workers ({', '.join(sorted(declared)) or 'none'})"
+            )
 
 
 def kueue_namespace(stack: Stack) -> str:
@@ -250,7 +276,7 @@ class BatchCluster(pulumi.ComponentResource):
         before_queues = list(self.kueue_ready)
         section = stack.config.multi_kueue
         for worker, kubeconfig in args.multikueue_kubeconfigs.items():
-            assert section is not None, "multikueue_kubeconfigs needs a multiKueue section"
+            assert section is not None  # BatchClusterArgs.resolve checked every key names a declared worker
             declared = next(w for w in section.workers if w.name == worker)
             before_queues.append(
                 k8s.core.v1.Secret(

@@ -21,7 +21,7 @@ _MOVED_TO_STACK = frozenset(__all__)
 
 
 def __getattr__(name: str) -> object:
-    """Compatibility: the whole-stack API moved to :mod:`batchplane.stack` (issue #15); ``from batchplane.config
+    """Compatibility: the whole-stack API moved to :mod:`batchplane.stack`; ``from batchplane.config
     import load_stack`` keeps working, imported on first use so this package still imports nothing above it."""
     if name in _MOVED_TO_STACK:
         import batchplane.stack

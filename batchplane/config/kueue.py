@@ -1,8 +1,8 @@
 """The ``batchplane:kueue`` section: every Kueue object a stack declares, typed.
 
 Field names and meanings mirror the Kueue v0.19.2 API (``kueue.x-k8s.io/v1beta2``, the storage
-version; see ``apis/kueue/v1beta2/*_types.go`` and shared/docs/kueue-api.md §3). Per-field syntax
-(names, quantities, enums, list sizes) is checked here by pydantic; rules that span fields or
+version; see ``apis/kueue/v1beta2/*_types.go`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2).
+Per-field syntax (names, quantities, enums, list sizes) is checked here by pydantic; rules that span fields or
 objects (Kueue's CEL rules and validating webhooks, cross-references) live in
 :mod:`batchplane.config.rules`.
 """
@@ -406,7 +406,8 @@ class KueueConfig(ConfigModel):
     api_version: KueueApiVersion = KUEUE_V1BETA2
     """Emitted API version. Default ``kueue.x-k8s.io/v1beta2`` (storage version, Kueue ≥ 0.15 /
     Red Hat build of Kueue ≥ 1.3). ``v1beta1`` for older Kueue: ClusterQueue ``cohortName`` is
-    emitted as ``cohort``; everything else keeps its shape (shared/docs/kueue-api.md §3.10)."""
+    emitted as ``cohort``; everything else keeps its shape (the v0.19.2 CRDs serve both versions:
+    ``apis/kueue/v1beta1/clusterqueue_types.go`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2)."""
     named_default_queues: bool = False
     """When true, every namespace whose default LocalQueue (``default: true``) is not named
     ``default`` also gets a LocalQueue named ``default`` on the same ClusterQueue, so Kueue's own

@@ -1,6 +1,7 @@
 """The typed Kueue manager Configuration (``config.kueue.x-k8s.io/v1beta2``) and its feature gates.
 
-Mirrors ``apis/config/v1beta2/configuration_types.go`` of Kueue v0.19.2 (shared/docs/kueue-api.md §2.2)
+Mirrors ``apis/config/v1beta2/configuration_types.go`` of Kueue v0.19.2
+(https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/configuration_types.go)
 for the fields a platform sets: ``manageJobsWithoutQueueName``, ``managedJobsNamespaceSelector``,
 ``waitForPodsReady``, ``integrations``, ``fairSharing``, ``admissionFairSharing``, ``resources``,
 ``metrics``, ``featureGates`` and ``objectRetentionPolicies``. The fields Kueue's Helm chart fills
@@ -120,7 +121,8 @@ KUEUE_FEATURE_GATES: dict[str, dict[str, FeatureGate]] = {
     }
 }
 
-#: Gates removed before a release, with the Kueue version that removed them (kueue-api.md §2.3):
+#: Gates removed before a release, with the Kueue version that removed them (``pkg/features/kube_features.go``
+#: at https://github.com/kubernetes-sigs/kueue/tree/v0.14.0 and at v0.19.2):
 #: passing one makes the manager exit with ``unrecognized feature gate``.
 KUEUE_REMOVED_FEATURE_GATES: dict[str, tuple[str, str]] = {
     "ProvisioningACC": ("0.15", "ProvisioningRequest support is always on"),

@@ -3,7 +3,7 @@
 cert-manager, KubeRay (or the GKE-managed Ray add-on), Kueue with a typed manager Configuration,
 a Kubeflow training operator (Trainer v2 or the deprecated v1 Training Operator) and the optional
 AppWrapper controller. Every install is pinned to a version from an allow-list (the error lists the
-allowed ones; shared/docs/kueue-api.md §1), has typed options, and takes raw Helm ``values`` as an
+allowed ones; each project's release tags on GitHub), has typed options, and takes raw Helm ``values`` as an
 escape hatch (deep-merged last). OpenShift stacks install operators through OLM instead
 (:mod:`batchplane.targets.openshift.config`) and must not set this section.
 
@@ -33,7 +33,8 @@ from batchplane.errors import ConfigIssue
 # --- pinned versions (allow-lists) -------------------------------------------------------------
 
 CERT_MANAGER_VERSIONS: tuple[str, ...] = ("v1.21.1",)
-"""cert-manager chart versions (the chart version carries the ``v``; kueue-api.md §1)."""
+"""cert-manager chart versions (the chart version carries the ``v``:
+https://github.com/cert-manager/cert-manager/releases/tag/v1.21.1)."""
 KUBERAY_VERSIONS: tuple[str, ...] = ("1.7.0",)
 """``kuberay-operator`` chart versions (= KubeRay release without ``v``)."""
 KUEUE_VERSIONS: tuple[str, ...] = ("0.19.2",)
@@ -49,7 +50,8 @@ GKE_SYSTEM_NODE_TOLERATION = Toleration(
     key="components.gke.io/gke-managed-components", operator="Equal", value="true", effect="NoSchedule"
 )
 """The toleration Cluster Toolkit, xpk and accelerated-platforms give the Kueue controller so it can
-run on GKE system nodes (shared/docs/landscape.md §5)."""
+run on GKE system nodes (https://github.com/GoogleCloudPlatform/cluster-toolkit,
+https://github.com/AI-Hypercomputer/xpk, https://github.com/GoogleCloudPlatform/accelerated-platforms)."""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 Everything here runs on the *expanded* Kueue model (hand-written objects plus what the ``teams``
 shorthand generates), so both are held to the same rules. Each rule cites its upstream source:
-CEL rules are in the Kueue v0.19.2 CRDs (shared/crds/kueue/v0.19.2), webhook rules in Kueue's
-``pkg/webhooks/*_webhook.go`` (summarised in shared/docs/kueue-api.md §3). Every problem is
+CEL rules are in the Kueue v0.19.2 CRDs (``config/components/crd/bases/``), webhook rules in Kueue's
+``pkg/webhooks/*_webhook.go`` (both at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2). Every problem is
 collected; nothing stops at the first one.
 """
 

@@ -1,8 +1,8 @@
 """The ``batchplane:teams`` shorthand: one entry per team → namespace + LocalQueue + ClusterQueue.
 
 A pure expansion into the full Kueue model (the project-codeflare/mlbatch layout,
-shared/docs/landscape.md A5): every team gets a ClusterQueue named after it in one shared cohort,
-selecting only the team's namespace, and a default LocalQueue in that namespace. What the
+https://github.com/project-codeflare/mlbatch/tree/main/setup.k8s): every team gets a ClusterQueue named after it
+in one shared cohort, selecting only the team's namespace, and a default LocalQueue in that namespace. What the
 expansion produces is validated by exactly the same rules as hand-written objects.
 """
 

@@ -99,7 +99,7 @@ class WebhookImageBuild(ConfigModel):
     Registry repository the stack owns and runs it by digest; OpenShift pushes it to the cluster's internal registry
     and runs it by digest; kind loads it into the nodes.
 
-    No image has to be published beforehand (issue #12, item 3). Needs Docker (BuildKit) where ``pulumi up`` runs,
+    No image has to be published beforehand. Needs Docker (BuildKit) where ``pulumi up`` runs,
     and for ``kind`` the ``kind`` binary.
     """
 

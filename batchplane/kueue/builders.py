@@ -2,7 +2,8 @@
 
 Each builder returns ``{"apiVersion", "kind", "metadata", "spec"...}`` for one object, in the
 emitted API version (``kueue.x-k8s.io/v1beta2`` by default; ``v1beta1`` renames ClusterQueue
-``cohortName`` to ``cohort``, shared/docs/kueue-api.md §3.10). Omitted optional config fields are
+``cohortName`` to ``cohort``: ``apis/kueue/v1beta1/clusterqueue_types.go`` at
+https://github.com/kubernetes-sigs/kueue/tree/v0.19.2). Omitted optional config fields are
 omitted from the object, so Kueue's own defaults apply. No Pulumi here.
 """
 

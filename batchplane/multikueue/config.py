@@ -9,8 +9,9 @@ from pydantic import Field, model_validator
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain
 
-#: The name of the manager's own BatchCluster in the program (``__main__.py``); a worker may not take it.
-MANAGER_CLUSTER = "batchplane"
+#: The name of the stack's own BatchCluster in the program (``__main__.py``), with or without MultiKueue (its
+#: resource name, so it stays in every URN); with MultiKueue it is the manager, and a worker may not take it.
+PRIMARY_CLUSTER = "batchplane"
 #: Kueue's MultiKueueConfig ``spec.clusters`` allows 1–20 entries (kueue v0.19.2 CRD ``maxItems: 20``).
 MAX_WORKERS = 20
 
@@ -80,9 +81,9 @@ class MultiKueueSection(ConfigModel):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"worker names must be unique: {', '.join(duplicates)} listed more than once")
-        if MANAGER_CLUSTER in names:
+        if PRIMARY_CLUSTER in names:
             raise ValueError(
-                f'"{MANAGER_CLUSTER}" names the manager\'s own cluster in the program: give the worker another name'
+                f'"{PRIMARY_CLUSTER}" names the manager\'s own cluster in the program: give the worker another name'
             )
         return self
 

@@ -3,9 +3,9 @@
 No Pulumi CLI, plugins, network or cluster are involved; Pulumi itself is imported only when a
 program runs. The API, for tests of the real program and for ``batchplane preview``/``render``::
 
-    from batchplane.offline import load_stack_file, render_resources, run_program
+    from batchplane.offline import read_stack_file, render_resources, run_program
 
-    config = load_stack_file(Path("stacks/Pulumi.dev.yaml"))       # {"batchplane:kueue": {...}, ...}
+    config = read_stack_file(Path("stacks/Pulumi.dev.yaml"))       # {"batchplane:kueue": {...}, ...}
     run = run_program(Path("."), "dev", config)                    # preview=True by default
     cq = run.get("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "team-a")
     cq.inputs["spec"]["resourceGroups"], cq.dependencies, cq.provider_urn, cq.parent
@@ -23,7 +23,7 @@ from __future__ import annotations
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import UNKNOWN, ProgramRun, RecordedResource
 from batchplane.offline.render import Rendering, render_resources
-from batchplane.offline.stackfile import load_stack_file
+from batchplane.offline.stackfile import load_stack_file, read_stack_file
 
 __all__ = [
     "UNKNOWN",
@@ -31,6 +31,7 @@ __all__ = [
     "RecordedResource",
     "Rendering",
     "load_stack_file",
+    "read_stack_file",
     "render_resources",
     "run_program",
 ]

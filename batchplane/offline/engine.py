@@ -66,7 +66,7 @@ def run_program(
         project_dir: the directory holding ``Pulumi.yaml`` (its ``name`` is the project name, its
             optional ``main`` the program directory or file, its ``config`` block the defaults).
         stack: the stack name (``pulumi.get_stack()``).
-        config: the stack's config map as :func:`~batchplane.offline.stackfile.load_stack_file`
+        config: the stack's config map as :func:`~batchplane.offline.stackfile.read_stack_file`
             returns it (``{"namespace:key": YAML value}``); encoded as the CLI encodes it (objects as
             JSON text, ``secure:`` values as a placeholder with the key marked secret).
         preview: ``True`` (default) runs as ``pulumi preview`` (``pulumi.runtime.is_dry_run()``;

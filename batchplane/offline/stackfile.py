@@ -18,10 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from batchplane.errors import ConfigLoadError
-from batchplane.stack.files import read_stack_file, replace_secure
+from batchplane.stack.files import (
+    read_stack_file as read_stack_file,  # re-exported: the offline API reads stack files
+)
+from batchplane.stack.files import replace_secure
 from batchplane.yamlfile import read_yaml_file as _read_yaml
 
-#: Read a stack file's ``config:`` map (the same reader ``batchplane validate`` uses).
+#: Deprecated name of :func:`~batchplane.stack.files.read_stack_file` (it returns the raw ``config:`` map, not the
+#: :class:`~batchplane.stack.Stack` that :func:`batchplane.stack.load_stack_file` returns); use ``read_stack_file``.
 load_stack_file = read_stack_file
 
 
@@ -102,7 +106,7 @@ def encode_value(value: Any) -> str:
 
 
 def encode_config(project: str, config: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """Encode a stack's config map (as :func:`load_stack_file` returns it) for the language host.
+    """Encode a stack's config map (as :func:`read_stack_file` returns it) for the language host.
 
     Args:
         project: the project name (namespace of bare keys).

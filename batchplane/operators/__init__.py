@@ -6,6 +6,6 @@ platform, :mod:`batchplane.targets.openshift.olm`), and :mod:`~batchplane.operat
 holds the readiness-gate polling logic the Pulumi dynamic resource runs during ``pulumi up``.
 """
 
-from batchplane.operators.installs import InstallPlan, install_plan
+from batchplane.operators.installs import OperatorInstalls, operator_installs
 
-__all__ = ["InstallPlan", "install_plan"]
+__all__ = ["OperatorInstalls", "operator_installs"]

@@ -1,6 +1,7 @@
 """Operators: stage 2 on kind / existing / GKE clusters, installed in order and gated on real readiness.
 
-Order (each step ``depends_on`` the previous ones; shared/docs/landscape.md §5 "install ordering"):
+Order (each step ``depends_on`` the previous ones; the order Kueue's own e2e setup installs in,
+``hack/testing/e2e-common.sh`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2):
 
 1. cert-manager (Helm, ``crds.enabled``);
 2. job-operator CRDs and operators: KubeRay CRDs (kustomize, server-side apply, pinned tag) → KubeRay
@@ -22,7 +23,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from batchplane.operators.helm_operator import HelmOperator, HelmOperatorArgs
-from batchplane.operators.installs import HelmInstall, InstallPlan, ManifestInstall
+from batchplane.operators.installs import HelmInstall, ManifestInstall, OperatorInstalls
 from batchplane.operators.readiness_gate import ReadinessGate, ReadinessGateArgs
 
 TYPE_TOKEN = "batchplane:operators:Operators"
@@ -31,8 +32,8 @@ TYPE_TOKEN = "batchplane:operators:Operators"
 class OperatorsArgs(TypedDict):
     """Inputs of :class:`Operators`."""
 
-    plan: InstallPlan
-    """Required. The installs, from :func:`batchplane.operators.install_plan`."""
+    plan: OperatorInstalls
+    """Required. The installs, from :func:`batchplane.operators.operator_installs`."""
     context: pulumi.Input[str | None]
     """Required (``None`` = current context). The Kubernetes provider's kubeconfig context, for the gate."""
     kubeconfig: NotRequired[pulumi.Input[str | None]]

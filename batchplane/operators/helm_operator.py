@@ -1,17 +1,20 @@
 """HelmOperator: one pinned operator chart as a Helm release (``kubernetes:helm.sh/v3:Release``).
 
-Why ``helm.v3.Release`` and not ``helm.v4.Chart`` (shared/docs/platforms.md §3.1, §3.3):
+Why ``helm.v3.Release`` and not ``helm.v4.Chart`` (pulumi-kubernetes 4.34.2,
+https://github.com/pulumi/pulumi-kubernetes):
 
 * it is a real Helm release — ``helm list``/``helm rollback`` work, chart hooks run (cert-manager's
   ``startupapicheck`` is a hook; Chart v4 drops hooks), ``create_namespace`` and ``atomic`` exist;
-* CRDs shipped by a Release are read into the provider's cache during Check (pulumi-kubernetes
-  PR #4417), so Kueue objects whose CRDs come from the Kueue release preview and deploy in the
-  same run ("failed to determine if the following GVK is namespaced", #3176, hits Chart v4 children);
+* CRDs shipped by a Release are read into the provider's cache during Check
+  (https://github.com/pulumi/pulumi-kubernetes/pull/4417), so Kueue objects whose CRDs come from the Kueue
+  release preview and deploy in the same run ("failed to determine if the following GVK is namespaced",
+  https://github.com/pulumi/pulumi-kubernetes/issues/3176, hits Chart v4 children);
 * the release waits for its workloads (like ``helm --wait``); the webhook itself is awaited by
   :class:`batchplane.operators.readiness_gate.ReadinessGate`.
 
 The cost: the chart's objects are one resource to Pulumi (policies and previews see the release and
-its values, not the rendered children) and render mode is unsupported (#1716).
+its values, not the rendered children) and render mode is unsupported
+(https://github.com/pulumi/pulumi-kubernetes/issues/1716).
 """
 
 from __future__ import annotations

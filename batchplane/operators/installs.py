@@ -1,6 +1,6 @@
 """``batchplane:operators`` → the installs of stage 2, with pinned charts, sources and Helm values.
 
-Sources (shared/docs/kueue-api.md §1, platforms.md §5):
+Sources (each project's install docs at the pinned tag):
 
 * cert-manager: chart ``oci://quay.io/jetstack/charts/cert-manager``, ``crds.enabled=true``;
 * KubeRay: CRDs from ``ray-operator/config/crd`` at the release tag (applied server-side, so an upgrade
@@ -37,7 +37,8 @@ TRAINER_CHART = "oci://ghcr.io/kubeflow/charts/kubeflow-trainer"
 KUEUE_RELEASE_NAME = "kueue"
 """Helm release name of Kueue; the chart's fullname, hence its Service names, derive from it."""
 KUEUE_WEBHOOK_SERVICE = f"{KUEUE_RELEASE_NAME}-webhook-service"
-"""Kueue's webhook Service (``<fullname>-webhook-service``, kueue-api.md §2.1)."""
+"""Kueue's webhook Service (``<fullname>-webhook-service``:
+``charts/kueue/templates/webhook/`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2)."""
 
 
 def kuberay_crds_source(version: str) -> str:
@@ -120,7 +121,7 @@ class WebhookGateSpec:
 
 
 @dataclass(frozen=True)
-class InstallPlan:
+class OperatorInstalls:
     """Every install of stage 2, ``None`` where not installed. Declared in this order:
     cert-manager → KubeRay CRDs → KubeRay → training → Kueue → webhook gate → AppWrapper.
 
@@ -253,7 +254,9 @@ def _drop_empty(value: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in value.items() if v not in ({}, [])}
 
 
-def install_plan(ops: OperatorsConfig, host: OperatorHost, tenant_namespaces: Sequence[str]) -> InstallPlan:
+def operator_installs(
+    ops: OperatorsConfig, host: OperatorHost, tenant_namespaces: Sequence[str]
+) -> OperatorInstalls:
     """Turn a validated ``batchplane:operators`` section into the installs of stage 2.
 
     Args:
@@ -346,6 +349,6 @@ def install_plan(ops: OperatorsConfig, host: OperatorHost, tenant_namespaces: Se
         if aw.enabled
         else None
     )
-    return InstallPlan(
+    return OperatorInstalls(
         cert_manager, kuberay_crds, kuberay, training, kueue, gate, appwrapper, frameworks, configuration
     )

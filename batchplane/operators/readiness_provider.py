@@ -3,7 +3,7 @@
 Pulumi pickles a dynamic provider *by reference* to its class (dill keeps importable classes as a module
 path) and the dynamic-provider host unpickles it in its own process. A provider defined in the project's
 top-level ``components/`` package could only be unpickled from the repository root; defined here it loads
-wherever ``batchplane`` is installed: another working directory, the Automation API, CI (issue #12, item 8).
+wherever ``batchplane`` is installed: another working directory, the Automation API, CI.
 
 Imports Pulumi at module import: only the ``ReadinessGate`` component imports this module.
 """

@@ -29,7 +29,7 @@ import pulumi_kubernetes as k8s
 
 from batchplane.config.operators import OperatorsConfig
 from batchplane.config.webhook import WebhookConfig
-from batchplane.operators import install_plan
+from batchplane.operators import operator_installs
 from batchplane.operators.helm_installs import Operators
 from batchplane.targets.platform import Platform
 
@@ -173,7 +173,7 @@ class PlatformDeploy(ABC):
         ``batchplane:operators``, else nothing (Kueue installed outside the stack)."""
         if needs.operators is None:
             return []
-        plan = install_plan(needs.operators, self.platform.operator_host, list(needs.tenant_namespaces))
+        plan = operator_installs(needs.operators, self.platform.operator_host, list(needs.tenant_namespaces))
         return Operators(
             place.role("operators"),
             {"plan": plan, "context": connection.context, "kubeconfig": connection.kubeconfig},

@@ -1,4 +1,5 @@
-"""The webhook's error family, rooted at :class:`WebhookError` (the kopf layout, house-style §3).
+"""The webhook's error family, rooted at :class:`WebhookError` (kopf's layout: ``WebhookError`` and its subclasses in
+``kopf/_kits/webhooks.py``, https://github.com/nolar/kopf).
 
 Only errors the webhook raises on purpose live here. A malformed AdmissionReview becomes HTTP 400
 (:class:`MalformedReviewError`); a bad policy file or certificate stops ``batchplane webhook

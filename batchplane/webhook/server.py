@@ -84,7 +84,6 @@ class CertificateReloader:
         self.metrics = metrics
         self.interval = interval
         self._seen = self._fingerprint()
-        self._loaded = self._seen
         self.not_after = _not_after(cert_file)
 
     def _fingerprint(self) -> bytes | None:
@@ -115,7 +114,6 @@ class CertificateReloader:
             if self.metrics is not None:
                 self.metrics.certificate_reloads.labels("error").inc()
             return False
-        self._loaded = current
         self.not_after = _not_after(self.cert_file)
         log.info("serving certificate reloaded from %s", self.cert_file)
         if self.metrics is not None:
@@ -154,7 +152,7 @@ class _HttpToolsProtocol(HttpToolsProtocol):
     (``exc is None``). A TLS client that closes without ``close_notify``, or a reset connection, leaves the
     timer armed — and its bound method keeps the protocol, transport, TLS buffers and request cycle alive for
     the whole keep-alive period (:data:`KEEP_ALIVE_SECONDS`): the server's RSS grew ~37 KiB per closed
-    connection (issue #14; the same upstream behaviour is described in Soju06/codex-lb#2041).
+    connection (the same upstream behaviour is described in https://github.com/Soju06/codex-lb/issues/2041).
     """
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -5,8 +5,10 @@ Resources: ``gcp:container/nodePool:NodePool`` and ``gcp:container/cluster:Clust
 10.2.0; inputs in camelCase: ``queuedProvisioning.enabled``, ``autoscaling.totalMinNodeCount``,
 ``nodeConfig.reservationAffinity.consumeReservationType`` ...). GKE's rules for queued-provisioning
 and flex-start pools come from the GKE docs and Cluster Toolkit's ``gke-node-pool`` preconditions
-(shared/docs/platforms.md §1.1–1.2): autoscaling from 0 with ``locationPolicy ANY``, no static node
-count, no reservation (``NO_RESERVATION``), auto-repair off, no Spot, no COMPACT placement.
+(https://cloud.google.com/kubernetes-engine/docs/concepts/dws,
+https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/main/modules/compute/gke-node-pool/main.tf):
+autoscaling from 0 with ``locationPolicy ANY``, no static node count, no reservation (``NO_RESERVATION``),
+auto-repair off, no Spot, no COMPACT placement.
 """
 
 from __future__ import annotations
@@ -262,7 +264,7 @@ gke_workload_identity = ResourceValidationPolicy(
     ),
 )
 
-# --- deployability of private nodes (issue #12) ----------------------------------------------------------
+# --- deployability of private nodes ---------------------------------------------------------------------
 
 ROUTER_NAT = "gcp:compute/routerNat:RouterNat"
 FIREWALL = "gcp:compute/firewall:Firewall"

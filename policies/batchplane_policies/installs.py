@@ -5,10 +5,12 @@ that wait for the Kueue readiness gate.
 Resources: ``kubernetes:helm.sh/v3:Release`` and ``kubernetes:helm.sh/v4:Chart`` (``chart``,
 ``version``, ``values``), ``kubernetes:kustomize/v2:Directory`` (``directory``),
 ``kubernetes:yaml/v2:ConfigFile`` (``file``), OLM ``Subscription``s, the RHBoK ``Kueue`` CR and the
-DataScienceCluster (shared/docs/platforms.md §4), cert-manager objects and webhook configurations.
+DataScienceCluster (https://github.com/opendatahub-io/opendatahub-operator), cert-manager objects and webhook
+configurations.
 Kueue's manager Configuration is read from the Kueue release's
-``values.managerConfig.controllerManagerConfigYaml`` (chart ``values.yaml``; shared/docs/kueue-api.md
-§2.1); without it the chart's default framework list of Kueue 0.19.2 applies.
+``values.managerConfig.controllerManagerConfigYaml`` (chart ``values.yaml``,
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/charts/kueue/values.yaml); without it the chart's default
+framework list of Kueue 0.19.2 applies.
 """
 
 from __future__ import annotations

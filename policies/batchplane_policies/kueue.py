@@ -4,7 +4,7 @@ pools, sane borrowing within cohorts, and DWS queues that can admit multi-PodSet
 Resources: ``kubernetes:kueue.x-k8s.io/<version>:<Kind>`` (any API version; v1beta2 fields first,
 v1beta1 spellings accepted: ``spec.cohortName``/``spec.cohort``,
 ``spec.admissionChecksStrategy.admissionChecks[].name``/``spec.admissionChecks[]``). Field meanings
-follow the Kueue v0.19.2 API (shared/docs/kueue-api.md, platforms.md §1.3); the GKE side is
+follow the Kueue v0.19.2 API (https://github.com/kubernetes-sigs/kueue/tree/v0.19.2/apis/kueue); the GKE side is
 ``gcp:container/nodePool:NodePool``.
 """
 

@@ -75,11 +75,11 @@ def test_each_cluster_reaches_its_own_context_through_its_own_provider(two_clust
 
 
 def test_a_gke_cluster_registers_its_name_endpoint_and_kubeconfig_as_a_secret() -> None:
-    from batchplane.offline import load_stack_file
+    from batchplane.offline import read_stack_file
     from tests.conftest import STACKS_DIR
 
     run = run_program(
-        REPO_ROOT, "gke-dev", load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"), preview=False
+        REPO_ROOT, "gke-dev", read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"), preview=False
     )
     cluster = run.get("batchplane:cluster:BatchCluster", "batchplane")
     gke = run.get("gcp:container/cluster:Cluster", "gke-cluster")
@@ -118,3 +118,34 @@ def test_a_gke_target_refuses_a_connection_because_it_declares_its_cluster(
     )
     with pytest.raises(ValueError, match="target kind gke declares its cluster: it takes no connection"):
         run_program(project, "gke", {})
+
+
+def test_multikueue_kubeconfigs_on_a_stack_without_multikueue_is_refused_before_declaring() -> None:
+    from batchplane.components.batch_cluster import BatchClusterArgs
+    from batchplane.stack import load_stack_file
+    from tests.conftest import STACKS_DIR
+
+    args = BatchClusterArgs(
+        stack=load_stack_file(STACKS_DIR / "Pulumi.kind.yaml"), multikueue_kubeconfigs={"west": "kubeconfig"}
+    )
+    with pytest.raises(ValueError, match=r"multikueue_kubeconfigs: the stack declares no multiKueue section"):
+        args.resolve("kind")
+
+
+def test_multikueue_kubeconfigs_naming_an_undeclared_worker_is_refused_with_every_unknown_name() -> None:
+    from batchplane.components.batch_cluster import BatchClusterArgs
+    from batchplane.stack import load_stack_file
+    from tests.conftest import STACKS_DIR
+
+    stack = load_stack_file(STACKS_DIR / "Pulumi.gke-multiregion-dws.yaml")
+    declared = [w.name for w in stack.config.multi_kueue.workers] if stack.config.multi_kueue else []
+    assert declared
+    good = BatchClusterArgs(stack=stack, multikueue_kubeconfigs={declared[0]: "kubeconfig"})
+    assert good.resolve("batchplane") is stack
+    bad = BatchClusterArgs(
+        stack=stack, multikueue_kubeconfigs={"nowhere": "k", "elsewhere": "k", declared[0]: "k"}
+    )
+    with pytest.raises(
+        ValueError, match=r"multikueue_kubeconfigs: elsewhere, nowhere not among the declared"
+    ):
+        bad.resolve("batchplane")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline import ProgramRun, read_stack_file, run_program
 from tests.conftest import REPO_ROOT, STACKS_DIR
 
 pytestmark = pytest.mark.slow
@@ -25,7 +25,7 @@ BUILDS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
 @cache
 def run(platform: str) -> ProgramRun:
     stack, build, _ = BUILDS[platform]
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml"))
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml"))
     config["batchplane:webhook"] = {**config.get("batchplane:webhook", {}), "build": build}
     return run_program(REPO_ROOT, stack, config)
 

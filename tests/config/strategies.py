@@ -173,10 +173,10 @@ def mutated(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]]) -> dict[st
 
 
 def _templates() -> list[dict[str, Any]]:
-    from batchplane.offline.stackfile import load_stack_file
+    from batchplane.offline.stackfile import read_stack_file
     from tests.conftest import STACKS_DIR
 
-    return [load_stack_file(path) for path in sorted(STACKS_DIR.glob("Pulumi.*.yaml"))]
+    return [read_stack_file(path) for path in sorted(STACKS_DIR.glob("Pulumi.*.yaml"))]
 
 
 #: The shipped templates (GKE, OpenShift, kind) as config maps, to mutate: their targets, pools and operators

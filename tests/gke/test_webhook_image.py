@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from batchplane.errors import ConfigValidationError
-from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, STACKS_DIR
 
@@ -22,7 +22,7 @@ BUILD = {
 
 
 def prod_with_build() -> dict[str, Any]:
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
     config.setdefault("batchplane:webhook", {})["build"] = BUILD
     return config
 
@@ -69,7 +69,7 @@ def test_the_deployment_runs_the_pushed_image() -> None:
 
 
 def test_a_build_needs_a_gke_target() -> None:
-    config = load_stack_file(STACKS_DIR / "Pulumi.kind.yaml")
+    config = read_stack_file(STACKS_DIR / "Pulumi.kind.yaml")
     config = {**config, "batchplane:webhook": {"build": BUILD}}
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)
@@ -80,6 +80,6 @@ def test_a_build_needs_a_gke_target() -> None:
 
 
 def test_without_build_no_repository_and_no_image_are_declared() -> None:
-    run = run_program(REPO_ROOT, "gke-prod-dws", load_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    run = run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
     assert run.of_type("docker-build:index:Image") == []
     assert run.of_type("gcp:artifactregistry/repository:Repository") == []

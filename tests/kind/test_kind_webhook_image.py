@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from batchplane.errors import ConfigValidationError
-from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, STACKS_DIR
 from tests.program.test_bringup import bringup_problems
@@ -19,7 +19,7 @@ TAG = "ghcr.io/batchplane/quota-webhook:0.1.0"
 
 
 def kind_with_build(**webhook: Any) -> dict[str, Any]:
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
     config["batchplane:webhook"] = {"build": {"registry": "kind"}, **webhook}
     return config
 
@@ -69,7 +69,7 @@ def test_the_deployment_runs_the_loaded_tag_only_after_the_load() -> None:
         ),
         (
             {
-                **copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")),
+                **copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")),
                 "batchplane:webhook": {"build": {"registry": "kind"}},
             },
             "batchplane:webhook.build.registry: registry kind needs a kind target, not gke: use artifact-registry on "

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from batchplane.errors import ConfigValidationError
-from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.render import render_resources
 from batchplane.stack import load_stack
 from tests.config.factories import base_config
@@ -25,7 +25,7 @@ KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
 
 def kind_with(section: dict[str, Any]) -> dict[str, Any]:
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
     config["batchplane:multiKueue"] = section
     return config
 

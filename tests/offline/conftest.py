@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from batchplane.offline import ProgramRun, RecordedResource, load_stack_file, run_program
+from batchplane.offline import ProgramRun, RecordedResource, read_stack_file, run_program
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RunFixture = Callable[..., ProgramRun]
@@ -34,7 +34,7 @@ def run_fixture(name: str, stack: str, *, preview: bool = True) -> ProgramRun:
     """Run ``fixtures/<name>`` with its ``stacks/Pulumi.<stack>.yaml`` (a fresh, uncached run)."""
     project = FIXTURES / name
     return run_program(
-        project, stack, load_stack_file(project / "stacks" / f"Pulumi.{stack}.yaml"), preview=preview
+        project, stack, read_stack_file(project / "stacks" / f"Pulumi.{stack}.yaml"), preview=preview
     )
 
 

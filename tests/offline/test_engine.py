@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from batchplane.errors import BatchplaneError, ConfigLoadError, ConfigValidationError
-from batchplane.offline import UNKNOWN, load_stack_file, run_program
+from batchplane.offline import UNKNOWN, read_stack_file, run_program
 from batchplane.offline._runtime import plain
 from batchplane.offline.mocks import CLUSTER_CA, CLUSTER_ENDPOINT, GKE_VERSION
 from batchplane.offline.model import LogMessage
@@ -315,7 +315,7 @@ def test_yaml_v1_config_group_objects_are_recorded_as_its_children(cached_run: R
 
 @pytest.mark.slow
 def test_thousand_custom_resources_are_recorded_in_order(record_property: Any) -> None:
-    config = load_stack_file(FIXTURES / "scale" / "stacks" / "Pulumi.thousand.yaml")
+    config = read_stack_file(FIXTURES / "scale" / "stacks" / "Pulumi.thousand.yaml")
     started = time.perf_counter()
     run = run_program(FIXTURES / "scale", "thousand", config)
     elapsed = time.perf_counter() - started
@@ -349,7 +349,7 @@ def test_resource_references_stay_urns_after_a_provider_sdk_registered_its_resou
     # references to gcp resources via getResource on a worker-thread loop and the run would fail
     # ("attached to a different loop").
     repo = Path(__file__).resolve().parents[2]
-    run_program(repo, "gke-dev", load_stack_file(repo / "stacks" / "Pulumi.gke-dev.yaml"))
+    run_program(repo, "gke-dev", read_stack_file(repo / "stacks" / "Pulumi.gke-dev.yaml"))
 
     run = run_fixture("gke", "dev")
     assert run.get("fixture:index:Ref", "ref").inputs["targets"] == [

@@ -11,9 +11,9 @@ from batchplane.errors import ConfigLoadError
 from batchplane.offline.stackfile import (
     encode_config,
     encode_value,
-    load_stack_file,
     normalise_key,
     read_project,
+    read_stack_file,
 )
 from batchplane.stack.files import SECRET_PLACEHOLDER
 
@@ -31,7 +31,7 @@ def test_stack_file_config_map_keeps_yaml_types_and_secure_values(tmp_path: Path
         "encryptionsalt: abc\nconfig:\n  batchplane:kueue:\n    version: v1beta2\n    queues: [1, 2]\n"
         "  batchplane:gpus: 8\n  batchplane:token:\n    secure: v1:xyz\n",
     )
-    assert load_stack_file(path) == {
+    assert read_stack_file(path) == {
         "batchplane:kueue": {"version": "v1beta2", "queues": [1, 2]},
         "batchplane:gpus": 8,
         "batchplane:token": {"secure": "v1:xyz"},
@@ -51,14 +51,14 @@ def test_stack_file_config_map_keeps_yaml_types_and_secure_values(tmp_path: Path
     ids=["yes-is-a-string", "on-is-a-string", "date-is-a-string", "true", "False", "float"],
 )
 def test_stack_file_scalars_are_read_as_yaml_1_2(tmp_path: Path, text: str, want: Any) -> None:
-    assert load_stack_file(write(tmp_path, "Pulumi.s.yaml", text)) == {"a:b": want}
+    assert read_stack_file(write(tmp_path, "Pulumi.s.yaml", text)) == {"a:b": want}
 
 
 @pytest.mark.parametrize(
     "text", ["", "encryptionsalt: abc\n", "config:\n"], ids=["empty-file", "no-config-key", "null-config"]
 )
 def test_stack_file_without_config_gives_an_empty_map(tmp_path: Path, text: str) -> None:
-    assert load_stack_file(write(tmp_path, "Pulumi.s.yaml", text)) == {}
+    assert read_stack_file(write(tmp_path, "Pulumi.s.yaml", text)) == {}
 
 
 @pytest.mark.parametrize(
@@ -74,14 +74,14 @@ def test_stack_file_without_config_gives_an_empty_map(tmp_path: Path, text: str)
 def test_bad_stack_files_raise_config_load_error(tmp_path: Path, text: str, message: str) -> None:
     path = write(tmp_path, "Pulumi.s.yaml", text)
     with pytest.raises(ConfigLoadError) as caught:
-        load_stack_file(path)
+        read_stack_file(path)
     assert str(caught.value) == message.format(path=path)
 
 
 def test_missing_stack_file_raises_config_load_error(tmp_path: Path) -> None:
     path = tmp_path / "Pulumi.nope.yaml"
     with pytest.raises(ConfigLoadError) as caught:
-        load_stack_file(path)
+        read_stack_file(path)
     assert str(caught.value) == f"cannot read {path}: No such file or directory"
 
 

@@ -14,7 +14,7 @@ import yaml
 from batchplane.errors import ConfigValidationError
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun, RecordedResource
-from batchplane.offline.stackfile import load_stack_file
+from batchplane.offline.stackfile import read_stack_file
 from tests.config.factories import DELETE
 from tests.conftest import REPO_ROOT, STACKS_DIR
 from tests.openshift.conftest import ocp_with
@@ -33,7 +33,7 @@ ATOMIC = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 @pytest.fixture(scope="module")
 def template_run() -> ProgramRun:
     return run_program(
-        REPO_ROOT, "openshift-ai-gpu", load_stack_file(STACKS_DIR / "Pulumi.openshift-ai-gpu.yaml")
+        REPO_ROOT, "openshift-ai-gpu", read_stack_file(STACKS_DIR / "Pulumi.openshift-ai-gpu.yaml")
     )
 
 
@@ -364,7 +364,7 @@ def test_cluster_autoscaler_owned_elsewhere_is_not_declared() -> None:
 
 
 def test_openshift_stack_without_gpu_pools_declares_no_gpu_capacity() -> None:
-    run = run_program(REPO_ROOT, "openshift-ai", load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
+    run = run_program(REPO_ROOT, "openshift-ai", read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
     assert run.of_type("batchplane:openshift:GpuCapacity") == []
     assert run.of_type("kubernetes:nvidia.com/v1:ClusterPolicy") == []
 

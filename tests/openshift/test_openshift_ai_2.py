@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from batchplane.errors import ConfigValidationError
-from batchplane.offline import load_stack_file, run_program
+from batchplane.offline import read_stack_file, run_program
 from batchplane.offline.render import render_resources
 from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, STACKS_DIR
@@ -71,7 +71,7 @@ DOCS_COMPONENTS = {
 
 @cache
 def rendered() -> list[dict[str, Any]]:
-    run = run_program(REPO_ROOT, "openshift-ai-2", load_stack_file(STACKS_DIR / "Pulumi.openshift-ai-2.yaml"))
+    run = run_program(REPO_ROOT, "openshift-ai-2", read_stack_file(STACKS_DIR / "Pulumi.openshift-ai-2.yaml"))
     return [r.manifest for r in render_resources(run.resources).objects]
 
 
@@ -115,7 +115,7 @@ def test_dsc_v1_enables_the_docs_components_with_embedded_kueue_and_no_red_hat_b
 
 
 def config(**kueue: Any) -> dict[str, Any]:
-    cfg = load_stack_file(STACKS_DIR / "Pulumi.openshift-ai-2.yaml")
+    cfg = read_stack_file(STACKS_DIR / "Pulumi.openshift-ai-2.yaml")
     cfg["batchplane:kueue"] = {**cfg["batchplane:kueue"], **kueue}
     return cfg
 

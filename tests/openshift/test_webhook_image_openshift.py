@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from batchplane.errors import ConfigValidationError
-from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, STACKS_DIR
 from tests.program.test_bringup import bringup_problems
@@ -19,7 +19,7 @@ HOST = "default-route-openshift-image-registry.apps.ocp.example.com"
 
 
 def openshift_with_build(**build: Any) -> dict[str, Any]:
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
     config["batchplane:webhook"] = {"build": {"registry": "openshift", "registryHost": HOST, **build}}
     return config
 
@@ -96,7 +96,7 @@ def test_the_deployment_runs_the_pushed_image_by_digest_from_the_internal_regist
     ids=["openshift-without-host", "host-without-openshift"],
 )
 def test_registry_host_goes_with_the_openshift_registry(webhook: dict[str, Any], message: str) -> None:
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
     config["batchplane:webhook"] = webhook
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)

@@ -12,7 +12,7 @@ import pytest
 
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun
-from batchplane.offline.stackfile import load_stack_file
+from batchplane.offline.stackfile import read_stack_file
 from batchplane.operators.readiness import ClusterApiError
 from tests.config.factories import base_config
 
@@ -100,7 +100,7 @@ class FakeCluster:
 
 def run_stack(name: str, config: dict[str, Any] | None = None) -> ProgramRun:
     """Run the real program under the offline engine for ``stacks/Pulumi.<name>.yaml`` (or ``config``)."""
-    cfg = config if config is not None else load_stack_file(REPO_ROOT / "stacks" / f"Pulumi.{name}.yaml")
+    cfg = config if config is not None else read_stack_file(REPO_ROOT / "stacks" / f"Pulumi.{name}.yaml")
     return run_program(REPO_ROOT, name, cfg)
 
 

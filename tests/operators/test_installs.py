@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from batchplane.config.operators import OperatorsConfig, derived_frameworks
-from batchplane.operators.installs import HelmInstall, ManifestInstall, deep_merge, install_plan
+from batchplane.operators.installs import HelmInstall, ManifestInstall, deep_merge, operator_installs
 from batchplane.stack.target import PLATFORMS
 
 RAY = ["ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"]
@@ -18,7 +18,7 @@ def plan_of(
     operators: dict[str, Any], target_kind: str = "kind", namespaces: tuple[str, ...] = ("team-a",)
 ) -> Any:
     host = PLATFORMS[target_kind].operator_host
-    return install_plan(OperatorsConfig.model_validate(operators), host, list(namespaces))
+    return operator_installs(OperatorsConfig.model_validate(operators), host, list(namespaces))
 
 
 FRAMEWORKS = [

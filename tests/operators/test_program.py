@@ -206,10 +206,10 @@ def test_rejected_combination_registers_nothing() -> None:
 
 
 def test_gke_stack_gates_through_the_generated_kubeconfig_and_tolerates_system_nodes() -> None:
-    from batchplane.offline.stackfile import load_stack_file
+    from batchplane.offline.stackfile import read_stack_file
     from tests.operators.conftest import REPO_ROOT
 
-    cfg = load_stack_file(REPO_ROOT / "stacks" / "Pulumi.gke-prod-dws.yaml")
+    cfg = read_stack_file(REPO_ROOT / "stacks" / "Pulumi.gke-prod-dws.yaml")
     cfg["batchplane:operators"] = {"kuberay": {"enabled": False, "gkeRayAddon": True}}
     run = run_stack("gke-prod-dws", cfg)
     gate = run.get(GATE, "operators-kueue-ready")

@@ -24,7 +24,7 @@ from functools import cache
 
 import pytest
 
-from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.model import RecordedResource
 from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
 
@@ -190,7 +190,7 @@ def _direct(
 
 @cache
 def template_run(name: str) -> ProgramRun:
-    return run_program(REPO_ROOT, name, load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=False)
+    return run_program(REPO_ROOT, name, read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=False)
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
@@ -251,7 +251,7 @@ def test_a_stack_that_builds_the_webhook_image_deploys_it_only_after_the_push() 
 
 
 def test_a_production_openshift_stack_approves_only_pinned_csvs_after_each_subscription() -> None:
-    config = load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
+    config = read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
     config["batchplane:environment"] = "production"
     target = config["batchplane:target"]
     for key, csv in (

@@ -10,7 +10,7 @@ from functools import cache
 
 import pytest
 
-from batchplane.offline import ProgramRun, load_stack_file, run_program
+from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.model import RecordedResource
 from batchplane.offline.render import render_resources
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR, TEMPLATE_NAMES
@@ -23,7 +23,7 @@ CLUSTER_TOKEN = "batchplane:cluster:BatchCluster"
 
 @cache
 def template_run(name: str, preview: bool = True) -> ProgramRun:
-    return run_program(REPO_ROOT, name, load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=preview)
+    return run_program(REPO_ROOT, name, read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=preview)
 
 
 @pytest.fixture(scope="module")

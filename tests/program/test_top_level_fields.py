@@ -13,7 +13,7 @@ import pytest
 
 from batchplane.offline import run_program
 from batchplane.offline.render import render_resources
-from batchplane.offline.stackfile import load_stack_file
+from batchplane.offline.stackfile import read_stack_file
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
 from tests.support.crdcheck import CrdCatalog
 
@@ -21,7 +21,7 @@ WPC_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass"
 
 
 def kind_config_with(**kueue: Any) -> dict[str, Any]:
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
     config["batchplane:kueue"].update(kueue)
     return config
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from batchplane.offline import load_stack_file, run_program
+from batchplane.offline import read_stack_file, run_program
 from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
 from tests.program.urn_snapshot import BEFORE_BATCH_CLUSTER, GOLDEN, TEMPLATES, new_resources, snapshot
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 @cache
 def preview(stack: str) -> dict[str, Any]:
-    run = run_program(REPO_ROOT, stack, load_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml"))
+    run = run_program(REPO_ROOT, stack, read_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml"))
     return run.to_json()
 
 

@@ -74,8 +74,8 @@ RUN_PROGRAM = """
 import json, sys
 from pathlib import Path
 import batchplane
-from batchplane.offline import load_stack_file, run_program
-run = run_program(Path("."), "kind", load_stack_file(Path("stacks/Pulumi.kind.yaml")))
+from batchplane.offline import read_stack_file, run_program
+run = run_program(Path("."), "kind", read_stack_file(Path("stacks/Pulumi.kind.yaml")))
 print(json.dumps({"package": batchplane.__file__, "types": sorted({r.type for r in run.resources})}))
 """
 

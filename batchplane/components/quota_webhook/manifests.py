@@ -2,7 +2,8 @@
 :class:`~batchplane.components.quota_webhook.component.QuotaWebhook`.
 
 Namespace, ServiceAccount (no API token: the webhook calls no API), policy ConfigMap, cert-manager
-self-signed Issuer + Certificate (the Kueue chart's pattern, shared/docs/kueue-api.md §5),
+self-signed Issuer + Certificate (the Kueue chart's pattern: ``charts/kueue/templates/certmanager/`` of
+https://github.com/kubernetes-sigs/kueue/tree/v0.19.2),
 hardened Deployment, Service, PodDisruptionBudget, NetworkPolicy (ingress on the HTTPS port only,
 no egress), Validating- and MutatingWebhookConfiguration with ``cert-manager.io/inject-ca-from``,
 scoped by ``namespaceSelector`` to the tenant namespaces and never to system/operator namespaces.

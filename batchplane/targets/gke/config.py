@@ -9,10 +9,11 @@ list of GPU pools, each with a provisioning mode:
 * ``flex-start`` — flex-start VMs (``node_config.flex_start``), optionally with queued provisioning.
 * ``on-demand``, ``spot``, ``reservation`` — ordinary autoscaled pools.
 
-Field names mirror pulumi-gcp 10.2.0 ``gcp.container.Cluster``/``NodePool`` arguments (shared/docs/
-platforms.md §2). GKE's rules for these modes (shared/docs/platforms.md §1.1–1.2, with sources:
-GKE docs, cluster-toolkit ``gke-node-pool`` preconditions) are checked by :func:`check_gke_target`,
-which returns every problem at once with its key path.
+Field names mirror pulumi-gcp 10.2.0 ``gcp.container.Cluster``/``NodePool`` arguments
+(https://github.com/pulumi/pulumi-gcp/tree/v10.2.0). GKE's rules for these modes
+(https://cloud.google.com/kubernetes-engine/docs/concepts/dws and cluster-toolkit's ``gke-node-pool``
+preconditions, https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/main/modules/compute/gke-node-pool/main.tf)
+are checked by :func:`check_gke_target`, which returns every problem at once with its key path.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ GKE_NODE_POOL_NAME_MAX = 40
 
 QUEUED_PROVISIONING_MIN_VERSION = "1.31.1"
 """Kueue ≥ 0.13 creates ``autoscaling.x-k8s.io/v1`` ProvisioningRequests; GKE's cluster autoscaler
-serves v1 from 1.31.1 (kueue PR #4444 release note; shared/docs/platforms.md §1.1)."""
+serves v1 from 1.31.1 (release note of https://github.com/kubernetes-sigs/kueue/pull/4444)."""
 
 FLEX_START_MIN_VERSION = "1.32.2-gke.1652000"
 """Flex-start needs GKE 1.32.2-gke.1652000 or later (GKE "About flex-start provisioning mode")."""

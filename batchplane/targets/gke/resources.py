@@ -2,13 +2,15 @@
 
 :func:`cluster_args` returns the keyword arguments of ``gcp.container.Cluster`` and
 :func:`node_pool_args` those of one ``gcp.container.NodePool``, as plain snake_case dicts (the SDK
-accepts ``*ArgsDict`` TypedDicts for every nested block; shared/docs/platforms.md §2). The
+accepts ``*ArgsDict`` TypedDicts for every nested block; https://github.com/pulumi/pulumi-gcp/tree/v10.2.0). The
 component :class:`batchplane.targets.gke.cluster.GkeCluster` adds what is only known at deploy time
 (the cluster reference, the Workload Identity pool of the project). The wire form the engine,
 policies and ``batchplane preview --json`` see is the camelCase of these names
 (``queuedProvisioning.enabled``, ``autoscaling.totalMinNodeCount`` ...).
 
-Per provisioning mode (sources in shared/docs/platforms.md §1.1–1.2 and §7):
+Per provisioning mode (sources: https://cloud.google.com/kubernetes-engine/docs/concepts/dws, and Cluster
+Toolkit's ``gke-node-pool`` preconditions,
+https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/main/modules/compute/gke-node-pool/main.tf):
 
 =============  ==============================================================================
 ``queued``     ``queued_provisioning.enabled``; autoscaling ``total_min_node_count 0``,
@@ -64,7 +66,8 @@ def cluster_args(target: GkeTarget, environment: str, *, ray_addon: bool = False
         "release_channel": {"channel": target.release_channel},
         "deletion_protection": target.resolved_deletion_protection(environment),
         # GKE Dataplane V2 (Cilium): enforces NetworkPolicy, which the quota webhook's policy relies on; the
-        # legacy dataplane ignores NetworkPolicy unless Calico is enabled (issue #12, item 5).
+        # legacy dataplane ignores NetworkPolicy unless Calico is enabled
+        # (https://cloud.google.com/kubernetes-engine/docs/how-to/network-policy).
         "datapath_provider": "ADVANCED_DATAPATH",
     }
     if ray_addon:
@@ -114,7 +117,7 @@ def system_pool_args(target: GkeTarget) -> Kwargs:
         "location": target.location(),
         "autoscaling": {"total_min_node_count": pool.min_nodes, "total_max_node_count": pool.max_nodes},
         # One node per zone at creation, so the first Helm releases schedule without waiting for the
-        # autoscaler (the default pool is removed, so nothing else runs them; issue #12, item 7).
+        # autoscaler (the default pool is removed, so nothing else runs them).
         "initial_node_count": 1,
         "management": {"auto_repair": True, "auto_upgrade": True},
         "node_config": _base_node_config(target, pool.machine_type, pool.disk_size_gb),

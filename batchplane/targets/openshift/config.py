@@ -1,13 +1,14 @@
 """The ``openshift`` target: an OpenShift cluster whose operators come from OLM, with Red Hat OpenShift AI.
 
 ``target: {kind: openshift, context: ..., certManager: ..., kueue: ..., openshiftAi: ...}`` installs,
-each through Namespace + OperatorGroup + Subscription (shared/docs/platforms.md §4.1), in the order
+each through Namespace + OperatorGroup + Subscription (https://olm.operatorframework.io/docs/), in the order
 Red Hat documents: the cert-manager Operator for Red Hat OpenShift → the Red Hat build of Kueue
 (RHBoK) → Red Hat OpenShift AI (RHOAI) → a DataScienceCluster. No Helm on OpenShift.
 
 The DataScienceCluster is ``datasciencecluster.opendatahub.io/v1`` for RHOAI 2.x (components
 codeflare, ray, trainingoperator; kueue ``Unmanaged`` = use RHBoK) or ``v2`` for 3.x (ray, trainer;
-no codeflare; kueue ``Unmanaged``), platforms.md §4.3. The RHBoK ``Kueue`` CR (``kueue.openshift.io/v1``,
+no codeflare; kueue ``Unmanaged``), per the CRDs of https://github.com/opendatahub-io/opendatahub-operator
+(``api/datasciencecluster/``). The RHBoK ``Kueue`` CR (``kueue.openshift.io/v1``,
 singleton ``cluster``) is created by Batchplane unless OpenShift AI 3.x creates it itself.
 
 Tenant namespaces are labelled ``kueue.openshift.io/managed=true`` (RHBoK's opt-in webhook

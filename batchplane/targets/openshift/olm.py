@@ -1,8 +1,11 @@
 """The ``openshift`` target → OLM objects, the DataScienceCluster and the Red Hat build of Kueue's CR.
 
 Each operator is a Namespace + OperatorGroup (``operators.coreos.com/v1``) + Subscription
-(``operators.coreos.com/v1alpha1``), with names, namespaces and install modes from
-shared/docs/platforms.md §4.1; the DataScienceCluster and the ``Kueue`` CR follow §4.2–4.3.
+(``operators.coreos.com/v1alpha1``), with names, namespaces and install modes from the operators' CSVs
+(https://github.com/opendatahub-io/opendatahub-operator ``config/rhoai/manifests/bases/``,
+https://github.com/openshift/kueue-operator ``bundle/manifests/``); the DataScienceCluster and the ``Kueue`` CR
+follow their CRDs (opendatahub-operator ``api/datasciencecluster/``, kueue-operator
+``bundle/manifests/kueue.openshift.io_kueues.yaml``).
 """
 
 from __future__ import annotations

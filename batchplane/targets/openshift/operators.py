@@ -4,7 +4,8 @@ For each operator (cert-manager Operator for Red Hat OpenShift → Red Hat build
 OpenShift AI): a Namespace, an OperatorGroup and a Subscription (``apiextensions.CustomResource``s),
 then a CSV :class:`~batchplane.operators.readiness_gate.ReadinessGate` that waits for the Subscription's CSV to
 reach ``Succeeded`` — OLM installs CRDs asynchronously, so they do not exist at preview time and the
-operators' CRs must wait (shared/docs/platforms.md §3.3). Each install depends on the previous gate.
+operators' CRs must wait (https://github.com/pulumi/pulumi-kubernetes/issues/3176). Each install depends on the
+previous gate.
 Then the ``Kueue`` CR (when Batchplane owns it) and the DataScienceCluster, and finally a Kueue
 webhook gate (dry-run ResourceFlavor create) that Kueue objects depend on. Other operands (the GPU
 prerequisites' ``NodeFeatureDiscovery`` and ``ClusterPolicy``) follow their own operator's CSV gate.

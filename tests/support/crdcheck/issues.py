@@ -7,15 +7,13 @@ A check never stops at the first problem: :meth:`tests.support.crdcheck.CrdCatal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Literal
 
 #: What found the issue: ``schema`` (openAPIV3Schema: types, enums, patterns, bounds, required and
 #: unknown fields), ``cel`` (an ``x-kubernetes-validations`` rule failed or raised), ``list``
 #: (``x-kubernetes-list-type`` set/map uniqueness), ``metadata`` (``metadata.name``/``namespace``) and
 #: ``cel-unsupported`` (the ``cel`` library could not compile or evaluate a rule, so it was *not* checked).
 IssueKind = Literal["schema", "cel", "list", "metadata", "cel-unsupported"]
-
-ISSUE_KINDS: Final[frozenset[str]] = frozenset({"schema", "cel", "list", "metadata", "cel-unsupported"})
 
 
 @dataclass(frozen=True, order=True)
