@@ -249,7 +249,7 @@ def policy_json(doc: PolicyDocument) -> str:
 
 
 def _drop_unset(data: dict[str, Any]) -> None:
-    """Leave out the keys issue #25 added when they hold nothing (a ClusterQueue's ``flavorFungibility``,
+    """Leave out the flavor-assigner keys when they hold nothing (a ClusterQueue's ``flavorFungibility``,
     ``kueue.featureGates``), here and in the workers' documents, so a stack that does not set them keeps its
     document and checksum (no webhook rollout)."""
     for worker in (data.get("multiKueue") or {}).get("workers", []):

@@ -94,7 +94,7 @@ class Group:
 class Flavor:
     """A ResourceFlavor's scheduling constraints (node labels, taints, tolerations), as plain dicts.
 
-    Compiled once (issue #14): ``hard_taints`` are the ``NoSchedule``/``NoExecute`` taints the flavor's own
+    Compiled once per policy: ``hard_taints`` are the ``NoSchedule``/``NoExecute`` taints the flavor's own
     tolerations leave untolerated (in order; only a pod toleration can still tolerate them), and ``plain`` is
     :func:`flavor_mismatch` of a pod spec with no tolerations, nodeSelector or affinity (most PodSets).
     """
