@@ -32,31 +32,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from batchplane.diff.differ import ObjectChange
+from batchplane.targets.gke.rules import NODE_POOL_REPLACE
 
 NODE_POOL_TYPE = "gcp:container/nodePool:NodePool"
-NODE_POOL_REPLACE: tuple[str, ...] = (
-    "name",
-    "cluster",
-    "location",
-    "project",
-    "nodeConfig.guestAccelerators",
-    "nodeConfig.spot",
-    "nodeConfig.preemptible",
-    "nodeConfig.serviceAccount",
-    "nodeConfig.oauthScopes",
-    "nodeConfig.metadata",
-    "nodeConfig.minCpuPlatform",
-    "nodeConfig.localSsdCount",
-    "nodeConfig.reservationAffinity",
-    "nodeConfig.shieldedInstanceConfig",
-    "nodeConfig.bootDiskKmsKey",
-    "nodeConfig.gvnic",
-    "nodeConfig.gcfsConfig",
-    "nodeConfig.secondaryBootDisks",
-    "nodeConfig.localNvmeSsdBlockConfig",
-    "nodeConfig.ephemeralStorageLocalSsdConfig",
-)
-"""Input paths of a GKE NodePool whose change replaces the pool (module docstring)."""
 
 K8S_METADATA_REPLACE: tuple[str, ...] = ("metadata.name", "metadata.namespace")
 K8S_KIND_REPLACE: dict[str, tuple[str, ...]] = {

@@ -35,6 +35,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationArgs, StackValidationPolicy
 
+from batchplane.targets.gke.rules import NODE_POOL_REPLACE
 from batchplane_policies._support import (
     PRODUCTION_ENVIRONMENTS,
     ReportViolation,
@@ -61,31 +62,6 @@ DEFAULT_PRICE_TABLES = (
     str(Path(__file__).resolve().parents[2] / "batchplane" / "data" / "prices" / "gcp.csv"),
 )
 """The price table of the checkout the pack runs from (``<repo>/batchplane/data/prices/gcp.csv``)."""
-
-NODE_POOL_REPLACE: tuple[str, ...] = (
-    "name",
-    "cluster",
-    "location",
-    "project",
-    "nodeConfig.guestAccelerators",
-    "nodeConfig.spot",
-    "nodeConfig.preemptible",
-    "nodeConfig.serviceAccount",
-    "nodeConfig.oauthScopes",
-    "nodeConfig.metadata",
-    "nodeConfig.minCpuPlatform",
-    "nodeConfig.localSsdCount",
-    "nodeConfig.reservationAffinity",
-    "nodeConfig.shieldedInstanceConfig",
-    "nodeConfig.bootDiskKmsKey",
-    "nodeConfig.gvnic",
-    "nodeConfig.gcfsConfig",
-    "nodeConfig.secondaryBootDisks",
-    "nodeConfig.localNvmeSsdBlockConfig",
-    "nodeConfig.ephemeralStorageLocalSsdConfig",
-)
-"""NodePool inputs whose change replaces the pool (``schemaNodeConfig`` in terraform-provider-google
-``google/services/container/node_config.go``, commit 00b984c6; the same list as ``batchplane diff``)."""
 
 
 # --- prices ----------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import pytest
 from batchplane_policies import budget
 
 from batchplane.diff.model import summarize
-from batchplane.diff.objects import NODE_POOL_REPLACE
 from batchplane.pricing import load_price_table
 from batchplane.stack import load_stack_file
 from tests.conftest import REPO_ROOT
@@ -110,10 +109,6 @@ def test_the_pack_and_batchplane_diff_agree_on_the_cost(tmp_path: Path) -> None:
         prod_like(team_a_gpus=16).resources, budget.load_prices(budget.DEFAULT_PRICE_TABLES)
     )
     assert (total, unpriced) == (summary.pools["h100"].quota_usd_per_hour, [])
-
-
-def test_the_pack_replacement_list_is_batchplane_diffs() -> None:
-    assert budget.NODE_POOL_REPLACE == NODE_POOL_REPLACE
 
 
 def _baseline(tmp_path: Path, *pools: dict[str, Any]) -> str:

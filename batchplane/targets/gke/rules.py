@@ -21,3 +21,30 @@ def deletion_protection_refused(deletion_protection: bool | None, *, production:
         ``True`` only for an explicit ``False`` on a production stack.
     """
     return production and deletion_protection is False
+
+
+#: GKE NodePool input paths whose change replaces the pool: the ForceNew fields of ``schemaNodeConfig`` and the pool
+#: itself in terraform-provider-google ``google/services/container/node_config.go`` (commit 00b984c6), which
+#: pulumi-gcp v10.2.0 bridges. ``batchplane diff`` and the policy pack's replacement rule read this one list.
+NODE_POOL_REPLACE: tuple[str, ...] = (
+    "name",
+    "cluster",
+    "location",
+    "project",
+    "nodeConfig.guestAccelerators",
+    "nodeConfig.spot",
+    "nodeConfig.preemptible",
+    "nodeConfig.serviceAccount",
+    "nodeConfig.oauthScopes",
+    "nodeConfig.metadata",
+    "nodeConfig.minCpuPlatform",
+    "nodeConfig.localSsdCount",
+    "nodeConfig.reservationAffinity",
+    "nodeConfig.shieldedInstanceConfig",
+    "nodeConfig.bootDiskKmsKey",
+    "nodeConfig.gvnic",
+    "nodeConfig.gcfsConfig",
+    "nodeConfig.secondaryBootDisks",
+    "nodeConfig.localNvmeSsdBlockConfig",
+    "nodeConfig.ephemeralStorageLocalSsdConfig",
+)
