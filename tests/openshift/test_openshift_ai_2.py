@@ -165,3 +165,48 @@ def test_embedded_kueue_with_v1beta2_objects_is_an_error() -> None:
         "batchplane:kueue.apiVersion: Kueue embedded in OpenShift AI 2.x serves kueue.x-k8s.io/v1beta1 only; set "
         "apiVersion: kueue.x-k8s.io/v1beta1 (or use the Red Hat build of Kueue: kueue managementState Unmanaged)"
     ]
+
+
+@pytest.mark.parametrize(("release", "channel"), [("3.x", "stable-3.x"), ("2.x", "stable")])
+def test_the_openshift_ai_channel_follows_the_release_by_default(release: str, channel: str) -> None:
+    from batchplane.targets.openshift.config import OpenShiftAI
+
+    assert OpenShiftAI.model_validate({"release": release}).channel == channel
+
+
+@pytest.mark.parametrize(
+    ("release", "channel", "message"),
+    [
+        (
+            "3.x",
+            "stable",
+            '"stable" delivers OpenShift AI 2.x, not openshiftAi.release 3.x (its DataScienceCluster v2 would be '
+            "refused after the operator installs): use stable-3.x (or fast-3.x), or set release: 2.x",
+        ),
+        (
+            "2.x",
+            "fast-3.x",
+            '"fast-3.x" delivers OpenShift AI 3.x, not openshiftAi.release 2.x: use stable, fast or eus-2.Y, or set '
+            "release: 3.x",
+        ),
+    ],
+)
+def test_a_channel_of_the_other_release_line_is_refused_naming_both_keys(
+    release: str, channel: str, message: str
+) -> None:
+    from batchplane.targets.openshift.config import release_channel_problem
+
+    assert release_channel_problem(release, channel) == message
+    assert release_channel_problem(release, "eus-2.16" if release == "2.x" else "stable-3.x") is None
+
+
+def test_a_stack_whose_openshift_ai_channel_delivers_the_other_release_is_refused_at_the_channel() -> None:
+    from batchplane.stack import load_stack
+    from tests.config.factories import base_config
+    from tests.operators.conftest import openshift_target
+
+    config = base_config()
+    config["batchplane:target"] = openshift_target(openshiftAi={"channel": "stable"})
+    with pytest.raises(ConfigValidationError) as caught:
+        load_stack(config)
+    assert [i.path for i in caught.value.errors] == ["batchplane:target.openshiftAi.channel"]

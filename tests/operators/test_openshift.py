@@ -62,7 +62,7 @@ def test_three_olm_installs_in_order_with_channels_and_approval_from_config() ->
     assert [i.subscription["spec"]["channel"] for i in plan.installs] == [
         "stable-v1",
         "stable-v1.5",
-        "stable",
+        "stable-3.x",  # the 3.x release's channel by default
     ]
 
 

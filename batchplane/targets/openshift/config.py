@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain
 from batchplane.config.kueue import NamespaceSpec
@@ -119,11 +119,22 @@ class RedHatKueue(OlmSubscription):
 class OpenShiftAI(OlmSubscription):
     """Red Hat OpenShift AI (package ``rhods-operator``, namespace ``redhat-ods-operator``) and its DataScienceCluster."""
 
-    channel: Channel = "stable"
-    """Update channel (``stable``, ``fast``, ``stable-X.Y``, ``stable-3.x``, ``eus-X.Y``). Defaults to ``stable``."""
+    channel: Channel = "stable-3.x"
+    """Update channel (``stable-3.x``, ``fast-3.x``, ``stable``, ``fast``, ``stable-X.Y``, ``eus-X.Y``). Defaults to the
+    release's: ``stable-3.x`` for ``3.x`` and ``stable`` for ``2.x`` (the ``stable`` channel's head is a 2.x release,
+    which has no DataScienceCluster v2). A channel of the other release line is an error."""
     starting_csv: DnsSubdomain | None = None
     """``spec.startingCSV``, e.g. ``rhods-operator.3.5.0`` (3.x) or ``rhods-operator.2.25.0`` (2.x). Defaults to
     the channel head."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _channel_follows_release(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "channel" not in data:
+            release = data.get("release", "3.x")
+            return {**data, "channel": "stable" if release == "2.x" else "stable-3.x"}
+        return data
+
     release: Literal["2.x", "3.x"] = "3.x"
     """Release line the channel delivers; selects the DataScienceCluster API (v1 for 2.x, v2 for 3.x).
     Defaults to ``3.x``."""
@@ -388,12 +399,42 @@ def check_embedded_kueue(k: ExpandedKueue) -> list[ConfigIssue]:
     return issues
 
 
+def release_channel_problem(release: str, channel: str) -> str | None:
+    """Why ``channel`` cannot deliver the OpenShift AI ``release`` line, or None.
+
+    RHOAI 3.x comes from the ``…-3.x`` channels (``stable-3.x``, ``fast-3.x``, ``stable-3.Y``); the ``stable``, ``fast``
+    and ``…-2.Y`` channels deliver 2.x, whose operator has no DataScienceCluster v2, so the install would fail after
+    the CSV gate while validation passed.
+
+    Args:
+        release: ``openshiftAi.release`` (``2.x`` or ``3.x``).
+        channel: ``openshiftAi.channel``.
+
+    Returns:
+        A message naming both keys, or None when they agree.
+    """
+    three = "-3." in channel
+    if release == "3.x" and not three:
+        return (
+            f'"{channel}" delivers OpenShift AI 2.x, not openshiftAi.release 3.x (its DataScienceCluster v2 would be '
+            "refused after the operator installs): use stable-3.x (or fast-3.x), or set release: 2.x"
+        )
+    if release == "2.x" and three:
+        return (
+            f'"{channel}" delivers OpenShift AI 3.x, not openshiftAi.release 2.x: use stable, fast or eus-2.Y, or '
+            "set release: 3.x"
+        )
+    return None
+
+
 def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str = "dev") -> list[ConfigIssue]:
     """Rules of the ``openshift`` target that span fields: DSC components per release, InstallPlan approval
     (:func:`check_approval`), framework duplicates, and warnings for tenant namespaces the stack cannot label."""
     issues: list[ConfigIssue] = check_approval(target, environment)
     base = "batchplane:target"
     ai = target.openshift_ai
+    if ai is not None and (why := release_channel_problem(ai.release, ai.channel)) is not None:
+        issues.append(ConfigIssue(f"{base}.openshiftAi.channel", why))
     if ai is not None:
         path = f"{base}.openshiftAi.components"
         issues.extend(check_components(ai.components, ai.release, path))
