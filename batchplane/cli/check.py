@@ -29,6 +29,7 @@ from batchplane.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     ConfigOption,
+    ProjectDirOption,
     StackOption,
     project_root,
     resolve_stack_file,
@@ -154,9 +155,7 @@ def check(
         Path | None,
         typer.Option("--policy-config", help="Policy config JSON, as for pulumi's --policy-pack-config."),
     ] = None,
-    project_dir: Annotated[
-        Path | None, typer.Option("--project-dir", help="The Pulumi project directory (holds Pulumi.yaml).")
-    ] = None,
+    project_dir: ProjectDirOption = None,
     github: Annotated[
         bool,
         typer.Option(

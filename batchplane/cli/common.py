@@ -24,6 +24,9 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", "-c", help="Any stack config file (Pulumi.<stack>.yaml format)."),
 ]
+ProjectDirOption = Annotated[
+    Path | None, typer.Option("--project-dir", help="The Pulumi project directory (holds Pulumi.yaml).")
+]
 
 
 def project_root() -> Path:

@@ -24,7 +24,15 @@ from typing import Annotated, Any
 import typer
 
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, ConfigOption, StackOption, fail_usage, project_root
+from batchplane.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    ConfigOption,
+    ProjectDirOption,
+    StackOption,
+    fail_usage,
+    project_root,
+)
 from batchplane.errors import ConfigIssue, ConfigLoadError, ConfigValidationError
 
 BaseConfigOption = Annotated[
@@ -143,9 +151,7 @@ def diff(
             "--decisions/--no-decisions", help="Judge generated workloads with both webhook policies."
         ),
     ] = True,
-    project_dir: Annotated[
-        Path | None, typer.Option("--project-dir", help="The Pulumi project directory (holds Pulumi.yaml).")
-    ] = None,
+    project_dir: ProjectDirOption = None,
     github: Annotated[
         bool,
         typer.Option(
