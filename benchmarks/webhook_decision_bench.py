@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -37,7 +38,10 @@ try:
 except ImportError:  # trees before the #15 layout
     from batchplane.config import load_stack_file
 from batchplane.webhook.decisions import Decider
-from batchplane.components.quota_webhook.policy import render_policy
+try:
+    from batchplane.components.quota_webhook.policy import render_policy
+except ImportError:  # trees before the webhook left the stack (#21 layout)
+    from batchplane.webhook.policy import render_policy
 samples = Path(sys.argv[1])
 policy = render_policy(load_stack_file(Path(sys.argv[4])))
 decider = Decider(policy)
@@ -117,7 +121,7 @@ def main() -> None:
     parser.add_argument(
         "--compiled",
         action="store_true",
-        help="also each tree compiled with mypyc (its webhook/compile.py, when it has one), same run",
+        help="also each tree compiled with mypyc (by its own compile script, when it has one), same run",
     )
     parser.add_argument("-n", type=int, default=2000, help="calls per repeat (default 2000)")
     parser.add_argument("--repeats", type=int, default=5, help="repeats per tree and round (default 5)")
@@ -138,12 +142,14 @@ def main() -> None:
             to_run: dict[str, tuple[Path, Path | None]] = {name: (tree, None) for name, tree in trees.items()}
             if args.compiled:  # every tree that has webhook/compile.py, compiled by its own script
                 for name, tree in trees.items():
-                    if not (tree / "webhook" / "compile.py").exists():
-                        continue
                     out = Path(tmp) / f"compiled-{len(to_run)}"
-                    subprocess.run(
-                        [sys.executable, str(tree / "webhook" / "compile.py"), "--out", str(out)], check=True
-                    )
+                    if (tree / "batchplane" / "webhook" / "compile.py").exists():  # the #21 layout
+                        command = [sys.executable, "-m", "batchplane.webhook.compile", "--out", str(out)]
+                    elif (tree / "webhook" / "compile.py").exists():
+                        command = [sys.executable, str(tree / "webhook" / "compile.py"), "--out", str(out)]
+                    else:
+                        continue
+                    subprocess.run(command, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, check=True)
                     to_run[f"{name}, compiled"] = (tree, out)
             # Rounds alternate the trees, so a load spike on a shared machine hits each of them alike.
             results: dict[str, dict[str, dict[str, object]]] = {}
