@@ -18,7 +18,8 @@ project or cluster with your credentials ([docs/preflight.md](preflight.md)).
 Quotas are the pools at their maximum size: `maxNodes` (× zones for `autoscalingLimits: per-zone`) × GPUs per node,
 summed per GPU family and region, over every cluster the stack declares. Spot, flex-start and queued-provisioning
 pools use the *preemptible* GPU quota of their family; on-demand pools the standard one; reservation pools need no
-new quota. vCPUs count every pool, system pools included. Cloud Quotas ids: a GPU family has either a dedicated
+new quota (where a project has no preemptible quota of the family, Spot VMs use the standard one instead; preflight
+accounts for that — docs/preflight.md). vCPUs count every pool, system pools included. Cloud Quotas ids: a GPU family has either a dedicated
 `NVIDIA-<FAMILY>-GPUS-per-project-region` (with `PREEMPTIBLE-` in front for preemptible) or the
 `GPUS-PER-GPU-FAMILY-per-project-region` quota with dimension `gpu_family`; preflight reads whichever the project has.
 """

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -420,22 +420,86 @@ def _quotas(
             "Batchplane does not know this machine type's vCPUs: its nodes are left out of the CPU quotas checked",
             "check CPUS for the region by hand (gcloud compute machine-types describe …)",
         )
+    needs = _spot_fallback(req.quotas, infos)
     dedicated_cpus = {
         (n.region, n.vm_family)
-        for n in req.quotas
+        for n in needs
         if n.kind == "cpus" and f"{n.vm_family}-CPUS-per-project-region" in infos
     }
     general: dict[str, tuple[int, list[str]]] = {}
-    for need in req.quotas:
-        if need.kind == "cpus" and (need.region, need.vm_family) not in dedicated_cpus:
-            amount, paths = general.get(need.region or "", (0, []))
-            general[need.region or ""] = (amount + need.amount, [*paths, *need.paths])
-    for need in req.quotas:
+    preemptible: dict[str, tuple[int, list[str]]] = {}
+    for need in needs:
+        if need.kind != "cpus":
+            continue
+        region = need.region or ""
+        amount, paths = need.amount, list(need.paths)
+        if need.spot_vcpus and _granted(infos, PREEMPTIBLE_CPUS, {"region": region}):
+            have, seen = preemptible.get(region, (0, []))
+            preemptible[region] = (have + need.spot_vcpus, [*seen, *need.spot_vcpu_paths])
+            amount -= need.spot_vcpus
+            paths = [p for p in paths if p not in need.spot_vcpu_paths]
+        if (need.region, need.vm_family) not in dedicated_cpus and amount:
+            have, seen = general.get(region, (0, []))
+            general[region] = (have + amount, [*seen, *paths])
+    for need in needs:
         for quota_id, dims, explicit in _candidates(need, infos, dedicated_cpus):
             _compare(need, quota_id, dims, explicit, infos, report, project, usage)
     for region, (amount, paths) in general.items():
         cpus = QuotaNeed("cpus", amount, region, paths=tuple(paths))
         _compare(cpus, "CPUS-per-project-region", {"region": region}, (), infos, report, project, usage)
+    for region, (amount, paths) in preemptible.items():
+        cpus = QuotaNeed("cpus", amount, region, preemptible=True, paths=tuple(paths))
+        _compare(cpus, PREEMPTIBLE_CPUS, {"region": region}, (), infos, report, project, usage)
+
+
+#: The per-region quota of preemptible vCPUs (Spot and preemptible VMs) once a project is granted one.
+PREEMPTIBLE_CPUS = "PREEMPTIBLE-CPUS-per-project-region"
+
+
+def _granted(
+    infos: dict[str, Any], quota_id: str, dims: dict[str, str], explicit: tuple[str, ...] = ()
+) -> bool:
+    """True when the project has ``quota_id`` for ``dims`` with a limit other than 0 (unlimited: -1, counts)."""
+    info = infos.get(quota_id)
+    limit = None if info is None else _value(info, dims, explicit=explicit)
+    return limit is not None and limit != 0
+
+
+def _spot_fallback(needs: list[QuotaNeed], infos: dict[str, Any]) -> list[QuotaNeed]:
+    """``needs`` with each preemptible GPU need's spot pools moved to the standard quota of the family where the
+    project has no preemptible quota of that family in the region (every quota that would hold them is 0): Spot VMs
+    then consume the standard quotas (module :mod:`batchplane.preflight.requirements`, "Quota arithmetic").
+    Flex-start and queued pools never move. A quota the project does not list at all is left to the comparison
+    (which warns that it was not checked)."""
+    out = list(needs)
+    for i, need in enumerate(needs):
+        if need.kind != "gpus" or not need.preemptible or not need.spot_gpus:
+            continue
+        candidates = [(q, d, e) for q, d, e in _candidates(need, infos, set()) if q in infos]
+        if not candidates or any(_granted(infos, q, d, e) for q, d, e in candidates):
+            continue
+        rest = tuple(p for p in need.paths if p not in need.spot_paths)
+        out[i] = replace(need, amount=need.amount - need.spot_gpus, paths=rest, spot_gpus=0, spot_paths=())
+        standard = next(
+            (
+                j
+                for j, n in enumerate(out)
+                if n.kind == "gpus"
+                and not n.preemptible
+                and (n.region, n.gpu_family) == (need.region, need.gpu_family)
+            ),
+            None,
+        )
+        if standard is None:
+            out.append(
+                QuotaNeed("gpus", need.spot_gpus, need.region, need.gpu_family, False, paths=need.spot_paths)
+            )
+        else:
+            have = out[standard]
+            out[standard] = replace(
+                have, amount=have.amount + need.spot_gpus, paths=(*have.paths, *need.spot_paths)
+            )
+    return [n for n in out if n.amount > 0 or n.kind != "gpus"]
 
 
 def _candidates(

@@ -15,11 +15,24 @@ Quota arithmetic (Compute Engine "Allocation quotas", cloud.google.com/compute/r
   a static pool) × GPUs per node, summed over the pools of one region and family.
 * Spot, flex-start and queued-provisioning pools count against the *preemptible* GPU quota of the family ("Flex-start
   VMs ... consume preemptible quota", Google Cloud blog "GPUs when you need them: Introducing Flex-start VMs",
-  2025-09-25; queued provisioning is DWS capacity obtained the same way); on-demand pools against the standard
-  quota. Reservation pools consume capacity the reservation already holds and need no new quota.
+  2025-09-25; "DWS Flex Start consumes the preemptible version of the GPU quota pool rather than the standard pool",
+  docs.cloud.google.com/managed-spark/docs/guides/dws-serverless; GKE's queued provisioning is "flex-start with
+  queued provisioning", cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest); on-demand pools against
+  the standard quota. Reservation pools consume capacity the reservation already holds and need no new quota.
+* Where the project has **no** preemptible quota of the family in the region (limit 0), Spot VMs use the standard
+  quotas instead ("To prevent Spot VMs from consuming your quotas for standard VMs' CPUs, GPUs, and disks, consider
+  requesting preemptible quota", cloud.google.com/compute/docs/instances/create-use-spot): the checker moves the spot
+  pools' GPUs (:attr:`QuotaNeed.spot_gpus`) to the standard quota then. No such fallback is documented for
+  flex-start, so flex-start and queued pools stay on the preemptible quota.
 * ``GPUS_ALL_REGIONS``: every GPU of every pool of every declared cluster of the project.
 * vCPUs per region: every pool (system and GPU) at its maximum, against ``CPUS`` (and, when the project has one,
-  the machine family's own quota, e.g. ``A2_CPUS`` or ``cpus_per_vm_family``), and ``CPUS_ALL_REGIONS``.
+  the machine family's own quota, e.g. ``A2_CPUS`` or ``cpus_per_vm_family``), and ``CPUS_ALL_REGIONS``. Once a
+  project has ``PREEMPTIBLE_CPUS`` quota in a region, "all preemptible VMs count against that quota, and all standard
+  VMs continue to count against the standard CPU quota"; without it "you can use standard CPU quota to launch
+  preemptible VMs" (cloud.google.com/compute/docs/instances/create-use-preemptible, "Preemptible CPU quotas"): the
+  checker moves the spot pools' vCPUs (:attr:`QuotaNeed.spot_vcpus`) from ``CPUS`` to ``PREEMPTIBLE_CPUS`` exactly
+  when the latter is granted (not 0) in the region. Which vCPU quota flex-start VMs use is not documented (only
+  their GPUs are said to use the preemptible quota): their vCPUs stay on ``CPUS``.
 """
 
 from __future__ import annotations
@@ -103,6 +116,12 @@ class QuotaNeed:
         preemptible: True when the need is on the preemptible quota (spot, flex-start, queued pools).
         vm_family: the machine family of the vCPUs (``G2``, ``E2``, ``A3`` …) for ``cpus``; None when mixed.
         paths: the config key paths of the pools that add up to it.
+        spot_gpus: for preemptible ``gpus``: how many of :attr:`amount` come from spot pools (what moves to the
+            standard quota where the project has no preemptible quota of the family in the region). Defaults to 0.
+        spot_paths: the key paths of those spot pools. Defaults to none.
+        spot_vcpus: for ``cpus``: how many of :attr:`amount` come from spot pools (what counts against
+            ``PREEMPTIBLE_CPUS`` where the project has that quota in the region). Defaults to 0.
+        spot_vcpu_paths: the key paths of those pools. Defaults to none.
     """
 
     kind: Literal["gpus", "gpus-all-regions", "cpus", "cpus-all-regions"]
@@ -112,6 +131,10 @@ class QuotaNeed:
     preemptible: bool = False
     vm_family: str | None = None
     paths: tuple[str, ...] = ()
+    spot_gpus: int = 0
+    spot_paths: tuple[str, ...] = ()
+    spot_vcpus: int = 0
+    spot_vcpu_paths: tuple[str, ...] = ()
 
     @property
     def metric(self) -> str:
@@ -124,7 +147,7 @@ class QuotaNeed:
             return "GPUS_ALL_REGIONS"
         if self.kind == "cpus-all-regions":
             return "CPUS_ALL_REGIONS"
-        return "CPUS"
+        return "PREEMPTIBLE_CPUS" if self.preemptible else "CPUS"
 
 
 @dataclass(frozen=True)
@@ -506,7 +529,9 @@ def gke_quotas(targets: list[tuple[GkeTarget, str]]) -> list[QuotaNeed]:
         project-wide ``GPUS_ALL_REGIONS`` / ``CPUS_ALL_REGIONS`` totals; ordered for stable output.
     """
     gpus: dict[tuple[str, str, bool], tuple[int, list[str]]] = {}
+    spot: dict[tuple[str, str], tuple[int, list[str]]] = defaultdict(lambda: (0, []))
     cpus: dict[tuple[str, str], tuple[int, list[str]]] = defaultdict(lambda: (0, []))
+    spot_cpus: dict[tuple[str, str], tuple[int, list[str]]] = defaultdict(lambda: (0, []))
     for target, path in targets:
         region = target.cluster_region()
         system = target.system_pool
@@ -524,26 +549,45 @@ def gke_quotas(targets: list[tuple[GkeTarget, str]]) -> list[QuotaNeed]:
             if pool.provisioning == "reservation" or nodes == 0:
                 continue
             shape = MACHINE_SHAPES.get(pool.machine_type)
+            preemptible = pool.provisioning in PREEMPTIBLE_MODES
             if shape is not None:
                 _add(cpus, (region, vm_family(pool.machine_type)), nodes * shape.vcpus, ppath)
+                if pool.provisioning == "spot":
+                    _add(spot_cpus, (region, vm_family(pool.machine_type)), nodes * shape.vcpus, ppath)
             acc = pool.resolved_accelerator()
             family = None if acc is None else GPU_FAMILIES.get(acc.type)
             if acc is None or family is None:
                 continue
-            key = (region, family, pool.provisioning in PREEMPTIBLE_MODES)
+            key = (region, family, preemptible)
             have, paths = gpus.get(key, (0, []))
             gpus[key] = (have + nodes * acc.count, [*paths, ppath])
+            if pool.provisioning == "spot":
+                _add(spot, (region, family), nodes * acc.count, ppath)
     out: list[QuotaNeed] = []
     all_gpus, gpu_paths = 0, list[str]()
     for (region, family, pre), (amount, paths) in sorted(gpus.items()):
-        out.append(QuotaNeed("gpus", amount, region, family, pre, None, tuple(paths)))
+        spot_gpus, spot_paths = spot[(region, family)] if pre else (0, [])
+        out.append(
+            QuotaNeed("gpus", amount, region, family, pre, None, tuple(paths), spot_gpus, tuple(spot_paths))
+        )
         all_gpus += amount
         gpu_paths.extend(p for p in paths if p not in gpu_paths)
     if all_gpus:
         out.append(QuotaNeed("gpus-all-regions", all_gpus, paths=tuple(gpu_paths)))
     by_region: dict[str, tuple[int, list[str]]] = {}
     for (region, family), (amount, paths) in sorted(cpus.items()):
-        out.append(QuotaNeed("cpus", amount, region, vm_family=family, paths=tuple(paths)))
+        spot_amount, spot_vcpu_paths = spot_cpus[(region, family)]
+        out.append(
+            QuotaNeed(
+                "cpus",
+                amount,
+                region,
+                vm_family=family,
+                paths=tuple(paths),
+                spot_vcpus=spot_amount,
+                spot_vcpu_paths=tuple(spot_vcpu_paths),
+            )
+        )
         have, seen = by_region.get(region, (0, []))
         by_region[region] = (have + amount, [*seen, *(p for p in paths if p not in seen)])
     total = sum(a for a, _ in by_region.values())

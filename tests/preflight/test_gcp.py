@@ -359,3 +359,113 @@ def test_credentials_that_cannot_be_refreshed_stop_the_run_as_missing_credential
     env = Environment(gcp_credentials=_Revoked(), gcp_project=PROJECT, adapter=Replay(load("gcp/ready.json")))
     with pytest.raises(CredentialsMissing, match="gcloud auth application-default login"):
         preflight(template("gke-dev"), env)
+
+
+# --- preemptible quota: Spot VMs fall back to the standard quotas where the project has none -------------------
+
+
+def _quota_infos(values: dict[str, int], region: str = "us-central1") -> list[dict[str, object]]:
+    """ready.json's Cloud Quotas answer with ``{quota id: limit in region}`` set (a quota id ready.json lacks is added
+    with that one regional entry), placed in front of ready.json."""
+    ready = load("gcp/ready.json")
+    exchange = copy.deepcopy(next(e for e in ready if e["path"].endswith("/quotaInfos")))
+    infos = exchange["body"]["quotaInfos"]
+    for quota_id, value in values.items():
+        info = next((i for i in infos if i["quotaId"] == quota_id), None)
+        if info is None:
+            info = {"quotaId": quota_id, "dimensions": ["region"], "dimensionsInfos": []}
+            infos.append(info)
+        entry = {
+            "dimensions": {"region": region},
+            "details": {"value": str(value)},
+            "applicableLocations": [region],
+        }
+        info["dimensionsInfos"] = [
+            e for e in info["dimensionsInfos"] if e["dimensions"] != {"region": region}
+        ]
+        info["dimensionsInfos"].insert(0, entry)
+    return [exchange, *ready]
+
+
+def _quota_report(stack: Stack, values: dict[str, int]) -> Report:
+    replay = Replay(_quota_infos(values))
+    env = Environment(
+        gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay, check_images=False
+    )
+    report = preflight(stack, env)
+    assert replay.unmatched == []
+    return report
+
+
+def _quota_blockers(report: Report) -> dict[str, tuple[str, str]]:
+    return {f.message.split(" ", 2)[1]: (f.path, f.message) for f in report.blockers if f.check == "quota"}
+
+
+L4_SPOT = pool("l4-spot", "spot", "g2-standard-8", ["us-central1-a"], maxNodes=6)
+L4_FLEX = pool("l4-flex", "flex-start", "g2-standard-8", ["us-central1-a"], maxNodes=6)
+
+
+def test_spot_gpus_use_the_standard_quota_where_the_project_has_no_preemptible_quota_of_the_family() -> None:
+    stack = gke_stack([L4_SPOT])
+    # no preemptible L4 quota in the region, 16 standard L4s: the 6 Spot VMs' GPUs fit there
+    assert _quota_blockers(_quota_report(stack, {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0})) == {}
+    # ... and when the standard quota is short too, the blocker is on the standard quota, naming the spot pool
+    short = _quota_blockers(
+        _quota_report(
+            stack,
+            {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0, "NVIDIA-L4-GPUS-per-project-region": 4},
+        )
+    )
+    assert set(short) == {"NVIDIA-L4-GPUS-per-project-region"}
+    path, message = short["NVIDIA-L4-GPUS-per-project-region"]
+    assert path == "batchplane:target.gpuPools[0]" and "allows 4" in message and "need 6" in message
+
+
+def test_spot_gpus_count_only_against_a_preemptible_quota_the_project_has() -> None:
+    stack = gke_stack([L4_SPOT])
+    # 2 preemptible L4s granted: every Spot VM counts against it, even with standard L4s to spare
+    short = _quota_blockers(_quota_report(stack, {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 2}))
+    assert set(short) == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"}
+    assert "need 6" in short["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"][1]
+
+
+def test_flex_start_gpus_never_fall_back_to_the_standard_quota() -> None:
+    report = _quota_report(gke_stack([L4_FLEX]), {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0})
+    short = _quota_blockers(report)
+    assert set(short) == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"}
+    assert "allows 0" in short["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"][1]
+
+
+def test_spot_and_standard_gpus_of_one_family_add_up_on_the_standard_quota_without_preemptible_quota() -> (
+    None
+):
+    on_demand = pool("l4", "on-demand", "g2-standard-8", ["us-central1-a"], maxNodes=10)
+    stack = gke_stack([on_demand, L4_SPOT])
+    values = {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0, "NVIDIA-L4-GPUS-per-project-region": 12}
+    short = _quota_blockers(_quota_report(stack, values))
+    _, message = short["NVIDIA-L4-GPUS-per-project-region"]
+    assert "need 16" in message and "batchplane:target.gpuPools[1]" in message
+    # with the preemptible quota granted, the same 12 standard L4s hold the 10 on-demand VMs
+    values["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"] = 6
+    assert "NVIDIA-L4-GPUS-per-project-region" not in _quota_blockers(_quota_report(stack, values))
+
+
+def test_spot_vcpus_move_to_the_preemptible_cpu_quota_once_the_project_has_one() -> None:
+    stack = gke_stack([L4_SPOT])  # 6 × g2-standard-8 = 48 spot vCPUs, plus the system pool's 12 on CPUS
+    # no preemptible CPU quota: Spot VMs use the standard one, 60 vCPUs in all
+    standard = _quota_blockers(_quota_report(stack, {"CPUS-per-project-region": 40}))
+    assert (
+        set(standard) == {"CPUS-per-project-region"} and "need 60" in standard["CPUS-per-project-region"][1]
+    )
+    granted = _quota_blockers(
+        _quota_report(stack, {"CPUS-per-project-region": 40, "PREEMPTIBLE-CPUS-per-project-region": 24})
+    )
+    assert "CPUS-per-project-region" not in granted
+    path, message = granted["PREEMPTIBLE-CPUS-per-project-region"]
+    assert path == "batchplane:target.gpuPools[0]" and "allows 24" in message and "need 48" in message
+    assert (
+        _quota_blockers(
+            _quota_report(stack, {"CPUS-per-project-region": 40, "PREEMPTIBLE-CPUS-per-project-region": 48})
+        )
+        == {}
+    )
