@@ -64,6 +64,49 @@ def _check_project_id(value: str | None) -> str | None:
 ProjectId = Annotated[str, AfterValidator(_check_project_id)]
 """A Google Cloud project ID (see :func:`project_id_problem`)."""
 
+_SERVICE_ACCOUNT_EMAIL_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*@[a-z0-9][a-z0-9.:-]*\.gserviceaccount\.com$")
+
+DEFAULT_NODE_SERVICE_ACCOUNT = "default"
+"""The ``nodeServiceAccount`` value that keeps the Compute Engine default service account."""
+
+
+def service_account_email_problem(value: str) -> str | None:
+    """Why ``value`` is not a Google service account email, or None.
+
+    Service account emails end in ``.gserviceaccount.com``: ``NAME@PROJECT.iam.gserviceaccount.com`` for
+    user-managed accounts, ``PROJECT_NUMBER-compute@developer.gserviceaccount.com`` for the Compute Engine default
+    one (IAM "Service accounts overview", https://cloud.google.com/iam/docs/service-account-overview).
+    """
+    if _SERVICE_ACCOUNT_EMAIL_RE.match(value):
+        return None
+    return (
+        f'"{value}" is not a service account email (ACCOUNT@PROJECT.iam.gserviceaccount.com, or '
+        "PROJECT_NUMBER-compute@developer.gserviceaccount.com)"
+    )
+
+
+def _check_service_account_email(value: str) -> str:
+    why = service_account_email_problem(value)
+    if why is not None:
+        raise ValueError(why)
+    return value
+
+
+def _check_node_service_account(value: str) -> str:
+    if value == DEFAULT_NODE_SERVICE_ACCOUNT:
+        return value
+    why = service_account_email_problem(value)
+    if why is not None:
+        raise ValueError(f'{why}, or "{DEFAULT_NODE_SERVICE_ACCOUNT}" for the Compute Engine default service account')
+    return value
+
+
+ServiceAccountEmail = Annotated[str, AfterValidator(_check_service_account_email)]
+"""A Google service account email (see :func:`service_account_email_problem`)."""
+
+NodeServiceAccount = Annotated[str, AfterValidator(_check_node_service_account)]
+"""A service account email, or ``default`` (see :attr:`GkeTarget.node_service_account`)."""
+
 GKE_NODE_POOL_NAME_MAX = 40
 """GKE node pool and cluster names are at most 40 characters (GKE API)."""
 
@@ -250,8 +293,10 @@ class GpuPool(ConfigModel):
     """Boot disk size in GB. Defaults to GKE's (100)."""
     disk_type: str | None = None
     """Boot disk type, e.g. ``pd-ssd``, ``hyperdisk-balanced``. Defaults to GKE's."""
-    service_account: str | None = None
-    """Node service account email. Defaults to the Compute Engine default service account."""
+    service_account: ServiceAccountEmail | None = None
+    """This pool's node service account email, overriding ``target.nodeServiceAccount`` for this pool only (the
+    stack grants it nothing). Defaults to none: the cluster's node service account. Changing it replaces the pool
+    (``node_config.service_account`` is force-new)."""
 
     def is_queued(self) -> bool:
         """True when nodes are obtained through ProvisioningRequests (queued, or flex-start + queued)."""
@@ -328,6 +373,36 @@ class GkeTarget(ConfigModel):
     """The system CPU pool. Defaults to ``SystemPool()`` (``system``, e2-standard-4, 1–3 nodes)."""
     gpu_pools: list[GpuPool] = Field(default_factory=list)
     """GPU pools. Defaults to none."""
+    node_service_account: NodeServiceAccount | None = None
+    """The IAM service account every node pool of the cluster runs as (``node_config.service_account``; the
+    system pool too, where the operators and the quota webhook run). One of:
+
+    * omitted (the default): the stack **creates** a dedicated account for this cluster, ``<id>@<project>.iam.
+      gserviceaccount.com`` with the id derived from ``clusterName``
+      (:func:`~batchplane.targets.gke.resources.node_account_id`: ``<clusterName>-nodes``, or for long names the
+      first 21 characters and a hash of the whole name), and grants it ``roles/container.defaultNodeServiceAccount``
+      on the project — the least-privilege node role of GKE's hardening guide ("Use least privilege IAM service
+      accounts", https://cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster) — and nothing else
+      project-wide. The pools (and the cluster, for its short-lived default pool) wait for that grant;
+    * a service account email (``nodes@my-project.iam.gserviceaccount.com``): the pools run as that account; the
+      stack grants it no project role — you manage its roles (at least ``roles/container.defaultNodeServiceAccount``);
+    * ``default``: the Compute Engine default service account (``node_config.service_account`` unset — Batchplane's
+      behaviour before this field). In organizations created since 2024-05-03 that account has no roles
+      (``iam.automaticIamGrantsForDefaultServiceAccounts``), so nodes cannot write logs and metrics. Keep it for a
+      stack deployed before this field existed whose pools must not be replaced: ``node_config.service_account`` is
+      force-new, so moving an existing pool to another account deletes and re-creates it with its nodes
+      (:data:`~batchplane.targets.gke.rules.NODE_POOL_REPLACE`; ``batchplane diff`` reports it).
+
+    In every case, when the stack builds the webhook image into its Artifact Registry repository, the account the
+    system pool runs as gets ``roles/artifactregistry.reader`` on that repository only. A GPU pool's own
+    ``serviceAccount`` overrides this for that pool. Workload Identity is unaffected: job pods use their own
+    Kubernetes ServiceAccount's binding, not the node account. Defaults to none (create)."""
+
+    def node_account_mode(self) -> Literal["create", "email", "default"]:
+        """How the nodes' service account is chosen: ``create`` (omitted), ``email`` (given) or ``default``."""
+        if self.node_service_account is None:
+            return "create"
+        return "default" if self.node_service_account == DEFAULT_NODE_SERVICE_ACCOUNT else "email"
 
     def location(self) -> str:
         """The cluster location: the region, else the zone."""
