@@ -23,7 +23,8 @@ SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 WI = {"mode": "GKE_METADATA"}
 GPU_TAINT = [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}]
 NO_RESERVATION = {"consumeReservationType": "NO_RESERVATION"}
-NODE_SA = "batchplane-nodes@proj-1.iam.gserviceaccount.com"  # the account the stack creates for cluster batchplane
+# The account the stack creates for the cluster "batchplane" (target.nodeServiceAccount omitted).
+NODE_SA = "batchplane-nodes@proj-1.iam.gserviceaccount.com"
 
 pytestmark = pytest.mark.slow
 
@@ -278,7 +279,8 @@ def test_dev_cluster_removes_the_default_pool_without_deletion_protection(modes_
         "location": "us-central1",
         "minMasterVersion": "1.35",
         "name": "batchplane",
-        "nodeConfig": {"oauthScopes": SCOPES, "serviceAccount": NODE_SA},  # the removed default pool's account
+        # The default pool GKE creates with the cluster (and the stack removes) runs as the nodes' account too.
+        "nodeConfig": {"oauthScopes": SCOPES, "serviceAccount": NODE_SA},
         "project": "proj-1",
         "releaseChannel": {"channel": "REGULAR"},
         "removeDefaultNodePool": True,

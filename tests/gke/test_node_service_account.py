@@ -160,8 +160,12 @@ def test_no_repository_grant_without_a_build() -> None:
 # --- validation ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", ["nodes", "nodes@example.com", "Nodes@p.iam.gserviceaccount.com", "", "DEFAULT"])
-def test_a_node_service_account_that_is_neither_an_email_nor_default_is_refused_naming_the_key(value: str) -> None:
+@pytest.mark.parametrize(
+    "value", ["nodes", "nodes@example.com", "Nodes@p.iam.gserviceaccount.com", "", "DEFAULT"]
+)
+def test_a_node_service_account_that_is_neither_an_email_nor_default_is_refused_naming_the_key(
+    value: str,
+) -> None:
     with pytest.raises(ConfigValidationError) as caught:
         run_program(REPO_ROOT, "nodes", config(value), preview=False)
     (error,) = caught.value.errors
@@ -206,7 +210,9 @@ def test_long_cluster_names_keep_a_readable_prefix_and_a_hash_of_the_whole_name(
     assert node_account_id(long_a) != node_account_id(long_b)
     assert len(node_account_id("y" * 40)) == 30
     assert node_account_id("abcdefghijklmnopqrst-xyz") == "abcdefghijklmnopqrst-xyz-nodes"
-    assert node_account_id("abcdefghijklmnopqrst-xyzw").startswith("abcdefghijklmnopqrst-")  # hyphen not doubled
+    # 21 characters end in a hyphen: it is dropped, not doubled.
+    assert node_account_id("abcdefghijklmnopqrst-xyzw").startswith("abcdefghijklmnopqrst-")
+    assert "--" not in node_account_id("abcdefghijklmnopqrst-xyzw")
 
 
 # --- multi-cluster ------------------------------------------------------------------------------------------

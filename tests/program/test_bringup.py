@@ -125,7 +125,10 @@ REPOSITORY_READER = of_type("gcp:artifactregistry/repositoryIamMember:Repository
 
 
 def node_role(r: RecordedResource) -> bool:
-    return r.type == "gcp:projects/iAMMember:IAMMember" and r.inputs.get("role") == "roles/container.defaultNodeServiceAccount"
+    return (
+        r.type == "gcp:projects/iAMMember:IAMMember"
+        and r.inputs.get("role") == "roles/container.defaultNodeServiceAccount"
+    )
 
 
 def creates_node_accounts(resources: list[RecordedResource]) -> bool:

@@ -145,7 +145,9 @@ class GkeCluster(pulumi.ComponentResource):
         self.node_role: gcp.projects.IAMMember | None = None
         grants: list[pulumi.Resource] = []
         if args.node_account is not None:
-            self.node_account = gcp.serviceaccount.Account(f"{name}-node-account", **args.node_account, opts=child)
+            self.node_account = gcp.serviceaccount.Account(
+                f"{name}-node-account", **args.node_account, opts=child
+            )
             self.node_role = gcp.projects.IAMMember(
                 f"{name}-node-account-role",
                 project=self._gcp_project(),

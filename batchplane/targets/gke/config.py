@@ -97,7 +97,9 @@ def _check_node_service_account(value: str) -> str:
         return value
     why = service_account_email_problem(value)
     if why is not None:
-        raise ValueError(f'{why}, or "{DEFAULT_NODE_SERVICE_ACCOUNT}" for the Compute Engine default service account')
+        raise ValueError(
+            f'{why}, or "{DEFAULT_NODE_SERVICE_ACCOUNT}" for the Compute Engine default service account'
+        )
     return value
 
 
@@ -374,29 +376,21 @@ class GkeTarget(ConfigModel):
     gpu_pools: list[GpuPool] = Field(default_factory=list)
     """GPU pools. Defaults to none."""
     node_service_account: NodeServiceAccount | None = None
-    """The IAM service account every node pool of the cluster runs as (``node_config.service_account``; the
-    system pool too, where the operators and the quota webhook run). One of:
-
-    * omitted (the default): the stack **creates** a dedicated account for this cluster, ``<id>@<project>.iam.
-      gserviceaccount.com`` with the id derived from ``clusterName``
-      (:func:`~batchplane.targets.gke.resources.node_account_id`: ``<clusterName>-nodes``, or for long names the
-      first 21 characters and a hash of the whole name), and grants it ``roles/container.defaultNodeServiceAccount``
-      on the project — the least-privilege node role of GKE's hardening guide ("Use least privilege IAM service
-      accounts", https://cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster) — and nothing else
-      project-wide. The pools (and the cluster, for its short-lived default pool) wait for that grant;
-    * a service account email (``nodes@my-project.iam.gserviceaccount.com``): the pools run as that account; the
-      stack grants it no project role — you manage its roles (at least ``roles/container.defaultNodeServiceAccount``);
-    * ``default``: the Compute Engine default service account (``node_config.service_account`` unset — Batchplane's
-      behaviour before this field). In organizations created since 2024-05-03 that account has no roles
-      (``iam.automaticIamGrantsForDefaultServiceAccounts``), so nodes cannot write logs and metrics. Keep it for a
-      stack deployed before this field existed whose pools must not be replaced: ``node_config.service_account`` is
-      force-new, so moving an existing pool to another account deletes and re-creates it with its nodes
-      (:data:`~batchplane.targets.gke.rules.NODE_POOL_REPLACE`; ``batchplane diff`` reports it).
-
-    In every case, when the stack builds the webhook image into its Artifact Registry repository, the account the
-    system pool runs as gets ``roles/artifactregistry.reader`` on that repository only. A GPU pool's own
-    ``serviceAccount`` overrides this for that pool. Workload Identity is unaffected: job pods use their own
-    Kubernetes ServiceAccount's binding, not the node account. Defaults to none (create)."""
+    """The IAM service account the cluster's nodes run as (``node_config.service_account`` of every pool, the system
+    pool included: the operators and the quota webhook run there). Omitted (the default): the stack creates one
+    account per cluster, id ``<clusterName>-nodes`` (names over 24 characters: their first 21 characters, ``-`` and 8
+    hex digits of their SHA-256), and grants it ``roles/container.defaultNodeServiceAccount`` on the project and
+    nothing else project-wide — GKE's least-privilege node account ("Use least privilege IAM service accounts",
+    https://cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster); the cluster and its pools wait
+    for that grant. A service account email: every pool runs as it and the stack grants it no project role (give it
+    ``roles/container.defaultNodeServiceAccount`` yourself). ``default``: the Compute Engine default service account
+    (``service_account`` unset, the behaviour before this setting), which has no roles in organizations created
+    since 2024-05-03 (``iam.automaticIamGrantsForDefaultServiceAccounts``); keep it for a stack deployed before this
+    setting whose pools must not be replaced — ``node_config.service_account`` is force-new, so a deployed pool moved
+    to another account is deleted and re-created (``NODE_POOL_REPLACE`` in ``batchplane/targets/gke/rules.py``;
+    ``batchplane diff`` reports it). When the stack builds the webhook image into Artifact Registry, the system
+    pool's account gets ``roles/artifactregistry.reader`` on that repository only. ``gpuPools[].serviceAccount``
+    overrides it for one pool; Workload Identity is unchanged. Defaults to none (create)."""
 
     def node_account_mode(self) -> Literal["create", "email", "default"]:
         """How the nodes' service account is chosen: ``create`` (omitted), ``email`` (given) or ``default``."""
