@@ -32,7 +32,8 @@ from batchplane.pools import fit_quotas_to_pools
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
 from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
-from batchplane.targets.gke.config import project_id_problem
+from batchplane.targets.gke.config import GkeTarget, project_id_problem
+from batchplane.targets.gke.resources import node_account_id
 from batchplane.targets.platform import Platform
 
 CONFIG_NAMESPACE = "batchplane"
@@ -310,7 +311,9 @@ def _load_workers(
                 path, message = issue.path, issue.message  # the manager's own warning, reported once
             issues.append(ConfigIssue(path, message, issue.severity))
     if workers and not any(i.severity == "error" for i in issues):
-        issues += _same_clusters(manager, section, workers)
+        issues += _same_clusters(manager, section, workers) or _node_account_clashes(
+            manager, section, workers
+        )
     if workers and manager_kueue is not None and not any(i.severity == "error" for i in issues):
         kueues = {name: w.kueue for name, w in workers.items()}
         missing = missing_local_queues(section, manager_kueue, kueues)
@@ -354,6 +357,37 @@ def _same_clusters(
             )
         else:
             seen[identity] = f'worker "{worker.name}"'
+    return issues
+
+
+def _node_account_clashes(
+    manager: StackConfig, section: MultiKueueSection, workers: Mapping[str, Stack]
+) -> list[ConfigIssue]:
+    """Errors for GKE clusters of one project whose created node service accounts would get the same id
+    (:func:`~batchplane.targets.gke.resources.node_account_id` of the cluster name; account ids are unique per
+    project, cluster names only per location): the second account could not be created."""
+    entries = [(manager.target, "the manager", f"{CONFIG_NAMESPACE}:target")]
+    for index, worker in section.declared():
+        where = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}].target"
+        entries.append((workers[worker.name].config.target, f'worker "{worker.name}"', where))
+    seen: dict[tuple[str | None, str], str] = {}
+    issues = []
+    for target, who, path in entries:
+        if not isinstance(target, GkeTarget) or target.node_account_mode() != "create":
+            continue
+        account = node_account_id(target.cluster_name)
+        key = (target.project, account)
+        if key in seen:
+            issues.append(
+                ConfigIssue(
+                    f"{path}.clusterName",
+                    f'{who} would create the node service account "{account}" that {seen[key]} creates in the same '
+                    f'project (its id comes from clusterName "{target.cluster_name}"): give the clusters different '
+                    "clusterNames, or set nodeServiceAccount",
+                )
+            )
+        else:
+            seen[key] = who
     return issues
 
 
