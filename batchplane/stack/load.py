@@ -32,8 +32,7 @@ from batchplane.pools import fit_quotas_to_pools
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
 from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
-from batchplane.targets.gke.config import GkeTarget, project_id_problem
-from batchplane.targets.gke.resources import node_account_id
+from batchplane.targets.gke.config import project_id_problem
 from batchplane.targets.platform import Platform
 
 CONFIG_NAMESPACE = "batchplane"
@@ -363,9 +362,9 @@ def _same_clusters(
 def _node_account_clashes(
     manager: StackConfig, section: MultiKueueSection, workers: Mapping[str, Stack]
 ) -> list[ConfigIssue]:
-    """Errors for GKE clusters of one project whose created node service accounts would get the same id
-    (:func:`~batchplane.targets.gke.resources.node_account_id` of the cluster name; account ids are unique per
-    project, cluster names only per location): the second account could not be created."""
+    """Errors for clusters of one project whose created node service accounts would get the same id
+    (:meth:`~batchplane.targets.platform.Platform.created_node_account`; on GKE derived from the cluster name, which
+    is unique only per location): the second account could not be created."""
     entries = [(manager.target, "the manager", f"{CONFIG_NAMESPACE}:target")]
     for index, worker in section.declared():
         where = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}].target"
@@ -373,17 +372,16 @@ def _node_account_clashes(
     seen: dict[tuple[str | None, str], str] = {}
     issues = []
     for target, who, path in entries:
-        if not isinstance(target, GkeTarget) or target.node_account_mode() != "create":
+        key = platform_for(target).created_node_account()
+        if key is None:
             continue
-        account = node_account_id(target.cluster_name)
-        key = (target.project, account)
         if key in seen:
             issues.append(
                 ConfigIssue(
                     f"{path}.clusterName",
-                    f'{who} would create the node service account "{account}" that {seen[key]} creates in the same '
-                    f'project (its id comes from clusterName "{target.cluster_name}"): give the clusters different '
-                    "clusterNames, or set nodeServiceAccount",
+                    f'{who} would create the node service account "{key[1]}" that {seen[key]} creates in the same '
+                    "project (its id comes from clusterName): give the clusters different clusterNames, or set "
+                    "nodeServiceAccount",
                 )
             )
         else:

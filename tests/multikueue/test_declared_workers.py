@@ -320,7 +320,7 @@ def test_two_clusters_of_one_project_with_one_name_cannot_share_a_created_node_a
     assert problems(config) == [
         'batchplane:multiKueue.workers[1].target.clusterName: worker "europe-west4" would create the node service '
         'account "batchplane-us-east4-nodes" that worker "us-east4" creates in the same project (its id comes from '
-        'clusterName "batchplane-us-east4"): give the clusters different clusterNames, or set nodeServiceAccount'
+        "clusterName): give the clusters different clusterNames, or set nodeServiceAccount"
     ]
     config["batchplane:multiKueue"]["workers"][1]["target"]["nodeServiceAccount"] = (
         "eu-nodes@bp-demo-123456.iam.gserviceaccount.com"
