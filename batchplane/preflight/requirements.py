@@ -217,7 +217,10 @@ class GkeCluster:
         zones: every zone named by its pools (the system pool's, the GPU pools').
         network: the VPC network name (``default`` when not given).
         public_nodes: True when nodes get external IPs (no ``privateNodes``, or ``enabled: false``).
-        default_service_account: True when a pool runs as the Compute Engine default service account.
+        default_service_account: True when the pools run as the Compute Engine default service account
+            (``nodeServiceAccount: default``).
+        creates_node_account: True when the stack creates the nodes' service account (``nodeServiceAccount``
+            omitted) and grants it its project role.
         version: the channel and version.
         path: the target's key path.
     """
@@ -229,6 +232,7 @@ class GkeCluster:
     network: str
     public_nodes: bool
     default_service_account: bool
+    creates_node_account: bool
     version: VersionRequirement
     path: str
 
@@ -451,8 +455,8 @@ def _cluster(target: GkeTarget, path: str) -> GkeCluster:
     if target.zone and target.zone not in zones:
         zones.insert(0, target.zone)
     private = target.private_nodes is not None and target.private_nodes.enabled
-    # The system pool has no serviceAccount setting: it always runs as the Compute Engine default account.
-    default_sa = True
+    # The system pool runs as target.nodeServiceAccount (GPU pools may override it for themselves).
+    mode = target.node_account_mode()
     return GkeCluster(
         name=target.cluster_name,
         location=target.location(),
@@ -460,7 +464,8 @@ def _cluster(target: GkeTarget, path: str) -> GkeCluster:
         zones=tuple(zones),
         network=_short_name(target.network) if target.network else "default",
         public_nodes=not private,
-        default_service_account=default_sa,
+        default_service_account=mode == "default",
+        creates_node_account=mode == "create",
         version=VersionRequirement(
             target.release_channel, target.min_master_version, version_floor(target), path
         ),
@@ -642,16 +647,18 @@ def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
                 f"{default_net[0].path}.network",
             )
         )
-    if any(c.default_service_account for c in clusters):
+    default_sa = [c for c in clusters if c.default_service_account]
+    if default_sa:
         out.append(
             OrgPolicyRequirement(
                 "iam.automaticIamGrantsForDefaultServiceAccounts",
                 "informs",
                 "the Compute Engine default service account (the nodes' identity) gets no roles, so nodes cannot "
-                "write logs and metrics or pull from Artifact Registry",
+                "write logs and metrics",
                 "grant roles/container.defaultNodeServiceAccount to PROJECT_NUMBER-compute@developer.gserviceaccount"
-                ".com, or set gpuPools[].serviceAccount to an account that has it",
-                f"{clusters[0].path}.gpuPools",
+                ".com, or remove nodeServiceAccount: default (the stack then creates a node account with that role; "
+                "the pools are replaced)",
+                f"{default_sa[0].path}.nodeServiceAccount",
             )
         )
     regions = sorted({c.region for c in clusters})
@@ -668,24 +675,59 @@ def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
 
 
 def _roles(req: Requirements, builds: bool) -> list[IamRole]:
+    """The deployer's and the nodes' roles. Sources: IAM "Roles for managing and impersonating service accounts"
+    (https://cloud.google.com/iam/docs/service-account-permissions: Service Account Admin creates and deletes accounts,
+    Service Account User's ``iam.serviceAccounts.actAs`` attaches one to a resource such as a node VM), "Manage access
+    to projects" (Project IAM Admin sets the project's allow policy), Artifact Registry "Access control with IAM"
+    (the Administrator role manages a repository's allow policy)."""
+    creates = any(c.creates_node_account for c in req.clusters)
     roles = [
         IamRole("roles/container.admin", "deployer", "create the GKE cluster and node pools"),
         IamRole(
             "roles/compute.networkAdmin", "deployer", "Cloud Router, NAT and firewall rules of private nodes"
         ),
-        IamRole("roles/iam.serviceAccountUser", "deployer", "run node pools as their service account"),
+        IamRole(
+            "roles/iam.serviceAccountUser",
+            "deployer",
+            "run node pools as their service account (iam.serviceAccounts.actAs on it)",
+        ),
         IamRole(
             "roles/serviceusage.serviceUsageConsumer",
             "deployer",
             "call the APIs on the project (and `batchplane preflight`'s read-only checks)",
         ),
-        IamRole("roles/container.defaultNodeServiceAccount", "nodes", "nodes write logs and metrics"),
     ]
+    if creates:
+        roles.append(
+            IamRole("roles/iam.serviceAccountAdmin", "deployer", "create the nodes' service account")
+        )
+        roles.append(
+            IamRole(
+                "roles/resourcemanager.projectIamAdmin",
+                "deployer",
+                "grant the nodes' service account roles/container.defaultNodeServiceAccount on the project",
+            )
+        )
+    if all(c.creates_node_account for c in req.clusters):
+        why = "nodes write logs and metrics (granted by the stack to the account it creates)"
+    else:
+        why = "nodes write logs and metrics (grant it to the account nodeServiceAccount names)"
+    roles.append(IamRole("roles/container.defaultNodeServiceAccount", "nodes", why))
     if builds:
         roles.append(
-            IamRole("roles/artifactregistry.admin", "deployer", "create the webhook image repository")
+            IamRole(
+                "roles/artifactregistry.admin",
+                "deployer",
+                "create the webhook image repository and let the nodes read it",
+            )
         )
-        roles.append(IamRole("roles/artifactregistry.reader", "nodes", "pull the webhook image"))
+        roles.append(
+            IamRole(
+                "roles/artifactregistry.reader",
+                "nodes",
+                "pull the webhook image (granted by the stack on its repository only)",
+            )
+        )
     return roles
 
 

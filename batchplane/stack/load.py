@@ -310,7 +310,9 @@ def _load_workers(
                 path, message = issue.path, issue.message  # the manager's own warning, reported once
             issues.append(ConfigIssue(path, message, issue.severity))
     if workers and not any(i.severity == "error" for i in issues):
-        issues += _same_clusters(manager, section, workers)
+        issues += _same_clusters(manager, section, workers) or _node_account_clashes(
+            manager, section, workers
+        )
     if workers and manager_kueue is not None and not any(i.severity == "error" for i in issues):
         kueues = {name: w.kueue for name, w in workers.items()}
         missing = missing_local_queues(section, manager_kueue, kueues)
@@ -354,6 +356,36 @@ def _same_clusters(
             )
         else:
             seen[identity] = f'worker "{worker.name}"'
+    return issues
+
+
+def _node_account_clashes(
+    manager: StackConfig, section: MultiKueueSection, workers: Mapping[str, Stack]
+) -> list[ConfigIssue]:
+    """Errors for clusters of one project whose created node service accounts would get the same id
+    (:meth:`~batchplane.targets.platform.Platform.created_node_account`; on GKE derived from the cluster name, which
+    is unique only per location): the second account could not be created."""
+    entries = [(manager.target, "the manager", f"{CONFIG_NAMESPACE}:target")]
+    for index, worker in section.declared():
+        where = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}].target"
+        entries.append((workers[worker.name].config.target, f'worker "{worker.name}"', where))
+    seen: dict[tuple[str | None, str], str] = {}
+    issues = []
+    for target, who, path in entries:
+        key = platform_for(target).created_node_account()
+        if key is None:
+            continue
+        if key in seen:
+            issues.append(
+                ConfigIssue(
+                    f"{path}.clusterName",
+                    f'{who} would create the node service account "{key[1]}" that {seen[key]} creates in the same '
+                    "project (its id comes from clusterName): give the clusters different clusterNames, or set "
+                    "nodeServiceAccount",
+                )
+            )
+        else:
+            seen[key] = who
     return issues
 
 

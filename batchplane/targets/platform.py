@@ -135,6 +135,12 @@ class Platform(ABC):
         """What makes two targets the same cluster (a GKE location and name, a kind name, a kubeconfig and
         context)."""
 
+    def created_node_account(self) -> tuple[str | None, str] | None:
+        """The service account the stack creates for the cluster's nodes, as ``(project, account id)`` (project
+        ``None``: the GCP provider's), or ``None`` when it creates none. Account ids are unique per project, so two
+        clusters of one stack must not share one. Defaults to ``None``."""
+        return None
+
     def kueue_namespace(self, operators: OperatorsConfig | None) -> str:
         """Kueue's namespace on the cluster: ``operators.kueue.namespace`` (``kueue-system`` by default)."""
         return operators.kueue.namespace if operators is not None else DEFAULT_KUEUE_NAMESPACE

@@ -23,6 +23,8 @@ SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 WI = {"mode": "GKE_METADATA"}
 GPU_TAINT = [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}]
 NO_RESERVATION = {"consumeReservationType": "NO_RESERVATION"}
+# The account the stack creates for the cluster "batchplane" (target.nodeServiceAccount omitted).
+NODE_SA = "batchplane-nodes@proj-1.iam.gserviceaccount.com"
 
 pytestmark = pytest.mark.slow
 
@@ -98,6 +100,7 @@ def node_config(machine: str, gpu: str, count: int, driver: str = "DEFAULT", **e
         ],
         "machineType": machine,
         "oauthScopes": SCOPES,
+        "serviceAccount": NODE_SA,
         "taints": GPU_TAINT,
         "workloadMetadataConfig": WI,
     }
@@ -258,7 +261,12 @@ def test_system_pool_is_a_small_autoscaled_cpu_pool_without_taints(modes_run: Pr
         "location": "us-central1",
         "management": {"autoRepair": True, "autoUpgrade": True},
         "name": "system",
-        "nodeConfig": {"machineType": "e2-standard-4", "oauthScopes": SCOPES, "workloadMetadataConfig": WI},
+        "nodeConfig": {
+            "machineType": "e2-standard-4",
+            "oauthScopes": SCOPES,
+            "serviceAccount": NODE_SA,
+            "workloadMetadataConfig": WI,
+        },
         "project": "proj-1",
     }
 
@@ -271,6 +279,8 @@ def test_dev_cluster_removes_the_default_pool_without_deletion_protection(modes_
         "location": "us-central1",
         "minMasterVersion": "1.35",
         "name": "batchplane",
+        # The default pool GKE creates with the cluster (and the stack removes) runs as the nodes' account too.
+        "nodeConfig": {"oauthScopes": SCOPES, "serviceAccount": NODE_SA},
         "project": "proj-1",
         "releaseChannel": {"channel": "REGULAR"},
         "removeDefaultNodePool": True,
@@ -282,6 +292,8 @@ def test_gke_children_are_parented_to_the_component_and_named_after_it(modes_run
     (component,) = modes_run.of_type("batchplane:gke:GkeCluster")
     children = modes_run.children(component.urn)
     assert [(c.type, c.name) for c in children] == [
+        ("gcp:serviceaccount/account:Account", "gke-node-account"),
+        ("gcp:projects/iAMMember:IAMMember", "gke-node-account-role"),
         (CLUSTER, "gke-cluster"),
         *[
             (NODE_POOL, f"gke-{name}")
@@ -344,6 +356,7 @@ def test_prod_dws_h100_pool_is_flex_start_queued_with_total_min_0_any_no_reserva
             flexStart=True,  # GKE's current DWS pools: --flex-start --enable-queued-provisioning
             reservationAffinity=NO_RESERVATION,
             tags=["batchplane-prod-node"],  # private nodes: the webhook firewall rule targets this tag
+            serviceAccount="batchplane-prod-nodes@offline-project.iam.gserviceaccount.com",
         ),
         "nodeLocations": ["us-central1-a", "us-central1-c"],
         "queuedProvisioning": {"enabled": True},

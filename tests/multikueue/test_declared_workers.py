@@ -314,6 +314,20 @@ def test_a_bad_manager_section_is_reported_without_validating_the_workers() -> N
     ]
 
 
+def test_two_clusters_of_one_project_with_one_name_cannot_share_a_created_node_account() -> None:
+    config = template()
+    config["batchplane:multiKueue"]["workers"][1]["target"]["clusterName"] = "batchplane-us-east4"
+    assert problems(config) == [
+        'batchplane:multiKueue.workers[1].target.clusterName: worker "europe-west4" would create the node service '
+        'account "batchplane-us-east4-nodes" that worker "us-east4" creates in the same project (its id comes from '
+        "clusterName): give the clusters different clusterNames, or set nodeServiceAccount"
+    ]
+    config["batchplane:multiKueue"]["workers"][1]["target"]["nodeServiceAccount"] = (
+        "eu-nodes@bp-demo-123456.iam.gserviceaccount.com"
+    )
+    assert problems(config) == []
+
+
 def _same_as(index: int, other: dict[str, Any]) -> dict[str, Any]:
     config = template()
     config["batchplane:multiKueue"]["workers"][index]["target"] = copy.deepcopy(other)

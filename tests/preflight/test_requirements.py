@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import given, settings
@@ -13,7 +14,9 @@ from batchplane.preflight.requirements import (
     Requirements,
     stack_requirements,
 )
+from batchplane.stack import load_stack, read_stack_file
 from batchplane.targets.gke.machines import FIXED_GPU_MACHINES, MACHINE_SHAPES
+from tests.conftest import STACKS_DIR
 from tests.preflight.conftest import gke_stack, pool, template
 
 
@@ -133,6 +136,22 @@ def test_gke_needs_container_compute_and_iam_and_artifact_registry_only_when_bui
     assert "artifactregistry.googleapis.com" in [a.service for a in req.apis]
     assert req.images == []  # the stack builds the image: no registry has to serve it beforehand
     assert {r.role for r in req.roles} >= {"roles/artifactregistry.admin", "roles/artifactregistry.reader"}
+
+
+def test_a_created_node_account_needs_the_deployer_to_create_it_and_grant_its_role_and_only_then() -> None:
+    created = template("gke-dev")
+    deployer = {r.role for r in stack_requirements(created).roles if r.principal == "deployer"}
+    assert {"roles/iam.serviceAccountAdmin", "roles/resourcemanager.projectIamAdmin"} <= deployer
+    assert "roles/iam.serviceAccountUser" in deployer  # attaching any account to the node VMs needs actAs
+    for setting in ("default", "nodes@bp-demo-123456.iam.gserviceaccount.com"):
+        config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+        config["batchplane:target"]["nodeServiceAccount"] = setting
+        req = stack_requirements(load_stack(config, "gke-dev"))
+        roles = {r.role for r in req.roles}
+        assert not roles & {"roles/iam.serviceAccountAdmin", "roles/resourcemanager.projectIamAdmin"}, setting
+        assert "roles/iam.serviceAccountUser" in roles
+        policies = [p.constraint for p in req.org_policies]
+        assert ("iam.automaticIamGrantsForDefaultServiceAccounts" in policies) is (setting == "default")
 
 
 def _ar_build(stack: Any) -> Any:

@@ -9,6 +9,10 @@ The rules (issue #12):
 * in-cluster resources wait for a node pool (GKE: Helm releases schedule pods, nothing runs without nodes);
 * private GKE nodes: every node pool waits for Cloud NAT (image pulls) and, when webhooks are installed, for
   the control-plane → node firewall rule (webhook calls);
+* GKE nodes of a service account the stack creates: the cluster (its first, removed, default pool) and every node
+  pool wait for the account's ``roles/container.defaultNodeServiceAccount`` grant (no node without its role);
+* a webhook image the stack pushes to Artifact Registry: the Deployment waits for the nodes' reader grant on the
+  repository (no pull before the nodes may read it);
 * Kueue objects wait for the Kueue readiness gate, which waits for the Kueue install (CRDs and webhook);
 * cert-manager objects (the quota webhook's Issuer/Certificate) wait for cert-manager;
 * the quota webhook's configurations wait for its Deployment and Service (no webhook without endpoints).
@@ -116,6 +120,25 @@ def builds_image(resources: list[RecordedResource]) -> bool:
     return any(IMAGE(r) for r in resources)
 
 
+CLUSTER = of_type("gcp:container/cluster:Cluster")
+REPOSITORY_READER = of_type("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember")
+
+
+def node_role(r: RecordedResource) -> bool:
+    return (
+        r.type == "gcp:projects/iAMMember:IAMMember"
+        and r.inputs.get("role") == "roles/container.defaultNodeServiceAccount"
+    )
+
+
+def creates_node_accounts(resources: list[RecordedResource]) -> bool:
+    return any(r.type == "gcp:serviceaccount/account:Account" for r in resources)
+
+
+def pushes_to_artifact_registry(resources: list[RecordedResource]) -> bool:
+    return any(r.type == "gcp:artifactregistry/repository:Repository" for r in resources)
+
+
 def csv_gate(r: RecordedResource) -> bool:
     return bool(r.type == "pulumi-python:dynamic:Resource" and r.inputs.get("gate") == "olm-csv")
 
@@ -140,6 +163,10 @@ RULES = [
     Rule("OLM CSV gates (and the InstallPlans they approve) wait for their Subscription", csv_gate, SUBSCRIPTION),
     Rule("operator CRs wait for an OLM CSV gate", OPERATOR_CR, csv_gate),
     Rule("the webhook Deployment waits for the image the stack builds", quota_deployment, IMAGE, builds_image),
+    Rule("node pools wait for their service account's node role", NODE_POOL, node_role, creates_node_accounts),
+    Rule("the cluster waits for its nodes' service account's node role", CLUSTER, node_role, creates_node_accounts),
+    Rule("the webhook Deployment waits for the nodes' reader grant on the repository", quota_deployment,
+         REPOSITORY_READER, pushes_to_artifact_registry),
 ]  # fmt: skip
 
 
@@ -202,6 +229,8 @@ REMOVALS = [
     ("gke-prod-dws", NAT, "node pools of private nodes wait for Cloud NAT"),
     ("gke-prod-dws", FIREWALL, "node pools of private nodes wait for the webhook firewall rule"),
     ("gke-prod-dws", named("system", NODE_POOL), "in-cluster resources wait for a node pool"),
+    ("gke-dev", node_role, "node pools wait for their service account's node role"),
+    ("gke-multiregion-dws", node_role, "the cluster waits for its nodes' service account's node role"),
     ("kind", kueue_gate, "Kueue objects wait for the Kueue readiness gate"),
     ("kind", kueue_install, "the Kueue readiness gate waits for the Kueue install"),
     ("kind", cert_manager_install, "cert-manager objects wait for cert-manager"),
@@ -246,6 +275,25 @@ def test_a_stack_that_builds_the_webhook_image_deploys_it_only_after_the_push() 
     ]  # fmt: skip
     assert (
         "the webhook Deployment waits for the image the stack builds: kubernetes:apps/v1:Deployment "
+        in " ".join(bringup_problems(cut))
+    )
+
+
+def test_a_stack_that_pushes_the_webhook_image_deploys_it_only_after_the_nodes_may_pull_it() -> None:
+    from tests.gke.test_webhook_image import prod_with_build
+
+    resources = run_program(REPO_ROOT, "gke-prod-dws", prod_with_build(), preview=False).resources
+    assert bringup_problems(resources) == []
+    grants = {r.urn for r in resources if REPOSITORY_READER(r)}
+    assert len(grants) == 1
+    cut = [
+        RecordedResource(**{**r.__dict__, "dependencies": [d for d in r.dependencies if d not in grants],
+                            "property_dependencies": {k: [u for u in v if u not in grants]
+                                                      for k, v in r.property_dependencies.items()}})
+        for r in resources
+    ]  # fmt: skip
+    assert (
+        "the webhook Deployment waits for the nodes' reader grant on the repository: kubernetes:apps/v1:Deployment "
         in " ".join(bringup_problems(cut))
     )
 

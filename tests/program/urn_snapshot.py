@@ -110,13 +110,28 @@ def preview_json(stack: str) -> dict[str, Any]:
     return run_program(root, stack, config).to_json()
 
 
+#: The one resource type a snapshot keeps transparent when it is new: the wrapper the earlier layout had not.
+TRANSPARENT = "batchplane:cluster:BatchCluster"
+
+
 def main() -> None:
-    """Write ``golden/<template>.json`` for every template from the current program."""
+    """Write ``golden/<template>.json`` for every template from the current program. Resources the program added
+    since the snapshot join it under their engine URN (a deployed stack creates them under that URN), except the
+    :data:`TRANSPARENT` wrapper."""
     GOLDEN.mkdir(exist_ok=True)
     for stack in TEMPLATES:
         path = GOLDEN / f"{stack}.json"
         known = set(json.loads(path.read_text())) if path.exists() else None
-        data = snapshot(preview_json(stack), known)
+        preview = preview_json(stack)
+        if known is not None:
+            engine = engine_urns(preview["resources"])
+            ident = identities(preview["resources"], known)
+            known |= {
+                engine[r["urn"]]
+                for r in preview["resources"]
+                if ident[r["urn"]] not in known and r["type"] != TRANSPARENT
+            }
+        data = snapshot(preview, known)
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         print(f"wrote {path} ({len(data)} resources)", file=sys.stderr)
 

@@ -2,6 +2,10 @@
 
 Children (all ``parent=self``, named ``<name>-<role>``):
 
+* ``<name>-node-account`` — the nodes' ``gcp.serviceaccount.Account`` and ``<name>-node-account-role``, its
+  ``gcp.projects.IAMMember`` of ``roles/container.defaultNodeServiceAccount``, when the stack creates the account
+  (``target.nodeServiceAccount`` omitted); the cluster and every pool wait for the grant, so no node starts
+  without its role;
 * ``<name>-cluster`` — ``gcp.container.Cluster`` with the default pool removed, the release
   channel, Workload Identity (``<project>.svc.id.goog``), optional private nodes and
   ``deletion_protection``;
@@ -30,8 +34,11 @@ import yaml
 from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.gke.network import private_network_args
 from batchplane.targets.gke.resources import (
+    CLOUD_PLATFORM_SCOPE,
+    NODE_ROLE,
     cluster_args,
     kubeconfig,
+    node_account_args,
     node_pool_args,
     system_pool_args,
     workload_pool,
@@ -64,6 +71,12 @@ class GkeClusterArgs:
     """Private nodes' Cloud Router, Cloud NAT and control-plane → webhook firewall rule keyword arguments
     (:func:`~batchplane.targets.gke.network.private_network_args`); every node pool waits for them, so no
     image pull or webhook call happens before the way out and the way in exist. Defaults to none."""
+    node_account: dict[str, Any] | None = None
+    """``gcp.serviceaccount.Account`` keyword arguments of a service account the component creates for the nodes
+    (:func:`~batchplane.targets.gke.resources.node_account_args`) and grants ``roles/container.defaultNodeServiceAccount``
+    on the project; the cluster's default pool and every pool whose ``node_config`` names no ``service_account`` run
+    as it. Defaults to none: pools run as the account their ``node_config`` names, else the Compute Engine default
+    service account."""
     version_check: Callable[[EngineVersions], list[str]] | None = None
     """Checked against the versions the cluster's location offers when ``pulumi up`` runs (pulumi-gcp's
     ``gcp.container.get_engine_versions``): each returned message is a reason the cluster cannot be created, and
@@ -94,6 +107,7 @@ class GkeClusterArgs:
             gpu_pools=[node_pool_args(target, pool) for pool in target.gpu_pools],
             workload_identity=target.workload_identity,
             network=private_network_args(target, list(webhook_ports)),
+            node_account=node_account_args(target),
             version_check=partial(deploy_version_problems, target),
         )
 
@@ -106,6 +120,8 @@ class GkeCluster(pulumi.ComponentResource):
         system_pool: the system CPU ``gcp.container.NodePool``.
         gpu_pools: GPU ``gcp.container.NodePool`` resources by pool name.
         network: the private nodes' router, NAT and firewall rule (empty for public nodes).
+        node_account: the nodes' service account the component created, or None.
+        node_role: its ``roles/container.defaultNodeServiceAccount`` grant on the project, or None.
         kubeconfig: kubeconfig YAML (secret) using ``gke-gcloud-auth-plugin``; context = cluster name.
     """
 
@@ -118,18 +134,43 @@ class GkeCluster(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
         cluster_kwargs = dict(args.cluster)
+        self._project: pulumi.Input[str] | None = args.project or cluster_kwargs.get("project")
         if args.workload_identity:
-            project: pulumi.Input[str] | None = args.project or cluster_kwargs.get("project")
-            if project is None:
-                project = gcp.organizations.get_client_config_output(
-                    opts=pulumi.InvokeOutputOptions(parent=self)
-                ).project
             cluster_kwargs["workload_identity_config"] = {
-                "workload_pool": pulumi.Output.from_input(project).apply(workload_pool)
+                "workload_pool": pulumi.Output.from_input(self._gcp_project()).apply(workload_pool)
             }
         if args.version_check is not None:
             cluster_kwargs["min_master_version"] = self._checked_version(cluster_kwargs, args.version_check)
-        self.cluster = gcp.container.Cluster(f"{name}-cluster", **cluster_kwargs, opts=child)
+        self.node_account: gcp.serviceaccount.Account | None = None
+        self.node_role: gcp.projects.IAMMember | None = None
+        grants: list[pulumi.Resource] = []
+        if args.node_account is not None:
+            self.node_account = gcp.serviceaccount.Account(
+                f"{name}-node-account", **args.node_account, opts=child
+            )
+            self.node_role = gcp.projects.IAMMember(
+                f"{name}-node-account-role",
+                project=self._gcp_project(),
+                role=NODE_ROLE,
+                member=self.node_account.member,
+                opts=child,
+            )
+            grants = [self.node_role]
+            cluster_kwargs.setdefault(
+                "node_config",
+                {"service_account": self.node_account.email, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]},
+            )
+        # The cluster's node_config describes only the default pool, which is removed once the cluster exists: later
+        # changes of it are ignored, so they never replace the cluster (cluster-toolkit's gke-cluster does the same).
+        self.cluster = gcp.container.Cluster(
+            f"{name}-cluster",
+            **cluster_kwargs,
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=grants,
+                ignore_changes=["nodeConfig"] if "node_config" in cluster_kwargs else None,
+            ),
+        )
         self.network: list[pulumi.Resource] = []
         network = args.network
         if network is not None:
@@ -140,13 +181,17 @@ class GkeCluster(pulumi.ComponentResource):
                 self.network.append(
                     gcp.compute.Firewall(f"{name}-webhooks", **network["firewall"], opts=child)
                 )
-        pool_opts = pulumi.ResourceOptions(parent=self, depends_on=self.network)
+        pool_opts = pulumi.ResourceOptions(parent=self, depends_on=[*self.network, *grants])
 
         def pool(kwargs: dict[str, Any]) -> gcp.container.NodePool:
+            kwargs = self._with_node_account(kwargs)
             return gcp.container.NodePool(
                 f"{name}-{kwargs['name']}", cluster=self.cluster.name, **kwargs, opts=pool_opts
             )
 
+        self._system_pool_account: pulumi.Input[str] | None = self._with_node_account(args.system_pool)[
+            "node_config"
+        ].get("service_account")
         self.system_pool = pool(args.system_pool)
         self.gpu_pools = {kwargs["name"]: pool(kwargs) for kwargs in args.gpu_pools}
         self.kubeconfig = pulumi.Output.secret(
@@ -159,6 +204,33 @@ class GkeCluster(pulumi.ComponentResource):
         self.register_outputs(
             {"kubeconfig": self.kubeconfig, "name": self.cluster.name, "endpoint": self.cluster.endpoint}
         )
+
+    def _gcp_project(self) -> pulumi.Input[str]:
+        """The project: as given, else the GCP provider's (``gcp.organizations.get_client_config``), looked up once."""
+        if self._project is None:
+            self._project = gcp.organizations.get_client_config_output(
+                opts=pulumi.InvokeOutputOptions(parent=self)
+            ).project
+        return self._project
+
+    def _with_node_account(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """A pool's keyword arguments running as the created node account unless its ``node_config`` names one."""
+        config = dict(kwargs.get("node_config") or {})
+        if self.node_account is None or config.get("service_account") is not None:
+            return kwargs
+        return {**kwargs, "node_config": {**config, "service_account": self.node_account.email}}
+
+    def system_pool_member(self) -> pulumi.Output[str]:
+        """The IAM member (``serviceAccount:<email>``) the system pool's nodes run as — where the operators and the
+        quota webhook run: the created node account, the account ``node_config`` names, or the Compute Engine
+        default service account ``<project number>-compute@developer.gserviceaccount.com`` (its number read with
+        ``gcp.organizations.get_project``; Compute Engine "Default service account")."""
+        if self._system_pool_account is not None:
+            return pulumi.Output.concat("serviceAccount:", self._system_pool_account)
+        number = gcp.organizations.get_project_output(
+            project_id=self._gcp_project(), opts=pulumi.InvokeOutputOptions(parent=self)
+        ).number
+        return pulumi.Output.concat("serviceAccount:", number, "-compute@developer.gserviceaccount.com")
 
     def _checked_version(
         self, cluster_kwargs: dict[str, Any], check: Callable[[EngineVersions], list[str]]

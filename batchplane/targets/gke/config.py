@@ -64,6 +64,51 @@ def _check_project_id(value: str | None) -> str | None:
 ProjectId = Annotated[str, AfterValidator(_check_project_id)]
 """A Google Cloud project ID (see :func:`project_id_problem`)."""
 
+_SERVICE_ACCOUNT_EMAIL_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*@[a-z0-9][a-z0-9.:-]*\.gserviceaccount\.com$")
+
+DEFAULT_NODE_SERVICE_ACCOUNT = "default"
+"""The ``nodeServiceAccount`` value that keeps the Compute Engine default service account."""
+
+
+def service_account_email_problem(value: str) -> str | None:
+    """Why ``value`` is not a Google service account email, or None.
+
+    Service account emails end in ``.gserviceaccount.com``: ``NAME@PROJECT.iam.gserviceaccount.com`` for
+    user-managed accounts, ``PROJECT_NUMBER-compute@developer.gserviceaccount.com`` for the Compute Engine default
+    one (IAM "Service accounts overview", https://cloud.google.com/iam/docs/service-account-overview).
+    """
+    if _SERVICE_ACCOUNT_EMAIL_RE.match(value):
+        return None
+    return (
+        f'"{value}" is not a service account email (ACCOUNT@PROJECT.iam.gserviceaccount.com, or '
+        "PROJECT_NUMBER-compute@developer.gserviceaccount.com)"
+    )
+
+
+def _check_service_account_email(value: str) -> str:
+    why = service_account_email_problem(value)
+    if why is not None:
+        raise ValueError(why)
+    return value
+
+
+def _check_node_service_account(value: str) -> str:
+    if value == DEFAULT_NODE_SERVICE_ACCOUNT:
+        return value
+    why = service_account_email_problem(value)
+    if why is not None:
+        raise ValueError(
+            f'{why}, or "{DEFAULT_NODE_SERVICE_ACCOUNT}" for the Compute Engine default service account'
+        )
+    return value
+
+
+ServiceAccountEmail = Annotated[str, AfterValidator(_check_service_account_email)]
+"""A Google service account email (see :func:`service_account_email_problem`)."""
+
+NodeServiceAccount = Annotated[str, AfterValidator(_check_node_service_account)]
+"""A service account email, or ``default`` (see :attr:`GkeTarget.node_service_account`)."""
+
 GKE_NODE_POOL_NAME_MAX = 40
 """GKE node pool and cluster names are at most 40 characters (GKE API)."""
 
@@ -250,8 +295,10 @@ class GpuPool(ConfigModel):
     """Boot disk size in GB. Defaults to GKE's (100)."""
     disk_type: str | None = None
     """Boot disk type, e.g. ``pd-ssd``, ``hyperdisk-balanced``. Defaults to GKE's."""
-    service_account: str | None = None
-    """Node service account email. Defaults to the Compute Engine default service account."""
+    service_account: ServiceAccountEmail | None = None
+    """This pool's node service account email, overriding ``target.nodeServiceAccount`` for this pool only (the
+    stack grants it nothing). Defaults to none: the cluster's node service account. Changing it replaces the pool
+    (``node_config.service_account`` is force-new)."""
 
     def is_queued(self) -> bool:
         """True when nodes are obtained through ProvisioningRequests (queued, or flex-start + queued)."""
@@ -328,6 +375,28 @@ class GkeTarget(ConfigModel):
     """The system CPU pool. Defaults to ``SystemPool()`` (``system``, e2-standard-4, 1–3 nodes)."""
     gpu_pools: list[GpuPool] = Field(default_factory=list)
     """GPU pools. Defaults to none."""
+    node_service_account: NodeServiceAccount | None = None
+    """The IAM service account the cluster's nodes run as (``node_config.service_account`` of every pool, the system
+    pool included: the operators and the quota webhook run there). Omitted (the default): the stack creates one
+    account per cluster, id ``<clusterName>-nodes`` (names over 24 characters: their first 21 characters, ``-`` and 8
+    hex digits of their SHA-256), and grants it ``roles/container.defaultNodeServiceAccount`` on the project and
+    nothing else project-wide — GKE's least-privilege node account ("Use least privilege IAM service accounts",
+    https://cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster); the cluster and its pools wait
+    for that grant. A service account email: every pool runs as it and the stack grants it no project role (give it
+    ``roles/container.defaultNodeServiceAccount`` yourself). ``default``: the Compute Engine default service account
+    (``service_account`` unset, the behaviour before this setting), which has no roles in organizations created
+    since 2024-05-03 (``iam.automaticIamGrantsForDefaultServiceAccounts``); keep it for a stack deployed before this
+    setting whose pools must not be replaced — ``node_config.service_account`` is force-new, so a deployed pool moved
+    to another account is deleted and re-created (``NODE_POOL_REPLACE`` in ``batchplane/targets/gke/rules.py``;
+    ``batchplane diff`` reports it). When the stack builds the webhook image into Artifact Registry, the system
+    pool's account gets ``roles/artifactregistry.reader`` on that repository only. ``gpuPools[].serviceAccount``
+    overrides it for one pool; Workload Identity is unchanged. Defaults to none (create)."""
+
+    def node_account_mode(self) -> Literal["create", "email", "default"]:
+        """How the nodes' service account is chosen: ``create`` (omitted), ``email`` (given) or ``default``."""
+        if self.node_service_account is None:
+            return "create"
+        return "default" if self.node_service_account == DEFAULT_NODE_SERVICE_ACCOUNT else "email"
 
     def location(self) -> str:
         """The cluster location: the region, else the zone."""

@@ -7,7 +7,11 @@ provider, and the Artifact Registry the webhook image is pushed to.
 * operators: the shared Helm path (the platform's default tolerations put them on the system pool);
 * :class:`ArtifactRegistry` — ``<name>-repository`` (``gcp.artifactregistry.Repository``, Docker, the cluster's
   region) and the push as ``<region>-docker.pkg.dev/<project>/<repository>/quota-webhook:<tag>`` with an OAuth
-  access token of the GCP provider's credentials; the reference is the pushed image pinned by digest.
+  access token of the GCP provider's credentials; ``<name>-repository-reader``
+  (``gcp.artifactregistry.RepositoryIamMember``): ``roles/artifactregistry.reader`` on that repository for the
+  account the system pool runs as (:meth:`~batchplane.targets.gke.cluster.GkeCluster.system_pool_member`), so the
+  nodes can pull the image. The reference is the pushed image pinned by digest, known once the grant exists: the
+  webhook Deployment waits for both.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.gke.image import IMAGE_NAME, TOKEN_USER, ImageBuild, image_build
 from batchplane.targets.gke.network import webhook_ports
 from batchplane.targets.gke.platform import GkePlatform
+from batchplane.targets.gke.resources import REGISTRY_READER_ROLE
 
 
 def cluster_webhook_ports(needs: ClusterNeeds) -> list[int]:
@@ -56,14 +61,28 @@ def gke_cluster_args(target: GkeTarget, needs: ClusterNeeds) -> GkeClusterArgs:
 
 
 class ArtifactRegistry(ImageRegistry):
-    """An Artifact Registry repository the stack owns, pushed to with the GCP provider's access token."""
+    """An Artifact Registry repository the stack owns, pushed to with the GCP provider's access token.
+
+    Args:
+        build: the repository and push (:func:`~batchplane.targets.gke.image.image_build`).
+        project: the project of the repository. Defaults to the repository's, else the GCP provider's.
+        reader: the IAM member (``serviceAccount:<email>``) that pulls the image — the system pool's nodes; it gets
+            ``roles/artifactregistry.reader`` on the repository. Defaults to none (no grant).
+    """
 
     legacy_type = "batchplane:gke:WebhookImage"
 
-    def __init__(self, build: ImageBuild, project: pulumi.Input[str] | None = None) -> None:
+    def __init__(
+        self,
+        build: ImageBuild,
+        project: pulumi.Input[str] | None = None,
+        reader: pulumi.Input[str] | None = None,
+    ) -> None:
         self.build = build
         self.project = project
+        self.reader = reader
         self.repository: gcp.artifactregistry.Repository | None = None
+        self.reader_grant: gcp.artifactregistry.RepositoryIamMember | None = None
 
     def prepare(self, name: str, parent: pulumi.Resource) -> ImagePush:
         build = self.build
@@ -72,6 +91,16 @@ class ArtifactRegistry(ImageRegistry):
         )
         client = gcp.organizations.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=parent))
         project = self.project or build.repository.get("project") or client.project
+        if self.reader is not None:
+            self.reader_grant = gcp.artifactregistry.RepositoryIamMember(
+                f"{name}-repository-reader",
+                project=project,
+                location=build.repository["location"],
+                repository=self.repository.repository_id,
+                role=REGISTRY_READER_ROLE,
+                member=self.reader,
+                opts=pulumi.ResourceOptions(parent=parent),
+            )
         tag = pulumi.Output.concat(
             build.host, "/", project, "/", self.repository.repository_id, f"/{IMAGE_NAME}:{build.tag}"
         )
@@ -90,7 +119,12 @@ class ArtifactRegistry(ImageRegistry):
         )
 
     def reference(self, name: str, image: docker_build.Image, parent: pulumi.Resource) -> pulumi.Output[str]:
-        return image.ref
+        """The pushed image by digest, once the nodes may pull it (the reader grant exists): whatever runs it
+        waits for the grant too."""
+        grant = self.reader_grant
+        if grant is None:
+            return image.ref
+        return pulumi.Output.all(image.ref, grant.id).apply(lambda parts: str(parts[0]))
 
 
 class GkeDeploy(PlatformDeploy):
@@ -118,4 +152,8 @@ class GkeDeploy(PlatformDeploy):
 
     def image_registry(self, webhook: WebhookConfig, connection: ClusterConnection) -> ImageRegistry | None:
         build = image_build(self.platform.target, webhook)
-        return None if build is None else ArtifactRegistry(build, self.platform.target.project)
+        if build is None:
+            return None
+        cluster = connection.cluster
+        reader = cluster.system_pool_member() if isinstance(cluster, GkeCluster) else None
+        return ArtifactRegistry(build, self.platform.target.project, reader)

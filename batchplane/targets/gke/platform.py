@@ -10,6 +10,7 @@ from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
 from batchplane.targets.gke.config import GkeTarget, check_gke_target
 from batchplane.targets.gke.pools import gke_backed_pools
+from batchplane.targets.gke.resources import node_account_id
 from batchplane.targets.platform import Connection, Platform, PoolMachine
 
 
@@ -48,6 +49,13 @@ class GkePlatform(Platform):
     def cluster_identity(self) -> tuple[str, ...]:
         """``("gke", <location>, <cluster name>)``."""
         return ("gke", self.target.location(), self.target.cluster_name)
+
+    def created_node_account(self) -> tuple[str | None, str] | None:
+        """``(target.project, <id>)`` when ``nodeServiceAccount`` is omitted
+        (:func:`~batchplane.targets.gke.resources.node_account_id` of the cluster name), else ``None``."""
+        if self.target.node_account_mode() != "create":
+            return None
+        return (self.target.project, node_account_id(self.target.cluster_name))
 
     def connection(self) -> Connection | None:
         """None: the stack declares the cluster; its provider uses the kubeconfig the cluster outputs."""

@@ -28,6 +28,8 @@ https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/main/modules/compute
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from batchplane.targets.gke.config import GkeTarget, GpuPool, SystemPool
@@ -41,6 +43,20 @@ RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
 
 INSTALL_HINT = "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin"
 """Shown by kubectl/the provider when the exec plugin is missing."""
+
+NODE_ROLE = "roles/container.defaultNodeServiceAccount"
+"""The project role of a node service account: GKE's least-privilege node role (logs, metrics, ...; GKE "Harden
+your cluster's security", "Use least privilege IAM service accounts")."""
+REGISTRY_READER_ROLE = "roles/artifactregistry.reader"
+"""The role the system pool's account gets on the stack's Artifact Registry repository (pull the webhook image)."""
+
+NODE_ACCOUNT_ID_RE = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
+"""A service account id: 6 to 30 characters, lowercase letters, digits and hyphens, starting with a letter and not
+ending with a hyphen (IAM ``projects.serviceAccounts.create`` ``accountId``; the pattern pulumi-gcp
+``serviceaccount.Account`` documents for ``account_id``)."""
+_NODE_ACCOUNT_SUFFIX = "-nodes"
+_ACCOUNT_ID_MAX = 30
+_HASH_CHARS = 8
 
 _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 
@@ -80,6 +96,11 @@ def cluster_args(target: GkeTarget, environment: str, *, ray_addon: bool = False
         args["network"] = target.network
     if target.subnetwork is not None:
         args["subnetwork"] = target.subnetwork
+    email = node_service_account(target)
+    if email is not None:
+        # The default node pool GKE creates with the cluster (and the stack removes) runs as the nodes' account too
+        # (GkeCluster ignores later changes of this block: it only ever describes that removed pool).
+        args["node_config"] = {"service_account": email, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
     if target.private_nodes is not None and target.private_nodes.enabled:
         args["networking_mode"] = "VPC_NATIVE"
         args["ip_allocation_policy"] = {}
@@ -96,8 +117,50 @@ def workload_pool(project: str) -> str:
     return f"{project}.svc.id.goog"
 
 
+def node_account_id(cluster_name: str) -> str:
+    """The id of the service account the stack creates for a cluster's nodes (``target.nodeServiceAccount``
+    omitted), derived from the cluster name alone, so it is stable across runs and distinct per cluster name.
+
+    ``<cluster name>-nodes`` when that fits in 30 characters (cluster names up to 24 characters); else the first 21
+    characters of the name (trailing hyphens dropped), ``-`` and the first 8 hex digits of the name's SHA-256. The
+    two forms never meet: the first ends in ``s``, the second in a hex digit. Always matches
+    :data:`NODE_ACCOUNT_ID_RE` for a valid cluster name (``[a-z]([-a-z0-9]*[a-z0-9])?``, 1 to 40 characters).
+    """
+    short = f"{cluster_name}{_NODE_ACCOUNT_SUFFIX}"
+    if len(short) <= _ACCOUNT_ID_MAX:
+        return short
+    digest = hashlib.sha256(cluster_name.encode()).hexdigest()[:_HASH_CHARS]
+    prefix = cluster_name[: _ACCOUNT_ID_MAX - _HASH_CHARS - 1].rstrip("-")
+    return f"{prefix}-{digest}"
+
+
+def node_account_args(target: GkeTarget) -> Kwargs | None:
+    """Keyword arguments of the ``gcp.serviceaccount.Account`` the stack creates for the cluster's nodes, or None
+    when ``nodeServiceAccount`` names an account (an email, or ``default``)."""
+    if target.node_account_mode() != "create":
+        return None
+    args: Kwargs = {
+        "account_id": node_account_id(target.cluster_name),
+        "display_name": f"GKE nodes of {target.cluster_name}",
+        "description": f"Node service account of the GKE cluster {target.cluster_name} (Batchplane); "
+        f"granted {NODE_ROLE} on the project",
+    }
+    if target.project is not None:
+        args["project"] = target.project
+    return args
+
+
+def node_service_account(target: GkeTarget) -> str | None:
+    """The email every pool runs as when ``nodeServiceAccount`` is one; None when the stack creates the account
+    (the component fills it in) or for ``default`` (``node_config.service_account`` unset)."""
+    return target.node_service_account if target.node_account_mode() == "email" else None
+
+
 def _base_node_config(target: GkeTarget, machine_type: str, disk_size_gb: int | None) -> Kwargs:
     config: Kwargs = {"machine_type": machine_type, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
+    email = node_service_account(target)
+    if email is not None:
+        config["service_account"] = email
     if target.private_nodes is not None and target.private_nodes.enabled:
         # The control-plane → webhook firewall rule targets this tag (batchplane.targets.gke.network).
         config["tags"] = [node_tag(target)]
