@@ -14,8 +14,8 @@ from batchplane.operators.readiness import (
     csv_probe,
     kueue_webhook_probe,
     poll_until_ready,
-    run_gate,
     registry_route_probe,
+    run_gate,
     token_probe,
 )
 from tests.operators.conftest import FakeClock, FakeCluster

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from batchplane import __version__
 from batchplane.preflight.requirements import (
     GPU_FAMILIES,
     QuotaNeed,
@@ -15,7 +16,6 @@ from batchplane.preflight.requirements import (
     stack_requirements,
 )
 from batchplane.targets.gke.machines import FIXED_GPU_MACHINES, MACHINE_SHAPES
-from batchplane import __version__
 from tests.preflight.conftest import gke_stack, pool, template, template_with
 
 
