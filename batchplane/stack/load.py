@@ -66,7 +66,8 @@ class StackConfig(ConfigModel):
     Kueue is expected to be there already. Not allowed on OpenShift (OLM installs come from the target)."""
     webhook: WebhookConfig = WebhookConfig()
     """The quota admission webhook and per-namespace workload limits (docs/webhook.md). Defaults to
-    enabled with the default image, 2 replicas, ``failurePolicy: Fail``."""
+    deployed when cert-manager is installed, with the image the stack builds for its platform, 2 replicas,
+    ``failurePolicy: Fail``."""
     multi_kueue: MultiKueueSection | None = None
     """MultiKueue: this stack's cluster is the manager and dispatches workloads to existing worker clusters
     (docs/multikueue.md). Defaults to none."""
@@ -78,7 +79,8 @@ class Stack:
 
     Attributes:
         name: the stack name (``kind`` for ``stacks/Pulumi.kind.yaml``).
-        config: the typed ``batchplane:`` config as written.
+        config: the typed ``batchplane:`` config as written, with the platform's default ``webhook.build`` made
+            explicit when the webhook is deployed and neither ``webhook.image`` nor ``webhook.build`` is given.
         kueue: every Kueue object after shorthand expansion, with its config key path.
         warnings: issues that do not block the stack.
         other_config: config keys of other namespaces (``kubernetes:context``, ``gcp:project`` ...).
