@@ -23,8 +23,9 @@ the MultiKueue manager when there are workers, and one per declared MultiKueue w
 5. **the Kueue objects** and tenant namespaces, :class:`~batchplane.components.kueue_queues.KueueQueues`
    (``<name>-kueue``), after the gate and the MultiKueue Secrets;
 6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.component.QuotaWebhook` (``<name>-quota-webhook``),
-   after the gate (cert-manager precedes it), with the image the stack builds when ``webhook.build`` is set
-   (:class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
+   after the gate (cert-manager precedes it), with the image the stack builds (``webhook.build``, which the loader
+   sets to the platform's registry unless ``webhook.image`` names a published image;
+   :class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
    platform supplies).
 
 Each stage is a private method. The cluster, its provider, the operator install path and the image registry come

@@ -15,11 +15,21 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
+from batchplane import __version__
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, NonNegativeQuantity, QualifiedName
 from batchplane.errors import ConfigIssue
 
-DEFAULT_IMAGE = "ghcr.io/batchplane/quota-webhook:0.1.0"
-"""Image built from ``webhook/Dockerfile`` (see docs/webhook.md for building and loading it)."""
+IMAGE_NAME = "quota-webhook"
+"""The image's name in every registry the stack pushes to (and in the local Docker engine on kind)."""
+BUILD_TAG = re.sub(r"[^A-Za-z0-9_.-]", "-", __version__)
+"""The tag of the image the stack builds when ``webhook.image`` is omitted: the Batchplane version (a Docker tag:
+any character other than ``[A-Za-z0-9_.-]`` becomes ``-``)."""
+BUILT_IMAGE = f"{IMAGE_NAME}:{BUILD_TAG}"
+"""The name the stack builds the image under when ``webhook.image`` is omitted (``quota-webhook:<version>``; kind
+loads it into the nodes under this name, registries push it under their own host and path with this tag)."""
+DEFAULT_IMAGE = f"ghcr.io/batchplane/{IMAGE_NAME}:0.1.0"
+"""The published image the webhook runs on a platform where the stack cannot build (target ``existing``) when
+``webhook.image`` is omitted — nothing publishes it unless you run the release workflow (docs/webhook.md)."""
 DEFAULT_NAMESPACE = "batchplane-system"
 DEFAULT_PORT = 8443
 DEFAULT_REPLICAS = 2
@@ -107,11 +117,12 @@ class WebhookImageBuild(ConfigModel):
     """Required. ``artifact-registry`` (GKE targets): a Docker repository in the cluster's region and project,
     created by the stack (``gcp.artifactregistry.Repository``); the Deployment runs
     ``<region>-docker.pkg.dev/<project>/<repository>/quota-webhook@sha256:…``. ``kind`` (kind targets): the image is
-    built into the local Docker engine as ``webhook.image`` (which must be pinned by tag) and loaded into the
-    cluster's nodes with ``kind load docker-image`` (pulumi-command), reloaded whenever the build changes.
-    ``openshift`` (OpenShift targets): pushed through the internal registry's route (``registryHost``) into an
-    ImageStream of project ``repository``, with a ServiceAccount token the stack creates (``system:image-pusher``);
-    the Deployment runs ``image-registry.openshift-image-registry.svc:5000/<repository>/quota-webhook@sha256:…``."""
+    built into the local Docker engine as ``webhook.image`` (which must be pinned by tag; ``quota-webhook:<Batchplane
+    version>`` when omitted) and loaded into the cluster's nodes with ``kind load docker-image`` (pulumi-command),
+    reloaded whenever the build changes. ``openshift`` (OpenShift targets): pushed through the internal registry's
+    default route (``registryHost``, else found at deploy time) into an ImageStream of project ``repository``, with a
+    ServiceAccount token the stack creates (``system:image-pusher``); the Deployment runs
+    ``image-registry.openshift-image-registry.svc:5000/<repository>/quota-webhook@sha256:…``."""
     repository: DnsLabel = "batchplane"
     """Artifact Registry repository id, or on OpenShift the project (namespace, created by the stack) that holds the
     ImageStream. Defaults to ``batchplane``."""
@@ -119,10 +130,12 @@ class WebhookImageBuild(ConfigModel):
         Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?$", max_length=253)]
         | None
     ) = None
-    """OpenShift: the host of the internal registry's default route, where ``pulumi up`` pushes (``oc get route
-    default-route -n openshift-image-registry -o jsonpath='{.spec.host}'``, after ``oc patch
-    configs.imageregistry.operator.openshift.io/cluster --type merge -p '{"spec":{"defaultRoute":true}}'``); the
-    Docker engine must trust its certificate. Required with ``openshift``, not allowed otherwise."""
+    """OpenShift: the host ``pulumi up`` pushes to, the internal registry's route. Defaults to none: ``pulumi up``
+    reads the host of Route ``default-route`` in ``openshift-image-registry`` (``.spec.host``) from the cluster,
+    waiting for it, and fails naming the fix when the registry is not exposed: ``oc patch
+    configs.imageregistry.operator.openshift.io/cluster --type merge -p '{"spec":{"defaultRoute":true}}'`` (a
+    cluster-wide setting the stack never changes itself). The Docker engine must trust the route's certificate.
+    Allowed only with ``openshift``."""
     platforms: Annotated[list[Literal["linux/amd64", "linux/arm64"]], Field(min_length=1, max_length=2)] = [
         "linux/amd64"
     ]
@@ -130,8 +143,8 @@ class WebhookImageBuild(ConfigModel):
 
     @model_validator(mode="after")
     def _registry_host(self) -> WebhookImageBuild:
-        if (self.registry == "openshift") != (self.registry_host is not None):
-            raise ValueError("registryHost is required with registry openshift and allowed only there")
+        if self.registry != "openshift" and self.registry_host is not None:
+            raise ValueError("registryHost is allowed only with registry openshift")
         return self
 
 
@@ -142,9 +155,13 @@ class WebhookConfig(ConfigModel):
     """Deploy the webhook. It needs cert-manager for its serving certificate, so when omitted it is
     deployed exactly when the stack installs cert-manager (``operators.certManager``, or the OpenShift
     cert-manager operator). Set true when cert-manager is preinstalled, false to never deploy it."""
-    image: Annotated[str, AfterValidator(_check_image)] = DEFAULT_IMAGE
-    """Container image, pinned by tag or digest (``latest`` is rejected). Defaults to
-    ``ghcr.io/batchplane/quota-webhook:0.1.0`` — build and load it as docs/webhook.md shows."""
+    image: Annotated[str, AfterValidator(_check_image)] | None = None
+    """Container image, pinned by tag or digest (``latest`` is rejected). Without ``build`` it is a published image
+    the cluster pulls as is (in ``environment: production`` pinned by ``@sha256:`` digest); with ``build`` its tag
+    names the version the stack builds. Defaults to none: the stack builds the image for its platform (as if
+    ``build: {registry: <the platform's>}`` were set) under ``quota-webhook:<Batchplane version>``; on a platform
+    that cannot build (target ``existing``) the webhook runs ``ghcr.io/batchplane/quota-webhook:0.1.0``, with a
+    warning, which must be published first (docs/webhook.md). Read it through :attr:`resolved_image`."""
     namespace: DnsLabel = DEFAULT_NAMESPACE
     """Namespace the webhook runs in (created by the stack). Defaults to ``batchplane-system``."""
     replicas: Annotated[int, Field(ge=1, le=10, strict=True)] = DEFAULT_REPLICAS
@@ -173,8 +190,88 @@ class WebhookConfig(ConfigModel):
     Defaults to none."""
     build: WebhookImageBuild | None = None
     """Build and push the image in the stack (:class:`WebhookImageBuild`); ``image``'s tag names the pushed
-    version. Defaults to none: ``image`` must already be published (the release workflow publishes
+    version. Defaults to none, which means: when ``image`` is omitted too and the webhook is deployed, the stack
+    builds with its platform's registry (``artifact-registry`` on GKE, ``openshift``, ``kind``; the loaded stack
+    holds that ``build``); when ``image`` is given, ``image`` is a published image (the release workflow publishes
     ``ghcr.io/batchplane/quota-webhook:<version>`` on a ``webhook-v<version>`` tag)."""
+
+    @property
+    def resolved_image(self) -> str:
+        """The image name the stack runs or builds: ``image`` when given; else, when the stack builds (``build``),
+        :data:`BUILT_IMAGE` (``quota-webhook:<version>``); else the published :data:`DEFAULT_IMAGE`."""
+        if self.image is not None:
+            return self.image
+        return BUILT_IMAGE if self.build is not None else DEFAULT_IMAGE
+
+
+def webhook_enabled_by(explicit: bool | None, *, installs_cert_manager: bool) -> bool:
+    """Whether the stack deploys the webhook: ``webhook.enabled`` (``explicit``) when set, else whether the stack
+    installs cert-manager (the webhook's serving certificate needs it)."""
+    return installs_cert_manager if explicit is None else explicit
+
+
+def with_platform_build(webhook: WebhookConfig, registry: str | None, *, deployed: bool) -> WebhookConfig:
+    """``webhook`` with the default build made explicit: when the webhook is deployed and neither ``image`` nor
+    ``build`` is given, a copy with ``build: {registry: <registry>}`` (the platform's
+    :attr:`~batchplane.targets.platform.Platform.image_registry`); else ``webhook`` itself.
+
+    Args:
+        webhook: the validated section.
+        registry: the registry the target's platform builds with (``artifact-registry``, ``openshift``, ``kind``),
+            or ``None`` when it builds none (``existing``).
+        deployed: whether the stack deploys the webhook.
+
+    Returns:
+        The section the stack deploys.
+    """
+    if not deployed or webhook.image is not None or webhook.build is not None or registry is None:
+        return webhook
+    build = WebhookImageBuild.model_validate({"registry": registry})
+    return webhook.model_copy(update={"build": build})
+
+
+def check_image_choice(
+    webhook: WebhookConfig, environment: str, registry: str | None, platform: str, *, deployed: bool
+) -> list[ConfigIssue]:
+    """Rules on where the webhook's image comes from (all issues, none raised).
+
+    Args:
+        webhook: the validated section, as written (before :func:`with_platform_build`).
+        environment: ``batchplane:environment``.
+        registry: the registry the target's platform builds with, or ``None`` when it builds none.
+        platform: the target's kind, for messages.
+        deployed: whether the stack deploys the webhook (nothing is checked otherwise).
+
+    Returns:
+        An error on ``batchplane:webhook.image`` for a published image (``image`` without ``build``) not pinned by
+        ``@sha256:`` digest in ``production`` (a tag can be moved to other content); a warning on
+        ``batchplane:webhook.image`` when neither is given on a platform that cannot build: the webhook then
+        runs :data:`DEFAULT_IMAGE`, which someone must publish.
+    """
+    if not deployed or webhook.build is not None:
+        return []
+    if webhook.image is None:
+        if registry is not None:
+            return []
+        return [
+            ConfigIssue(
+                "batchplane:webhook.image",
+                f"target {platform} cannot build the webhook image, so the webhook runs {DEFAULT_IMAGE}, which "
+                "nobody publishes for you: push it to a registry the cluster pulls from (docs/webhook.md) and set "
+                "batchplane:webhook.image to it (pinned by @sha256 digest in production)",
+                severity="warning",
+            )
+        ]
+    if environment == "production" and "@sha256:" not in webhook.image:
+        return [
+            ConfigIssue(
+                "batchplane:webhook.image",
+                f'"{webhook.image}" is a published image pinned only by tag, which can be moved to other content: '
+                "in production pin it by digest (name@sha256:…), or omit batchplane:webhook.image so the stack "
+                "builds the image itself",
+            )
+        ]
+    return []
 
 
 def check_webhook(

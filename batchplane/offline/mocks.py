@@ -118,9 +118,16 @@ def _project(inputs: Mapping[str, Any], config: Mapping[str, str]) -> str:
 _Outputs = Callable[[str, Mapping[str, Any], Mapping[str, str]], dict[str, Any]]
 
 
+#: The host a registry-route gate outputs offline (a real deployment reads Route ``default-route``'s ``spec.host``,
+#: ``default-route-openshift-image-registry.<apps domain>``, from the cluster).
+OFFLINE_REGISTRY_ROUTE_HOST = "default-route-openshift-image-registry.apps.offline.example"
+
+
 def _dynamic(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, Any]:
-    """A readiness gate's outputs: a service-account-token gate yields placeholders for the token and CA (a real
-    deployment reads them from the cluster)."""
+    """A readiness gate's outputs: a service-account-token gate yields placeholders for the token and CA, a
+    registry-route gate :data:`OFFLINE_REGISTRY_ROUTE_HOST` (a real deployment reads them from the cluster)."""
+    if inputs.get("gate") == "registry-route":
+        return {"host": OFFLINE_REGISTRY_ROUTE_HOST}
     if inputs.get("gate") != "service-account-token":
         return {}
     ca = base64.b64encode(b"-----BEGIN CERTIFICATE-----\noffline\n-----END CERTIFICATE-----\n").decode()

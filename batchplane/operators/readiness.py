@@ -1,7 +1,7 @@
 """Readiness-gate logic: poll the cluster until an install really serves, with a timeout and a clear error.
 
 Used by the Pulumi dynamic resource in ``batchplane/operators/readiness_gate.py`` during ``pulumi up`` (never
-during a preview). Two gates:
+during a preview). The gates:
 
 * ``kueue-webhook`` — Kueue's webhook Service has ready endpoints **and** a server-side dry-run
   create of a ResourceFlavor succeeds (the API server calls Kueue's mutating and validating webhooks
@@ -12,6 +12,9 @@ during a preview). Two gates:
   ``Succeeded`` (its CRDs and webhooks exist), so the operator's CRs can be created. With
   ``installPlanApproval: Manual`` and a pinned ``startingCSV`` it approves exactly the InstallPlan of that CSV
   and refuses any other.
+* ``service-account-token`` — a ``kubernetes.io/service-account-token`` Secret holds a token (its outputs).
+* ``registry-route`` — OpenShift's internal image registry is exposed: Route ``default-route`` in
+  ``openshift-image-registry`` has a ``spec.host``, which the gate outputs (where the webhook image is pushed).
 
 Everything is injectable (cluster client, clock, sleep) so the polling is unit-tested with fakes;
 :class:`KubernetesClusterClient` is the real client (the ``kubernetes`` package, same kubeconfig and
@@ -308,7 +311,50 @@ def token_probe(client: ClusterClient, namespace: str, secret: str) -> Callable[
     return probe
 
 
-GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token")
+ROUTE_API = "route.openshift.io/v1"
+#: The internal registry's default route, which the image registry operator creates in its namespace when
+#: ``configs.imageregistry.operator.openshift.io/cluster`` sets ``spec.defaultRoute: true`` (OpenShift Container
+#: Platform 4.18 "Registry", Exposing the registry:
+#: https://docs.redhat.com/en/documentation/openshift_container_platform/4.18/html/registry/securing-exposing-registry).
+REGISTRY_NAMESPACE = "openshift-image-registry"
+REGISTRY_ROUTE = "default-route"
+EXPOSE_REGISTRY = 'oc patch configs.imageregistry.operator.openshift.io/cluster --type merge -p \'{"spec":{"defaultRoute":true}}\''
+"""The command that exposes the internal registry (a cluster-wide setting Batchplane never changes itself)."""
+
+
+def route_host(route: Mapping[str, Any] | None) -> str | None:
+    """A Route's ``spec.host``, or ``None`` when there is no route or it has no host yet."""
+    host = ((route or {}).get("spec") or {}).get("host")
+    return str(host) if host else None
+
+
+def registry_route_probe(client: ClusterClient, namespace: str, route: str) -> Callable[[], ProbeResult]:
+    """A probe that is ready when Route ``namespace/route`` (``route.openshift.io/v1``) has a ``spec.host``: the
+    host ``pulumi up`` pushes the webhook image to. While the Route is missing the detail names the fix,
+    :data:`EXPOSE_REGISTRY`, so the gate's timeout error tells the user what to run."""
+
+    def probe() -> ProbeResult:
+        try:
+            found = client.get(ROUTE_API, "routes", namespace, route)
+        except ClusterApiError as exc:
+            if not is_transient(exc):
+                raise GateError(f"cannot read Route {namespace}/{route}: {exc}") from exc
+            return ProbeResult(False, f"reading Route {namespace}/{route}: {exc}")
+        if found is None:
+            return ProbeResult(
+                False,
+                f"Route {namespace}/{route} not found: the internal image registry is not exposed; expose it with "
+                f"`{EXPOSE_REGISTRY}`, or set batchplane:webhook.build.registryHost to a route of your own",
+            )
+        host = route_host(found)
+        if host is None:
+            return ProbeResult(False, f"Route {namespace}/{route} has no spec.host yet")
+        return ProbeResult(True, f"Route {namespace}/{route} serves {host}")
+
+    return probe
+
+
+GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token", "registry-route")
 
 
 def describe_gate(props: Mapping[str, Any]) -> str:
@@ -317,6 +363,8 @@ def describe_gate(props: Mapping[str, Any]) -> str:
         return f"operator CSV of Subscription {props.get('namespace')}/{props.get('subscription')}"
     if props.get("gate") == "service-account-token":
         return f"service-account token in Secret {props.get('namespace')}/{props.get('secret')}"
+    if props.get("gate") == "registry-route":
+        return f"image registry Route {props.get('namespace')}/{props.get('route')}"
     service = props.get("service")
     where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
     return f"Kueue webhook {where}"
@@ -335,7 +383,7 @@ def run_gate(
         props: the resource inputs: ``gate`` (``kueue-webhook`` | ``olm-csv`` | ``service-account-token``),
             ``namespace``, ``service``, ``resourceFlavorApiVersion`` (kueue-webhook), ``subscription``
             and ``approveCsv`` (olm-csv; the pinned CSV whose InstallPlan the gate approves, or absent),
-            ``secret`` (service-account-token), ``timeoutSeconds``, ``intervalSeconds``.
+            ``secret`` (service-account-token), ``route`` (registry-route), ``timeoutSeconds``, ``intervalSeconds``.
         client: the cluster client.
         clock: monotonic seconds (injectable).
         sleep: pauses for seconds (injectable).
@@ -361,6 +409,8 @@ def run_gate(
         )
     elif gate == "service-account-token":
         probe = token_probe(client, namespace, str(props["secret"]))
+    elif gate == "registry-route":
+        probe = registry_route_probe(client, namespace, str(props["route"]))
     else:
         raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
     return poll_until_ready(

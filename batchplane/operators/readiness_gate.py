@@ -28,7 +28,7 @@ class ReadinessGateArgs(TypedDict):
     """Inputs of :class:`ReadinessGate`."""
 
     gate: str
-    """Required. ``kueue-webhook`` or ``olm-csv``."""
+    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token`` or ``registry-route``."""
     namespace: str
     """Required. Kueue's namespace (kueue-webhook) or the operator's namespace (olm-csv)."""
     timeout_seconds: int
@@ -52,6 +52,9 @@ class ReadinessGateArgs(TypedDict):
     secret: NotRequired[str]
     """service-account-token: the ``kubernetes.io/service-account-token`` Secret that must hold a token; the gate
     then outputs ``token`` and ``caData`` (both secret)."""
+    route: NotRequired[str]
+    """registry-route: the Route (in ``namespace``) whose ``spec.host`` the gate waits for and outputs as
+    ``host``."""
     version: NotRequired[str]
     """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
 
@@ -65,9 +68,11 @@ class ReadinessGate(pulumi.dynamic.Resource):
     Attributes:
         token: service-account-token gates: the token, plain text (secret); unknown during a preview.
         caData: service-account-token gates: the cluster CA, base64 (secret); unknown during a preview.
+        host: registry-route gates: the Route's ``spec.host``; unknown during a preview.
     """
 
     token: pulumi.Output[Any]
+    host: pulumi.Output[Any]
     caData: pulumi.Output[Any]  # the provider's output name
 
     def __init__(
@@ -95,6 +100,9 @@ class ReadinessGate(pulumi.dynamic.Resource):
             opts = pulumi.ResourceOptions.merge(
                 opts, pulumi.ResourceOptions(additional_secret_outputs=["token", "caData"])
             )
+        elif args["gate"] == "registry-route":
+            props["route"] = args.get("route")
+            props["host"] = None  # output, filled by the provider
         else:
             props["subscription"] = args.get("subscription")
             if args.get("approve_csv"):

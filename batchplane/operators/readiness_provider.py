@@ -29,7 +29,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
     """Dynamic provider: create/update poll until ready (or raise with the timeout message)."""
 
     def _run(self, props: dict[str, Any]) -> dict[str, Any]:
-        from batchplane.operators.readiness import KubernetesClusterClient, run_gate
+        from batchplane.operators.readiness import ROUTE_API, KubernetesClusterClient, route_host, run_gate
 
         client = KubernetesClusterClient(props.get("kubeconfig") or None, props.get("context") or None)
         outcome = run_gate(props, client)
@@ -37,6 +37,10 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         if props.get("gate") == "service-account-token":
             outs.update(
                 token_outputs(client.secret_data(str(props["namespace"]), str(props["secret"])) or {})
+            )
+        if props.get("gate") == "registry-route":
+            outs["host"] = route_host(
+                client.get(ROUTE_API, "routes", str(props["namespace"]), str(props["route"]))
             )
         outs.update(
             {
@@ -52,7 +56,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         outs = self._run(props)
         ident = (
             f"{props['gate']}/{props['namespace']}/"
-            f"{props.get('service') or props.get('subscription') or props.get('secret') or ''}"
+            f"{props.get('service') or props.get('subscription') or props.get('secret') or props.get('route') or ''}"
         )
         return pulumi.dynamic.CreateResult(id_=ident, outs=outs)
 
@@ -61,7 +65,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         keys = (
             (set(olds) | set(news))
             - NOT_COMPARED
-            - {"attempts", "waitedSeconds", "detail", "token", "caData"}
+            - {"attempts", "waitedSeconds", "detail", "token", "caData", "host"}
         )
         changed = sorted(k for k in keys if k in news and olds.get(k) != news.get(k))
         return pulumi.dynamic.DiffResult(changes=bool(changed), replaces=[], delete_before_replace=False)

@@ -121,4 +121,14 @@ def stack_section(req: Requirements) -> str:
         out.append(f"**kubeconfig context:** `{ctx.context}` (`{ctx.path}`).\n")
     for image in req.images:
         out.append(f"**Image a registry must serve:** `{image.reference}` (`{image.path}`).\n")
+    if req.builds_image is not None:
+        out.append(
+            f"**Webhook image:** built by `pulumi up` with Docker (BuildKit) where it runs, for registry "
+            f"`{req.builds_image}` (`batchplane:webhook.build.registry`).\n"
+        )
+    if req.registry_route is not None:
+        out.append(
+            "**Image registry route:** Route `default-route` in `openshift-image-registry` (the internal registry "
+            f"exposed; `{req.registry_route}` not set).\n"
+        )
     return "\n".join(out)

@@ -8,6 +8,10 @@ an OpenShift target each Subscription's package must be in its CatalogSource, wi
 ``operator-lifecycle-manager`` ``pkg/package-server/apis/operators/v1/packagemanifest_types.go``) and, on package
 servers that list them, ``.entries[].name`` (every CSV of the channel); without entries only the head is known and a
 ``startingCSV`` other than the head is a warning.
+
+When the stack pushes the webhook image through the internal registry's default route (``webhook.build`` on
+OpenShift without ``registryHost``), Route ``default-route`` in ``openshift-image-registry`` must exist with a
+``spec.host`` (:func:`check_registry_route`), as ``pulumi up``'s registry-route gate requires.
 """
 
 from __future__ import annotations
@@ -16,6 +20,13 @@ import os
 from collections import defaultdict
 from typing import Any
 
+from batchplane.operators.readiness import (
+    EXPOSE_REGISTRY,
+    REGISTRY_NAMESPACE,
+    REGISTRY_ROUTE,
+    ROUTE_API,
+    route_host,
+)
 from batchplane.preflight.report import Report
 from batchplane.preflight.requirements import KubeContext, OlmPackage
 
@@ -144,4 +155,39 @@ def _check_package(package: OlmPackage, manifest: dict[str, Any] | None, report:
             f"channel {package.channel} of {package.package} has no CSV {package.starting_csv} (head: "
             f"{channel.get('currentCSV')})",
             "set startingCsv to a CSV of the channel, or remove it to start at the head",
+        )
+
+
+def check_registry_route(path: str, api_client: Any, report: Report) -> None:
+    """The internal image registry's default route (``route.openshift.io/v1`` Route ``default-route`` in
+    ``openshift-image-registry``) exists and has a ``spec.host``: a blocker naming ``path`` and the ``oc patch`` fix
+    when it does not (the registry is not exposed), a warning when it cannot be read.
+
+    Args:
+        path: the key path whose omission makes the stack need the route (``batchplane:webhook.build.registryHost``).
+        api_client: a ``kubernetes.client.ApiClient`` for the cluster.
+        report: where findings go.
+    """
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    group, _, version = ROUTE_API.partition("/")
+    where = f"Route {REGISTRY_NAMESPACE}/{REGISTRY_ROUTE}"
+    try:
+        route = client.CustomObjectsApi(api_client).get_namespaced_custom_object(
+            group, version, REGISTRY_NAMESPACE, "routes", REGISTRY_ROUTE
+        )
+    except ApiException as exc:
+        if exc.status != 404:
+            report.warning("registry-route", path, f"{where} not checked: {exc.status} {exc.reason}")
+            return
+        route = None
+    report.ran("registry-route")
+    if route_host(route if isinstance(route, dict) else None) is None:
+        report.blocker(
+            "registry-route",
+            path,
+            f"the internal image registry is not exposed ({where} has no host), and the stack pushes the webhook "
+            "image through it",
+            f"{EXPOSE_REGISTRY}; or set webhook.build.registryHost to a route of your own",
         )

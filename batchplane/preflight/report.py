@@ -25,6 +25,7 @@ CheckClass = Literal[
     "kube-context",
     "docker",
     "kind",
+    "registry-route",
 ]
 """What a finding is about (one test per class in ``tests/preflight``)."""
 

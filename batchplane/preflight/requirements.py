@@ -339,6 +339,10 @@ class Requirements:
             of the CPU quotas; preflight warns).
         other_projects: ``(key path, project)`` of declared clusters in another project than :attr:`project`
             (preflight checks one project per run and warns about these).
+        builds_image: the registry ``pulumi up`` builds the webhook image for (``webhook.build.registry``: Docker
+            with BuildKit where it runs), or None.
+        registry_route: OpenShift: the key path (``batchplane:webhook.build.registryHost``) whose omission makes
+            ``pulumi up`` push through the internal registry's default route, which must then exist; or None.
     """
 
     stack: str
@@ -357,6 +361,8 @@ class Requirements:
     roles: list[IamRole] = field(default_factory=list)
     unsized: list[str] = field(default_factory=list)
     other_projects: list[tuple[str, str]] = field(default_factory=list)
+    builds_image: str | None = None
+    registry_route: str | None = None
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -389,8 +395,16 @@ def stack_requirements(stack: Stack) -> Requirements:
         by_kind.setdefault(getattr(t, "kind", ""), []).append((t, p))
     for kind, group in by_kind.items():
         _PLATFORM_REQUIREMENTS[kind](stack, group, req)
-    if webhook_enabled(stack) and stack.config.webhook.build is None:
-        req.images.append(ImageRequirement(stack.config.webhook.image, "batchplane:webhook.image"))
+    build = stack.config.webhook.build
+    if webhook_enabled(stack):
+        if build is None:
+            req.images.append(
+                ImageRequirement(stack.config.webhook.resolved_image, "batchplane:webhook.image")
+            )
+        else:
+            req.builds_image = build.registry
+        if build is not None and build.registry == "openshift" and build.registry_host is None:
+            req.registry_route = "batchplane:webhook.build.registryHost"
     return req
 
 
@@ -412,7 +426,7 @@ def _existing_requirements(
 def _kind_requirements(stack: Stack, targets: list[tuple[KindTarget, str]], req: Requirements) -> None:
     target, path = targets[0]
     build = stack.config.webhook.build
-    loads = stack.config.webhook.image if build is not None and build.registry == "kind" else None
+    loads = stack.config.webhook.resolved_image if build is not None and build.registry == "kind" else None
     req.kind = KindCluster(target.cluster_name, loads, path)
     req.contexts.append(KubeContext(target.kube_context(), None, f"{path}.context"))
 

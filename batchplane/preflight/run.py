@@ -72,6 +72,10 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
         from batchplane.preflight.olm import check_olm
 
         check_olm(req.olm_packages, api_client, report)
+    if api_client is not None and req.registry_route is not None:
+        from batchplane.preflight.olm import check_registry_route
+
+        check_registry_route(req.registry_route, api_client, report)
     if env.check_images:
         _images(req, report, env, kind_running)
     return report
@@ -119,9 +123,8 @@ def _images(req: Requirements, report: Report, env: Environment, kind_running: b
             if req.kind is not None
             else ""
         )
-        fix = (
-            f"publish {image.reference}, point webhook.image at a published image, or set webhook.build{load}"
-        )
+        build = "" if req.platform == "existing" else "; or omit webhook.image so that the stack builds it"
+        fix = f"publish {image.reference} or point webhook.image at a published image{build}{load}"
         if answer.served is False:
             report.ran("image")
             report.blocker(

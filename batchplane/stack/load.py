@@ -22,7 +22,14 @@ from batchplane.config.kueue import KueueConfig, LocalQueue
 from batchplane.config.operators import OperatorsConfig, check_operators, kueue_frameworks
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue, tenant_namespaces
 from batchplane.config.teams import TeamsConfig, expand_team
-from batchplane.config.webhook import WebhookConfig, check_webhook, check_webhook_tenants
+from batchplane.config.webhook import (
+    WebhookConfig,
+    check_image_choice,
+    check_webhook,
+    check_webhook_tenants,
+    webhook_enabled_by,
+    with_platform_build,
+)
 from batchplane.errors import ConfigIssue, ConfigValidationError
 from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
@@ -59,7 +66,8 @@ class StackConfig(ConfigModel):
     Kueue is expected to be there already. Not allowed on OpenShift (OLM installs come from the target)."""
     webhook: WebhookConfig = WebhookConfig()
     """The quota admission webhook and per-namespace workload limits (docs/webhook.md). Defaults to
-    enabled with the default image, 2 replicas, ``failurePolicy: Fail``."""
+    deployed when cert-manager is installed, with the image the stack builds for its platform, 2 replicas,
+    ``failurePolicy: Fail``."""
     multi_kueue: MultiKueueSection | None = None
     """MultiKueue: this stack's cluster is the manager and dispatches workloads to existing worker clusters
     (docs/multikueue.md). Defaults to none."""
@@ -71,7 +79,8 @@ class Stack:
 
     Attributes:
         name: the stack name (``kind`` for ``stacks/Pulumi.kind.yaml``).
-        config: the typed ``batchplane:`` config as written.
+        config: the typed ``batchplane:`` config as written, with the platform's default ``webhook.build`` made
+            explicit when the webhook is deployed and neither ``webhook.image`` nor ``webhook.build`` is given.
         kueue: every Kueue object after shorthand expansion, with its config key path.
         warnings: issues that do not block the stack.
         other_config: config keys of other namespaces (``kubernetes:context``, ``gcp:project`` ...).
@@ -157,6 +166,8 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     if "target" in failed:
         parsed["target"] = {"kind": "kind"}  # a stand-in; the rules that need the target are skipped
     config = StackConfig.model_validate(parsed)
+    config, image_issues = _default_build(config, failed)
+    issues += image_issues
     expanded_ok = not failed & {"target", "kueue", "teams"}
     kueue, expand_issues = _expand_reporting(config)
     issues += expand_issues
@@ -244,6 +255,27 @@ def load_stack_config(
     sections = config.model_dump(mode="json", by_alias=True, exclude_unset=True)
     raw = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in sections.items()}
     return load_stack({**raw, **(other_config or {})}, stack_name)
+
+
+def _default_build(config: StackConfig, failed: set[str]) -> tuple[StackConfig, list[ConfigIssue]]:
+    """Where the webhook's image comes from (:func:`~batchplane.config.webhook.check_image_choice`), and the config
+    with the platform's build made explicit when neither ``webhook.image`` nor ``webhook.build`` is given
+    (:func:`~batchplane.config.webhook.with_platform_build`), so every reader (the program, preflight, requirements)
+    sees the build the stack deploys. Skipped (the config unchanged) when ``webhook`` or ``target`` did not parse."""
+    if failed & {"webhook", "target"}:
+        return config, []
+    platform = platform_for(config.target)
+    ops = config.operators
+    installs = platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
+    deployed = webhook_enabled_by(config.webhook.enabled, installs_cert_manager=installs)
+    registry = platform.image_registry
+    issues = check_image_choice(
+        config.webhook, config.environment, registry, config.target.kind, deployed=deployed
+    )
+    webhook = with_platform_build(config.webhook, registry, deployed=deployed)
+    if webhook is config.webhook:
+        return config, issues
+    return config.model_copy(update={"webhook": webhook}), issues
 
 
 def _build_problems(config: StackConfig) -> list[ConfigIssue]:

@@ -46,6 +46,7 @@ def test_children_are_named_after_their_cluster(two_clusters: ProgramRun) -> Non
             ("batchplane:operators:Operators", f"{name}-operators"),
             ("batchplane:kueue:KueueQueues", f"{name}-kueue"),
             ("batchplane:admission:QuotaWebhook", f"{name}-quota-webhook"),
+            ("batchplane:image:WebhookImage", f"{name}-webhook-image"),  # kind builds and loads it by default
         }
 
 

@@ -5,7 +5,7 @@ reason, where ``docker`` (with a running engine), ``kind``, ``kubectl`` or the `
 missing. Steps (docs/onboarding.md):
 
 1. create the kind cluster of ``tests/e2e/kind-config.yaml`` (pinned node image) with its own kubeconfig;
-2. build the webhook image from ``webhook/Dockerfile`` and ``kind load`` it (the stack's pinned tag);
+2. (no manual image step: the kind stack builds ``webhook/Dockerfile`` and ``kind load``s it itself, its default);
 3. in a temporary copy of the project (so nothing in the work tree changes), point
    ``stacks/Pulumi.kind.yaml`` at that cluster, use a local file backend in a temporary directory
    (``PULUMI_BACKEND_URL=file://...``: what ``pulumi login --local`` does, without touching the user's
@@ -79,11 +79,14 @@ def run(
 
 def copy_project(into: Path, cluster_name: str) -> Path:
     """A copy of the Pulumi project (the program, the kind stack file, a link to .venv, whose installed
-    ``batchplane`` package holds the components) whose kind stack targets ``cluster_name``."""
+    ``batchplane`` package holds the components, and the webhook image's build context: ``webhook/``,
+    ``batchplane/``, ``pyproject.toml``, ``README.md``) whose kind stack targets ``cluster_name``."""
     project = into / "project"
     (project / "stacks").mkdir(parents=True)
-    for name in ("Pulumi.yaml", "__main__.py"):
+    for name in ("Pulumi.yaml", "__main__.py", "pyproject.toml", "README.md"):
         shutil.copy2(REPO_ROOT / name, project / name)
+    for tree in ("webhook", "batchplane"):
+        shutil.copytree(REPO_ROOT / tree, project / tree, ignore=shutil.ignore_patterns("__pycache__"))
     (project / ".venv").symlink_to(REPO_ROOT / ".venv", target_is_directory=True)
     doc = yaml.safe_load((REPO_ROOT / "stacks" / f"Pulumi.{STACK}.yaml").read_text(encoding="utf-8"))
     doc["config"]["batchplane:target"]["clusterName"] = cluster_name
@@ -95,7 +98,7 @@ def copy_project(into: Path, cluster_name: str) -> Path:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """A kind cluster with the webhook image loaded and a Pulumi project copy with a local backend;
+    """A kind cluster and a Pulumi project copy with a local backend;
     the cluster is deleted however the test ends."""
     reason = missing_tools()
     if reason is not None:
@@ -134,12 +137,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             timeout=300,
             check=False,
         )
-
-
-def load_webhook_image(c: Cluster, stack: Stack) -> None:
-    image = stack.config.webhook.image
-    run(["docker", "build", "-f", "webhook/Dockerfile", "-t", image, "."], c.env, timeout=900)
-    run(["kind", "load", "docker-image", image, "--name", c.name], c.env, timeout=600)
 
 
 def wait_ready(c: Cluster, stack: Stack) -> None:
@@ -215,7 +212,7 @@ def wait_admitted(c: Cluster, kind: str, name: str, timeout: float = 180) -> Non
 def test_kind_stack_deploys_queues_jobs_refuses_never_fitting_ones_and_tears_down(cluster: Cluster) -> None:
     c = cluster
     stack = load_stack_file(c.project / "stacks" / f"Pulumi.{STACK}.yaml")
-    load_webhook_image(c, stack)
+    assert stack.config.webhook.build is not None  # `pulumi up` builds the image and `kind load`s it
 
     run(
         ["pulumi", "stack", "init", STACK, "--secrets-provider", "passphrase", "--non-interactive"],

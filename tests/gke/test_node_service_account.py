@@ -34,20 +34,30 @@ GIVEN = "ml-nodes@proj-1.iam.gserviceaccount.com"
 COMPUTE_DEFAULT = "123456789012-compute@developer.gserviceaccount.com"
 
 
-def config(node_service_account: str | None = None, *, build: bool = False) -> dict[str, Any]:
-    """The gke-dev template (it deploys the quota webhook) in project proj-1, cluster ml-cluster."""
+PUBLISHED = "registry.example.com/ml/quota-webhook@sha256:" + "0" * 64
+
+
+def config(
+    node_service_account: str | None = None, *, build: bool = False, published: bool = False
+) -> dict[str, Any]:
+    """The gke-dev template (it deploys the quota webhook, building its image by default) in project proj-1, cluster
+    ml-cluster; ``build`` names the repository, ``published`` runs a published image instead of building."""
     out = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
     out["batchplane:target"].update({"project": "proj-1", "clusterName": "ml-cluster"})
     if node_service_account is not None:
         out["batchplane:target"]["nodeServiceAccount"] = node_service_account
     if build:
         out["batchplane:webhook"] = {"build": BUILD}
+    if published:
+        out["batchplane:webhook"] = {"image": PUBLISHED}
     return out
 
 
 @cache
-def run(node_service_account: str | None = None, build: bool = False) -> ProgramRun:
-    return run_program(REPO_ROOT, "nodes", config(node_service_account, build=build), preview=False)
+def run(node_service_account: str | None = None, build: bool = False, published: bool = False) -> ProgramRun:
+    return run_program(
+        REPO_ROOT, "nodes", config(node_service_account, build=build, published=published), preview=False
+    )
 
 
 def pool_accounts(program: ProgramRun) -> dict[str, str | None]:
@@ -152,9 +162,9 @@ def test_the_webhook_deployment_waits_for_the_reader_grant() -> None:
     assert grant.urn in deployment.dependencies
 
 
-def test_no_repository_grant_without_a_build() -> None:
-    assert run().of_type(REPOSITORY_MEMBER) == []
-    assert run("default").of_type(REPOSITORY_MEMBER) == []
+def test_no_repository_grant_with_a_published_image() -> None:
+    assert run(published=True).of_type(REPOSITORY_MEMBER) == []
+    assert run("default", published=True).of_type(REPOSITORY_MEMBER) == []
 
 
 # --- validation ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from batchplane import __version__
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
@@ -19,6 +20,9 @@ BUILD = {
     "repository": "ml-images",
     "platforms": ["linux/amd64", "linux/arm64"],
 }
+
+
+PINNED = "ghcr.io/batchplane/quota-webhook@sha256:" + "b" * 64
 
 
 def prod_with_build() -> dict[str, Any]:
@@ -79,7 +83,60 @@ def test_a_build_needs_a_gke_target() -> None:
     ]
 
 
-def test_without_build_no_repository_and_no_image_are_declared() -> None:
+def test_the_production_template_builds_into_a_batchplane_repository_by_default() -> None:
+    stack = load_stack(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    assert stack.config.webhook.build is not None
+    assert (stack.config.webhook.build.registry, stack.config.webhook.build.repository) == (
+        "artifact-registry",
+        "batchplane",
+    )
     run = run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    (image,) = run.of_type("docker-build:index:Image")
+    (repository,) = run.of_type("gcp:artifactregistry/repository:Repository")
+    assert image.inputs["tags"] == [
+        f"us-central1-docker.pkg.dev/offline-project/batchplane/quota-webhook:{__version__}"
+    ]
+    assert repository.inputs["repositoryId"] == "batchplane"
+
+
+def test_a_published_image_pinned_by_digest_declares_no_repository_and_no_build() -> None:
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config["batchplane:webhook"] = {"image": PINNED}
+    run = run_program(REPO_ROOT, "gke-prod-dws", config)
     assert run.of_type("docker-build:index:Image") == []
     assert run.of_type("gcp:artifactregistry/repository:Repository") == []
+    (deployment,) = run.of_type("kubernetes:apps/v1:Deployment")
+    assert deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"] == PINNED
+
+
+def test_production_refuses_a_published_image_pinned_only_by_tag_naming_the_key() -> None:
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config["batchplane:webhook"] = {"image": "ghcr.io/batchplane/quota-webhook:0.1.0"}
+    with pytest.raises(ConfigValidationError) as caught:
+        load_stack(config)
+    assert [str(e) for e in caught.value.errors] == [
+        'batchplane:webhook.image: "ghcr.io/batchplane/quota-webhook:0.1.0" is a published image pinned only by '
+        "tag, which can be moved to other content: in production pin it by digest (name@sha256:…), or omit "
+        "batchplane:webhook.image so the stack builds the image itself"
+    ]
+
+
+@pytest.mark.parametrize("environment", ["dev", "staging"])
+def test_outside_production_a_published_image_may_be_pinned_by_tag(environment: str) -> None:
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config["batchplane:environment"] = environment
+    config["batchplane:webhook"] = {"image": "ghcr.io/batchplane/quota-webhook:0.1.0"}
+    stack = load_stack(config)
+    assert stack.config.webhook.build is None
+    assert not [w for w in stack.warnings if w.path == "batchplane:webhook.image"]
+
+
+def test_production_with_a_tag_image_and_a_build_names_the_pushed_version() -> None:
+    config = prod_with_build()
+    config["batchplane:webhook"]["image"] = "quota-webhook:2.0.0"
+    (image,) = run_program(REPO_ROOT, "gke-prod-dws", config, preview=True).of_type(
+        "docker-build:index:Image"
+    )
+    assert image.inputs["tags"] == [
+        "us-central1-docker.pkg.dev/offline-project/ml-images/quota-webhook:2.0.0"
+    ]

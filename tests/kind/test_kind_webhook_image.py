@@ -1,5 +1,6 @@
-"""`webhook.build: {registry: kind}`: the kind stack builds the webhook image into the local Docker engine and loads
-it into the cluster's nodes with `kind load docker-image` before the Deployment starts (issue #12, item 3)."""
+"""`webhook.build: {registry: kind}` — the kind template's default (issue #22, item 2): the kind stack builds the
+webhook image into the local Docker engine and loads it into the cluster's nodes with `kind load docker-image` before
+the Deployment starts (issue #12, item 3); a published `webhook.image` without `build` is an explicit choice."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from typing import Any
 
 import pytest
 
+from batchplane import __version__
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, STACKS_DIR
 from tests.program.test_bringup import bringup_problems
 
-TAG = "ghcr.io/batchplane/quota-webhook:0.1.0"
+TAG = f"quota-webhook:{__version__}"
+PUBLISHED = "ghcr.io/batchplane/quota-webhook:0.1.0"
 
 
 def kind_with_build(**webhook: Any) -> dict[str, Any]:
@@ -26,10 +29,11 @@ def kind_with_build(**webhook: Any) -> dict[str, Any]:
 
 @cache
 def run(preview: bool) -> ProgramRun:
-    return run_program(REPO_ROOT, "kind", kind_with_build(), preview=preview)
+    """The kind template as shipped: no `batchplane:webhook` key, so the default build."""
+    return run_program(REPO_ROOT, "kind", read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"), preview=preview)
 
 
-def test_the_image_is_built_into_the_local_engine_under_the_configured_tag_and_never_pushed() -> None:
+def test_the_template_builds_into_the_local_engine_under_the_version_tag_and_never_pushes() -> None:
     (image,) = run(True).of_type("docker-build:index:Image")
     assert image.name == "webhook-image-image"
     assert {k: image.inputs[k] for k in ("push", "load", "tags")} == {
@@ -82,3 +86,33 @@ def test_a_kind_build_needs_a_kind_target_and_a_tag(config: dict[str, Any], mess
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)
     assert [str(e) for e in caught.value.errors] == [message]
+
+
+def test_a_configured_image_names_the_tag_that_is_built_and_loaded() -> None:
+    r = run_program(
+        REPO_ROOT, "kind", kind_with_build(image="registry.example.com/ml/webhook:2.0.0"), preview=True
+    )
+    (image,) = r.of_type("docker-build:index:Image")
+    (load,) = r.of_type("command:local:Command")
+    assert image.inputs["tags"] == ["registry.example.com/ml/webhook:2.0.0"]
+    assert (
+        load.inputs["create"]
+        == "kind load docker-image registry.example.com/ml/webhook:2.0.0 --name batchplane"
+    )
+
+
+def test_a_published_image_without_build_is_run_as_is_and_nothing_is_built() -> None:
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config["batchplane:webhook"] = {"image": PUBLISHED}
+    r = run_program(REPO_ROOT, "kind", config, preview=False)
+    assert r.of_type("docker-build:index:Image") == [] and r.of_type("command:local:Command") == []
+    deployment = r.get("kubernetes:apps/v1:Deployment", "quota-webhook-deployment")
+    assert deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"] == PUBLISHED
+
+
+def test_a_switched_off_webhook_builds_nothing() -> None:
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config["batchplane:webhook"] = {"enabled": False}
+    assert load_stack(config).config.webhook.build is None
+    r = run_program(REPO_ROOT, "kind", config, preview=True)
+    assert r.of_type("docker-build:index:Image") == []

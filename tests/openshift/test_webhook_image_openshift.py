@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+from batchplane import __version__
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
+from batchplane.offline.mocks import OFFLINE_REGISTRY_ROUTE_HOST
 from batchplane.stack import load_stack
 from tests.conftest import REPO_ROOT, STACKS_DIR
 from tests.program.test_bringup import bringup_problems
@@ -81,23 +83,47 @@ def test_the_deployment_runs_the_pushed_image_by_digest_from_the_internal_regist
     assert bringup_problems(r.resources) == []
 
 
-@pytest.mark.parametrize(
-    ("webhook", "message"),
-    [
-        (
-            {"build": {"registry": "openshift"}},
-            "batchplane:webhook.build: registryHost is required with registry openshift and allowed only there",
-        ),
-        (
-            {"build": {"registry": "artifact-registry", "registryHost": HOST}},
-            "batchplane:webhook.build: registryHost is required with registry openshift and allowed only there",
-        ),
-    ],
-    ids=["openshift-without-host", "host-without-openshift"],
-)
-def test_registry_host_goes_with_the_openshift_registry(webhook: dict[str, Any], message: str) -> None:
+def test_registry_host_is_allowed_only_with_the_openshift_registry() -> None:
     config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
-    config["batchplane:webhook"] = webhook
+    config["batchplane:webhook"] = {"build": {"registry": "artifact-registry", "registryHost": HOST}}
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)
-    assert [str(e) for e in caught.value.errors] == [message]
+    assert [str(e) for e in caught.value.errors] == [
+        "batchplane:webhook.build: registryHost is allowed only with registry openshift"
+    ]
+
+
+@cache
+def default_run(preview: bool) -> ProgramRun:
+    """The openshift-ai template as shipped: no `batchplane:webhook` key, so the default build."""
+    config = read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
+    return run_program(REPO_ROOT, "openshift-ai", config, preview=preview)
+
+
+def test_without_registry_host_the_push_goes_to_the_default_route_host_read_at_deploy_time() -> None:
+    r = default_run(True)
+    gate = r.get("pulumi-python:dynamic:Resource", "webhook-image-registry-route")
+    assert {k: gate.inputs[k] for k in ("gate", "namespace", "route")} == {
+        "gate": "registry-route",
+        "namespace": "openshift-image-registry",
+        "route": "default-route",
+    }
+    assert gate.inputs["context"] == "openshift-ai"  # polls through the provider's own connection
+    (image,) = r.of_type("docker-build:index:Image")
+    assert gate.urn in image.dependencies
+    assert image.inputs["tags"] == [f"{OFFLINE_REGISTRY_ROUTE_HOST}/batchplane/quota-webhook:{__version__}"]
+    assert image.inputs["registries"][0]["address"] == OFFLINE_REGISTRY_ROUTE_HOST
+
+
+def test_without_registry_host_the_deployment_still_runs_the_pushed_image_by_digest() -> None:
+    r = default_run(False)
+    deployment = r.get("kubernetes:apps/v1:Deployment", "quota-webhook-deployment")
+    image = deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert image.startswith(
+        "image-registry.openshift-image-registry.svc:5000/batchplane/quota-webhook@sha256:"
+    )
+    assert bringup_problems(r.resources) == []
+
+
+def test_a_given_registry_host_declares_no_route_gate() -> None:
+    assert not [x for x in run(True).resources if x.name == "webhook-image-registry-route"]

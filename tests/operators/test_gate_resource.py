@@ -11,6 +11,8 @@ from batchplane.operators import readiness
 from batchplane.operators.readiness import ClusterApiError, KubernetesClusterClient, is_transient
 from batchplane.operators.readiness_provider import ReadinessGateProvider
 from tests.operators.conftest import FakeCluster
+from tests.preflight.olm_helpers import kubeconfig
+from tests.preflight.replay import RecordedServer, load
 
 UNREACHABLE_KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -77,6 +79,45 @@ def test_gate_reruns_only_when_what_it_awaits_changes(news: dict[str, Any], exp_
     result = ReadinessGateProvider().diff("id", olds, {"gate": "kueue-webhook", **news})
     assert result.changes is exp_changes
     assert result.replaces == []
+
+
+ROUTE_GATE = {
+    "gate": "registry-route",
+    "namespace": "openshift-image-registry",
+    "route": "default-route",
+    "timeoutSeconds": 0,
+    "intervalSeconds": 1,
+    "context": "ocp",
+    "version": "",
+}
+
+
+def test_the_registry_route_gate_outputs_the_route_host_read_through_the_kubernetes_client(
+    tmp_path: Path,
+) -> None:
+    with RecordedServer(load("openshift/registry-route.json")) as server:
+        props = {**ROUTE_GATE, "kubeconfig": str(kubeconfig(tmp_path, server.url, "ocp"))}
+        result = ReadinessGateProvider().create(props)
+        requests = server.replay.requests
+    assert result.outs["host"] == "default-route-openshift-image-registry.apps.ocp.example.com"
+    assert result.id == "registry-route/openshift-image-registry/default-route"
+    assert {r.split(" ", 1)[0] for r in requests} == {
+        "GET"
+    }  # reads only: the cluster setting is never changed
+
+
+def test_the_registry_route_gate_fails_naming_the_oc_patch_fix_when_the_route_is_missing(
+    tmp_path: Path,
+) -> None:
+    with RecordedServer(load("openshift/no-registry-route.json")) as server:
+        props = {**ROUTE_GATE, "kubeconfig": str(kubeconfig(tmp_path, server.url, "ocp"))}
+        with pytest.raises(readiness.GateTimeoutError) as caught:
+            ReadinessGateProvider().create(props)
+    assert "Route openshift-image-registry/default-route not found" in str(caught.value)
+    assert (
+        """oc patch configs.imageregistry.operator.openshift.io/cluster --type merge -p '{"spec":{"defaultRoute":true}}'"""
+        in str(caught.value)
+    )
 
 
 def test_the_pickled_provider_loads_from_any_working_directory(tmp_path: Path) -> None:

@@ -136,6 +136,8 @@ def test_openshift_template_installs_through_olm_with_csv_gates_and_no_helm(
         "olm-kueue-csv-ready",
         "olm-kueue-ready",
         "olm-openshift-ai-csv-ready",
+        "webhook-image-pusher-token-ready",
+        "webhook-image-registry-route",
     ]
     for sub in subs:
         gate = gates[sub.name.replace("-subscription", "-csv-ready")]

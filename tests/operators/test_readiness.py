@@ -14,6 +14,7 @@ from batchplane.operators.readiness import (
     csv_probe,
     kueue_webhook_probe,
     poll_until_ready,
+    registry_route_probe,
     run_gate,
     token_probe,
 )
@@ -272,5 +273,65 @@ def test_unknown_gate_kind_is_an_error() -> None:
         run_gate({"gate": "dns", "namespace": "x", "timeoutSeconds": 1, "intervalSeconds": 1}, FakeCluster())
     assert (
         str(caught.value)
-        == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv, service-account-token"
+        == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv, service-account-token, registry-route"
+    )
+
+
+ROUTE_HOST = "default-route-openshift-image-registry.apps.ocp.example.com"
+ROUTE_PROPS: dict[str, Any] = {
+    "gate": "registry-route",
+    "namespace": "openshift-image-registry",
+    "route": "default-route",
+    "timeoutSeconds": 60,
+    "intervalSeconds": 5,
+}
+
+
+def test_registry_route_gate_waits_for_the_route_to_get_its_host() -> None:
+    cluster = FakeCluster(
+        objects={
+            ("routes", "default-route"): [
+                None,
+                ClusterApiError(503, "etcdserver: leader changed"),
+                {"spec": {}},
+                {"spec": {"host": ROUTE_HOST}},
+            ]
+        }
+    )
+    clock = FakeClock()
+    outcome = run_gate(ROUTE_PROPS, cluster, clock=clock, sleep=clock.sleep)
+    assert (outcome.attempts, outcome.detail) == (
+        4,
+        f"Route openshift-image-registry/default-route serves {ROUTE_HOST}",
+    )
+    assert cluster.calls[0] == "get routes openshift-image-registry/default-route"
+
+
+def test_registry_route_gate_times_out_with_the_oc_patch_fix_when_the_registry_is_not_exposed() -> None:
+    cluster = FakeCluster(objects={("routes", "default-route"): [None]})
+    clock = FakeClock()
+    with pytest.raises(GateTimeoutError) as caught:
+        run_gate(ROUTE_PROPS, cluster, clock=clock, sleep=clock.sleep)
+    message = str(caught.value)
+    assert message.startswith(
+        "image registry Route openshift-image-registry/default-route not ready after 60s"
+    )
+    assert (
+        "the internal image registry is not exposed; expose it with `oc patch "
+        "configs.imageregistry.operator.openshift.io/cluster --type merge -p "
+        """'{"spec":{"defaultRoute":true}}'`"""
+    ) in message
+    assert not [
+        c for c in cluster.calls if not c.startswith("get routes")
+    ]  # never changes the cluster itself
+
+
+def test_forbidden_route_read_fails_at_once() -> None:
+    cluster = FakeCluster(
+        objects={("routes", "default-route"): [ClusterApiError(403, "routes is forbidden")]}
+    )
+    with pytest.raises(GateError) as caught:
+        registry_route_probe(cluster, "openshift-image-registry", "default-route")()
+    assert str(caught.value) == (
+        "cannot read Route openshift-image-registry/default-route: 403: routes is forbidden"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from batchplane.offline import read_stack_file
 from batchplane.stack import Stack, load_stack, load_stack_file
 from tests.conftest import STACKS_DIR
 
@@ -41,6 +42,12 @@ def gke_stack(pools: list[dict[str, Any]], **target: Any) -> Stack:
 def template(name: str) -> Stack:
     """A stack template from ``stacks/``."""
     return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+
+
+def template_with(name: str, **webhook: Any) -> Stack:
+    """A stack template from ``stacks/`` with ``batchplane:webhook`` set to ``webhook``."""
+    config = read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
+    return load_stack({**config, "batchplane:webhook": webhook}, name)
 
 
 def pool(name: str, provisioning: str, machine_type: str, zones: list[str], **more: Any) -> dict[str, Any]:

@@ -47,8 +47,7 @@ def test_a_ready_project_passes_every_gke_template_with_every_check_run(name: st
         "network",
         "quota",
         "version",
-        "image",
-    ]
+    ]  # no "image": the templates build the webhook image, no registry has to serve it
     assert any("/quotaInfos" in r for r in replay.requests)
 
 
@@ -57,13 +56,19 @@ def test_a_fresh_project_lists_every_blocker_at_once() -> None:
     report, _ = run(template("gke-dev"), "gcp/fresh-project.json")
     assert blockers(report) == {
         ("api", "batchplane:target"),
+        ("api", "batchplane:webhook.build.registry"),
         ("quota", "batchplane:target.gpuPools[0]"),
         ("network", "batchplane:target.network"),
     }
     apis = [f for f in report.blockers if f.check == "api"]
     assert [f.fix for f in apis] == [
         f"gcloud services enable {api} --project {PROJECT}"
-        for api in ("container.googleapis.com", "compute.googleapis.com", "iam.googleapis.com")
+        for api in (
+            "container.googleapis.com",
+            "compute.googleapis.com",
+            "iam.googleapis.com",
+            "artifactregistry.googleapis.com",
+        )
     ]
     quota = {f.message.split(" ", 2)[1] for f in report.blockers if f.check == "quota"}
     assert quota == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region", "GPUS-ALL-REGIONS-per-project"}
@@ -76,7 +81,7 @@ def test_a_fresh_project_lists_every_blocker_at_once() -> None:
     assert report.exit_code == 1
     text = report.text()
     assert text.index("blocker:") < text.index("warning:")
-    assert "6 blockers, 2 warnings" in text
+    assert "7 blockers, 2 warnings" in text
 
 
 def test_nodes_on_the_default_account_are_warned_when_the_org_policy_leaves_it_without_roles() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from batchplane.preflight import Environment, Report, preflight
-from tests.preflight.conftest import fake_executable, template
+from tests.preflight.conftest import fake_executable, template, template_with
 from tests.preflight.olm_helpers import kubeconfig
 from tests.preflight.replay import Replay, load
 
@@ -46,13 +46,28 @@ def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return bin_dir
 
 
-def run(image_recording: str = "images/ghcr-served.json") -> tuple[Report, Replay]:
+PUBLISHED = "ghcr.io/batchplane/quota-webhook:0.1.0"
+
+
+def run(
+    image_recording: str = "images/ghcr-served.json", *, published: bool = False
+) -> tuple[Report, Replay]:
     replay = Replay(load(image_recording))
-    return preflight(template("kind"), Environment(adapter=replay)), replay
+    stack = template_with("kind", image=PUBLISHED) if published else template("kind")
+    return preflight(stack, Environment(adapter=replay)), replay
+
+
+def test_a_running_kind_cluster_passes_and_no_registry_is_asked_for_the_image_the_stack_builds(
+    tools: Path,
+) -> None:
+    report, replay = run()
+    assert report.findings == []
+    assert report.checked == ["docker", "kind", "kube-context"]
+    assert replay.requests == []
 
 
 def test_a_running_kind_cluster_with_a_published_image_passes(tools: Path) -> None:
-    report, _ = run()
+    report, _ = run(published=True)
     assert report.findings == []
     assert report.checked == ["docker", "kind", "kube-context", "image"]
 
@@ -103,10 +118,11 @@ def test_a_stopped_node_is_a_blocker_naming_its_node_image(
 def test_an_unpublished_image_blocks_unless_kind_load_put_it_on_the_node(
     tools: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    report, _ = run("images/ghcr-missing.json")
+    report, _ = run("images/ghcr-missing.json", published=True)
     [finding] = report.blockers
     assert (finding.check, finding.path) == ("image", "batchplane:webhook.image")
-    assert "kind load docker-image ghcr.io/batchplane/quota-webhook:0.1.0 --name batchplane" in finding.fix
-    monkeypatch.setenv("FAKE_LOADED", "ghcr.io/batchplane/quota-webhook:0.1.0")
-    report, _ = run("images/ghcr-missing.json")
+    assert "omit webhook.image so that the stack builds it" in finding.fix
+    assert f"kind load docker-image {PUBLISHED} --name batchplane" in finding.fix
+    monkeypatch.setenv("FAKE_LOADED", PUBLISHED)
+    report, _ = run("images/ghcr-missing.json", published=True)
     assert report.findings == []

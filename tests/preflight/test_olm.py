@@ -10,7 +10,7 @@ import pytest
 from batchplane.preflight import Environment, Report, preflight
 from batchplane.preflight.requirements import KubeContext, OlmPackage
 from batchplane.stack import Stack
-from tests.preflight.conftest import template
+from tests.preflight.conftest import template, template_with
 from tests.preflight.olm_helpers import kubeconfig
 from tests.preflight.replay import RecordedServer, load
 
@@ -18,7 +18,7 @@ from tests.preflight.replay import RecordedServer, load
 def check(
     stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str
 ) -> tuple[Report, list[str]]:
-    with RecordedServer(load(*recordings)) as server:
+    with RecordedServer(load(*recordings, "openshift/registry-route.json")) as server:
         context = stack.config.target.kube_context()
         monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path, server.url, context)))
         report = preflight(stack, Environment(check_images=False))
@@ -30,9 +30,9 @@ def test_a_catalog_with_every_package_and_channel_passes(
 ) -> None:
     report, requests = check(template("openshift-ai-gpu"), tmp_path, monkeypatch, "olm/catalog.json")
     assert report.findings == []
-    assert report.checked == ["kube-context", "olm"]
+    assert report.checked == ["kube-context", "olm", "registry-route"]
     # one list per CatalogSource, selected by its catalog label
-    assert sorted(r.split("?")[1] for r in requests) == [
+    assert sorted(r.split("?")[1] for r in requests if "packagemanifests" in r) == [
         "labelSelector=catalog%3Dcertified-operators",
         "labelSelector=catalog%3Dredhat-operators",
     ]
@@ -67,6 +67,39 @@ def test_a_starting_csv_not_in_the_channel_is_a_blocker(
     [finding] = report.blockers
     assert finding.path == "batchplane:target.kueue.startingCsv"
     assert "head: kueue-operator.v1.4.0" in finding.message
+
+
+def test_a_registry_not_exposed_is_a_blocker_naming_the_oc_patch_fix_when_the_stack_pushes_through_its_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report, requests = check(
+        template("openshift-ai"),
+        tmp_path,
+        monkeypatch,
+        "openshift/no-registry-route.json",
+        "olm/catalog.json",
+    )
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("registry-route", "batchplane:webhook.build.registryHost")
+    assert "Route openshift-image-registry/default-route has no host" in finding.message
+    assert finding.fix.startswith(
+        "oc patch configs.imageregistry.operator.openshift.io/cluster --type merge "
+        """-p '{"spec":{"defaultRoute":true}}'"""
+    )
+    assert any(r.endswith("/namespaces/openshift-image-registry/routes/default-route") for r in requests)
+
+
+def test_a_registry_host_given_in_the_config_needs_no_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stack = template_with(
+        "openshift-ai", build={"registry": "openshift", "registryHost": "registry.example.com"}
+    )
+    report, requests = check(
+        stack, tmp_path, monkeypatch, "openshift/no-registry-route.json", "olm/catalog.json"
+    )
+    assert report.findings == []
+    assert not any("routes" in r for r in requests)
 
 
 def test_a_cluster_without_olm_is_a_blocker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from batchplane import __version__
 from batchplane.preflight.requirements import (
     GPU_FAMILIES,
     QuotaNeed,
@@ -17,7 +19,7 @@ from batchplane.preflight.requirements import (
 from batchplane.stack import load_stack, read_stack_file
 from batchplane.targets.gke.machines import FIXED_GPU_MACHINES, MACHINE_SHAPES
 from tests.conftest import STACKS_DIR
-from tests.preflight.conftest import gke_stack, pool, template
+from tests.preflight.conftest import gke_stack, pool, template, template_with
 
 
 def _needs(req: Requirements, kind: str) -> dict[tuple[Any, ...], int]:
@@ -230,11 +232,39 @@ def test_openshift_lists_each_subscription_with_its_key_path() -> None:
     assert req.apis == [] and req.quotas == []
 
 
-def test_kind_needs_its_context_and_the_published_webhook_image() -> None:
+def test_kind_needs_its_context_and_docker_to_build_and_load_the_webhook_image() -> None:
     req = stack_requirements(template("kind"))
     assert req.kind is not None and req.kind.cluster_name == "batchplane"
     assert [c.context for c in req.contexts] == ["kind-batchplane"]
-    assert [i.reference for i in req.images] == ["ghcr.io/batchplane/quota-webhook:0.1.0"]
+    assert req.images == []  # built by the stack: no registry has to serve it
+    assert (req.builds_image, req.kind.loads_image) == ("kind", f"quota-webhook:{__version__}")
+
+
+def test_a_published_webhook_image_must_be_served_by_a_registry() -> None:
+    req = stack_requirements(template_with("kind", image="ghcr.io/batchplane/quota-webhook:0.1.0"))
+    assert [(i.reference, i.path) for i in req.images] == [
+        ("ghcr.io/batchplane/quota-webhook:0.1.0", "batchplane:webhook.image")
+    ]
+    assert req.builds_image is None and req.kind is not None and req.kind.loads_image is None
+
+
+@pytest.mark.parametrize("name", ["gke-dev", "gke-dws", "gke-prod-dws", "gke-multiregion-dws"])
+def test_gke_templates_need_artifact_registry_because_they_build_the_webhook_image(name: str) -> None:
+    req = stack_requirements(template(name))
+    assert req.builds_image == "artifact-registry" and req.images == []
+    assert ("artifactregistry.googleapis.com", "batchplane:webhook.build.registry") in [
+        (a.service, a.path) for a in req.apis
+    ]
+
+
+def test_openshift_needs_the_registry_route_only_when_registry_host_is_omitted() -> None:
+    assert (
+        stack_requirements(template("openshift-ai")).registry_route == "batchplane:webhook.build.registryHost"
+    )
+    given = template_with(
+        "openshift-ai", build={"registry": "openshift", "registryHost": "registry.example.com"}
+    )
+    assert stack_requirements(given).registry_route is None
 
 
 # --- generated pools -------------------------------------------------------------------------------------------

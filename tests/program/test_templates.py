@@ -6,11 +6,14 @@ objects are checked against the real upstream CRDs (schema after defaulting + CE
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 import pytest
 
+from batchplane import __version__
 from batchplane.offline import ProgramRun, read_stack_file, run_program
+from batchplane.offline.mocks import OFFLINE_REGISTRY_ROUTE_HOST
 from batchplane.offline.model import RecordedResource
 from batchplane.offline.render import render_resources
 from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR, TEMPLATE_NAMES
@@ -144,3 +147,55 @@ def test_openshift_template_installs_through_olm_without_helm() -> None:
     assert run.of_type("kubernetes:helm.sh/v3:Release") == []
     subscriptions = run.of_type("kubernetes:operators.coreos.com/v1alpha1:Subscription")
     assert len(subscriptions) == 3
+
+
+WEBHOOK_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+IMAGE_TOKEN = "docker-build:index:Image"
+INTERNAL_REGISTRY_REPOSITORY = "image-registry.openshift-image-registry.svc:5000/batchplane/quota-webhook"
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_every_template_builds_the_webhook_image_for_its_platform_and_the_deployment_runs_that_build(
+    template: str,
+) -> None:
+    kind = read_stack_file(STACKS_DIR / f"Pulumi.{template}.yaml")["batchplane:target"]["kind"]
+    by_cluster = clusters(template_run(template, preview=False))
+    deployments = 0
+    for cluster, resources in by_cluster.items():
+        webhook = [
+            r
+            for r in resources
+            if r.type == WEBHOOK_DEPLOYMENT and r.name.endswith("quota-webhook-deployment")
+        ]
+        if not webhook:
+            continue
+        deployments += 1
+        (deployment,) = webhook
+        (image,) = [r for r in resources if r.type == IMAGE_TOKEN]
+        (tag,) = image.inputs["tags"]
+        ran = deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"]
+        assert "ghcr.io" not in ran, f"{cluster}: runs the unpublished default image"
+        if kind == "kind":  # built into the local engine and loaded into the nodes under its tag
+            (load,) = [r for r in resources if r.type == "command:local:Command"]
+            assert load.urn in deployment.dependencies and image.urn in load.dependencies
+            assert load.inputs["create"] == f"kind load docker-image {tag} --name batchplane"
+            assert (image.inputs["push"], image.inputs["load"], ran, tag) == (
+                False,
+                True,
+                tag,
+                f"quota-webhook:{__version__}",
+            )
+            continue
+        assert image.urn in deployment.dependencies, f"{cluster}: the Deployment does not wait for the push"
+        if kind == "gke":  # pushed to the cluster's own Artifact Registry repository, run by digest
+            (repository,) = [r for r in resources if r.type == "gcp:artifactregistry/repository:Repository"]
+            host = f"{repository.inputs['location']}-docker.pkg.dev"
+            assert tag == f"{host}/offline-project/batchplane/quota-webhook:{__version__}"
+            assert re.fullmatch(rf"{re.escape(tag.rsplit(':', 1)[0])}@sha256:[0-9a-f]{{64}}", ran), ran
+        else:  # openshift: pushed through the registry's default route, run from its in-cluster address
+            assert kind == "openshift"
+            route = next(r for r in resources if r.name.endswith("webhook-image-registry-route"))
+            assert route.inputs["gate"] == "registry-route" and route.urn in image.dependencies
+            assert tag == f"{OFFLINE_REGISTRY_ROUTE_HOST}/batchplane/quota-webhook:{__version__}"
+            assert re.fullmatch(rf"{re.escape(INTERNAL_REGISTRY_REPOSITORY)}@sha256:[0-9a-f]{{64}}", ran), ran
+    assert deployments >= 1, f"{template}: no quota webhook deployed"

@@ -44,10 +44,37 @@ def test_template_resources_keep_their_identity_type_parent_dependencies_and_inp
     assert changed == {}
 
 
+#: What building the webhook image adds per cluster, by platform (issue #22 item 2: every template builds it).
+WEBHOOK_IMAGE_BUILD = {
+    "gke": [
+        "gcp:artifactregistry/repository:Repository",
+        "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember",  # the nodes' reader grant
+    ],
+    "kind": ["command:local:Command"],
+    "openshift": [
+        "kubernetes:core/v1:Namespace",
+        "kubernetes:image.openshift.io/v1:ImageStream",
+        "kubernetes:core/v1:ServiceAccount",
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+        "kubernetes:core/v1:Secret",
+        "pulumi-python:dynamic:Resource",  # the pusher token gate
+        "pulumi-python:dynamic:Resource",  # the registry-route gate
+    ],
+}
+
+
 @pytest.mark.parametrize("stack", TEMPLATE_NAMES)
-def test_the_only_new_resource_is_the_batch_cluster_component(stack: str) -> None:
+def test_the_only_new_resources_are_the_batch_cluster_component_and_the_webhook_image_builds(
+    stack: str,
+) -> None:
+    doc = preview(stack)
+    kind = read_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml")["batchplane:target"]["kind"]
+    webhooks = sum(r["type"] == "batchplane:admission:QuotaWebhook" for r in doc["resources"])
+    build = ["batchplane:image:WebhookImage", "docker-build:index:Image", *WEBHOOK_IMAGE_BUILD[kind]]
     want = ["batchplane:cluster:BatchCluster"] if stack in BEFORE_BATCH_CLUSTER else []
-    assert new_resources(preview(stack), set(golden(stack))) == want
+    assert webhooks >= 1
+    assert new_resources(doc, set(golden(stack))) == sorted(want + build * webhooks)
 
 
 def test_grandchildren_keep_their_urn_through_the_alias_their_parent_carries_down() -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from batchplane.components.quota_webhook.policy import render_policy
-from batchplane.config.webhook import SYSTEM_NAMESPACES
+from batchplane.config.webhook import SYSTEM_NAMESPACES, webhook_enabled_by
 from batchplane.errors import ConfigIssue
 from batchplane.stack.load import Stack
 from batchplane.webhook.policy import policy_checksum, policy_json
@@ -385,7 +385,7 @@ def webhook_deployment(stack: Stack) -> WebhookDeployment:
     return WebhookDeployment(
         policy_json=policy_json(doc),
         policy_checksum=policy_checksum(doc),
-        image=cfg.image,
+        image=cfg.resolved_image,
         namespace=cfg.namespace,
         tenant_namespaces=tuple(doc.namespaces),
         excluded_namespaces=tuple(sorted(excluded)),
@@ -403,12 +403,6 @@ def webhook_enabled(stack: Stack) -> bool:
     ops = stack.config.operators
     installs = stack.platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
     return webhook_enabled_by(stack.config.webhook.enabled, installs_cert_manager=installs)
-
-
-def webhook_enabled_by(explicit: bool | None, *, installs_cert_manager: bool) -> bool:
-    """The rule of :func:`webhook_enabled`: ``webhook.enabled`` (``explicit``) when set, else whether the stack
-    installs cert-manager (the webhook's serving certificate needs it)."""
-    return installs_cert_manager if explicit is None else explicit
 
 
 #: Kubernetes refuses a ConfigMap whose keys and values exceed 1 MiB together (``MaxSecretSize``, applied to

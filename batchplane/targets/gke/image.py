@@ -52,7 +52,7 @@ def image_build(target: GkeTarget, webhook: WebhookConfig) -> ImageBuild | None:
     }
     if target.project is not None:
         repository["project"] = target.project
-    reference = webhook.image.split("@", 1)[0]
+    reference = webhook.resolved_image.split("@", 1)[0]
     name, _, tag = reference.rpartition(":")
     if not name or "/" in tag:
         tag = "build"

@@ -37,5 +37,5 @@ def kind_image_build(target: KindTarget, webhook: WebhookConfig) -> KindImageBui
     build = webhook.build
     if build is None or build.registry != "kind":
         return None
-    command = f"kind load docker-image {shlex.quote(webhook.image)} --name {shlex.quote(target.cluster_name)}"
-    return KindImageBuild(webhook.image, target.cluster_name, list(build.platforms), command)
+    command = f"kind load docker-image {shlex.quote(webhook.resolved_image)} --name {shlex.quote(target.cluster_name)}"
+    return KindImageBuild(webhook.resolved_image, target.cluster_name, list(build.platforms), command)

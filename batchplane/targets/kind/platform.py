@@ -22,13 +22,13 @@ class KindPlatform(Platform):
 
     def check_build(self, webhook: WebhookConfig) -> list[ConfigIssue]:
         """``kind load`` loads the image under ``webhook.image``'s tag, so that must be a tag, not a digest."""
-        if "@" not in webhook.image:
+        if "@" not in webhook.resolved_image:
             return []
         return [
             ConfigIssue(
                 "batchplane:webhook.image",
                 "registry kind builds and loads the image under this name, so it must be pinned by tag "
-                f"(name:tag), not by digest: {webhook.image}",
+                f"(name:tag), not by digest: {webhook.resolved_image}",
             )
         ]
 

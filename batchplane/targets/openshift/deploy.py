@@ -10,7 +10,9 @@ for the target's context, the OLM install path, GPU MachineSets, and the cluster
   RoleBinding for the webhook namespace's service accounts, the pusher's token Secret and a
   :class:`~batchplane.operators.readiness_gate.ReadinessGate` (``<name>-pusher-token-ready``) that outputs the token
   (secret), polling with the provider's own kubeconfig and context; the push goes to
-  ``<route host>/<project>/quota-webhook:<tag>`` with that token, and the reference is the in-cluster
+  ``<route host>/<project>/quota-webhook:<tag>`` with that token — the route host is ``webhook.build.registryHost``,
+  else a ``registry-route`` gate (``<name>-registry-route``) reads Route ``default-route`` of
+  ``openshift-image-registry`` through the same connection and outputs its ``spec.host``, and the reference is the in-cluster
   ``image-registry.openshift-image-registry.svc:5000/<project>/quota-webhook@sha256:…``.
 """
 
@@ -21,6 +23,7 @@ import pulumi_docker_build as docker_build
 
 from batchplane.config.webhook import WebhookConfig
 from batchplane.kubernetes_object import KubernetesObject
+from batchplane.operators.readiness import REGISTRY_NAMESPACE, REGISTRY_ROUTE
 from batchplane.operators.readiness_gate import ReadinessGate
 from batchplane.targets.deploy import (
     ClusterConnection,
@@ -56,6 +59,7 @@ class InternalRegistry(ImageRegistry):
         self.connection = connection
         self.resources: dict[str, pulumi.Resource] = {}
         self.token_gate: ReadinessGate | None = None
+        self.route_gate: ReadinessGate | None = None
 
     def prepare(self, name: str, parent: pulumi.Resource) -> ImagePush:
         build = self.build
@@ -83,13 +87,31 @@ class InternalRegistry(ImageRegistry):
             },
             pulumi.ResourceOptions(parent=parent, depends_on=[self.resources["pusher-token"]]),
         )
+        host: pulumi.Input[str]
+        if build.push_host is not None:
+            host = build.push_host
+        else:  # the default route's host, read from the cluster (fails with the `oc patch` fix when not exposed)
+            self.route_gate = ReadinessGate(
+                f"{name}-registry-route",
+                {
+                    "gate": "registry-route",
+                    "namespace": REGISTRY_NAMESPACE,
+                    "route": REGISTRY_ROUTE,
+                    "timeout_seconds": 60,
+                    "interval_seconds": 5,
+                    "context": self.connection.context,
+                    "kubeconfig": self.connection.kubeconfig,
+                },
+                pulumi.ResourceOptions(parent=parent),
+            )
+            host = self.route_gate.host
         return ImagePush(
-            tags=[f"{build.push_host}/{build.project}/{IMAGE_NAME}:{build.tag}"],
+            tags=[pulumi.Output.concat(host, f"/{build.project}/{IMAGE_NAME}:{build.tag}")],
             push=True,
             platforms=list(build.platforms),
             registries=[
                 {
-                    "address": build.push_host,
+                    "address": host,
                     "username": PUSHER,
                     "password": pulumi.Output.secret(self.token_gate.token),
                 }

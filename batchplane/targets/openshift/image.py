@@ -6,7 +6,9 @@ role cannot create one), and reaches the registry from outside through its defau
 ``configs.imageregistry.operator.openshift.io/cluster`` sets ``spec.defaultRoute: true``. Inside the cluster the
 registry is ``image-registry.openshift-image-registry.svc:5000/<project>/<image>``; a pod pulls from another
 project when its service accounts hold ``system:image-puller`` there (OpenShift "Image Registry", "Accessing the
-registry"; "Managing image streams"). The registry is ``InternalRegistry`` in ``batchplane/targets/openshift/deploy.py``.
+registry"; "Managing image streams"; "Exposing the registry":
+https://docs.redhat.com/en/documentation/openshift_container_platform/4.18/html/registry/securing-exposing-registry).
+Without ``webhook.build.registryHost`` the push host is the default route's, found at deploy time. The registry is ``InternalRegistry`` in ``batchplane/targets/openshift/deploy.py``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ class OpenShiftImageBuild:
 
     Attributes:
         project: the project (namespace) that holds the ImageStream, created by the stack.
-        push_host: the registry route host ``pulumi up`` pushes to.
+        push_host: the registry route host ``pulumi up`` pushes to (``webhook.build.registryHost``), or ``None``: the
+            host of Route ``default-route`` in ``openshift-image-registry``, read from the cluster at deploy time.
         tag: the pushed tag (``webhook.image``'s, or ``build`` when that is pinned by digest).
         platforms: BuildKit platforms.
         objects: the namespace, ImageStream, pusher ServiceAccount and its token Secret, and the RoleBindings
@@ -39,7 +42,7 @@ class OpenShiftImageBuild:
     """
 
     project: str
-    push_host: str
+    push_host: str | None
     tag: str
     platforms: list[str]
     objects: list[dict[str, Any]]
@@ -49,7 +52,7 @@ class OpenShiftImageBuild:
 def openshift_image_build(webhook: WebhookConfig) -> OpenShiftImageBuild | None:
     """The build of ``webhook.build: {registry: openshift}``, or None when the stack does not build on OpenShift."""
     build = webhook.build
-    if build is None or build.registry != "openshift" or build.registry_host is None:
+    if build is None or build.registry != "openshift":
         return None
     project = build.repository
     labels = {"app.kubernetes.io/managed-by": "batchplane", "app.kubernetes.io/component": "webhook-image"}
@@ -102,7 +105,7 @@ def openshift_image_build(webhook: WebhookConfig) -> OpenShiftImageBuild | None:
             },
         },
     ]
-    reference = webhook.image.split("@", 1)[0]
+    reference = webhook.resolved_image.split("@", 1)[0]
     name, _, tag = reference.rpartition(":")
     if not name or "/" in tag:
         tag = "build"
