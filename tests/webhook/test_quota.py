@@ -225,8 +225,31 @@ def _reference_potential(
     return usable(f"cq:{queue}")
 
 
+#: Both ways Kueue matches node affinity: v0.19.2 on each flavor's own label keys, v0.18.1 on the resource group's.
+AFFINITY_KEYS = ("Flavor", "ResourceGroup")
+FLAVOR_LABELS = ({}, {"pool": "x"}, {"pool": "y"}, {"pool": "x", "zone": "a"}, {"zone": "b"}, {"rank": "3"},
+                 {"pool": "y", "rank": "7"})  # fmt: skip
+SELECTORS = ({}, {}, {"pool": "x"}, {"pool": "y"}, {"zone": "a"}, {"other": "1"})
+
+
 @st.composite
-def scenarios(draw: st.DrawFn) -> dict[str, Any]:
+def expressions(draw: st.DrawFn) -> dict[str, Any]:
+    """One node selector requirement Kubernetes accepts (``Gt``/``Lt``: exactly one integer value)."""
+    key = draw(st.sampled_from(["pool", "zone", "rank", "other"]))
+    op = draw(st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]))
+    if op in ("In", "NotIn"):
+        return {
+            "key": key,
+            "operator": op,
+            "values": sorted(draw(st.sets(st.sampled_from("xyab"), min_size=1))),
+        }
+    if op in ("Gt", "Lt"):
+        return {"key": key, "operator": op, "values": [draw(st.sampled_from(["2", "5"]))]}
+    return {"key": key, "operator": op}
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, affinity_keys: str = "Flavor") -> dict[str, Any]:
     n_flavors = draw(st.sampled_from([1, 2, 2, 3, 3, 3]))
     split_groups = n_flavors >= 2 and draw(st.booleans())
 
@@ -257,8 +280,8 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
                 cohorts["root"] = {"quotas": quotas(False)}
                 cqs["cousin"] = {"cohort": "root", "quotas": quotas(True)}
     taints = {f: draw(st.booleans()) for f in FLAVORS[:n_flavors]}
-    # Node labels on some flavors (a "pool" key only some carry): Kueue matches each flavor on its own keys.
-    labels = {f: draw(st.sampled_from([{}, {"pool": "x"}, {"pool": "y"}])) for f in FLAVORS[:n_flavors]}
+    # Node labels on some flavors (keys only some carry): what each semantics of node-affinity keys tells apart.
+    labels = {f: draw(st.sampled_from(FLAVOR_LABELS)) for f in FLAVORS[:n_flavors]}
     pod_sets = []
     for i in range(draw(st.integers(1, 4))):
         per_pod = {r: draw(st.integers(0, 3)) for r in RESOURCES}
@@ -266,10 +289,12 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
             per_pod["example.com/undeclared"] = 1
         pod_sets.append({"name": f"ps{i}", "count": draw(st.integers(1, 3)), "per_pod": per_pod,
                          "tolerates": draw(st.sets(st.sampled_from(FLAVORS[:n_flavors]))),
-                         "selector": draw(st.sampled_from([{}, {}, {"pool": "x"}, {"pool": "y"}]))})  # fmt: skip
+                         "selector": draw(st.sampled_from(SELECTORS)),
+                         "affinity": draw(st.one_of(st.none(), st.none(), st.lists(
+                             st.lists(expressions(), max_size=2), min_size=1, max_size=2)))})  # fmt: skip
     when_can_borrow = draw(st.sampled_from(["MayStopSearch", "TryNextFlavor"]))
     return {"cqs": cqs, "cohorts": cohorts, "taints": taints, "labels": labels, "pod_sets": pod_sets,
-            "when_can_borrow": when_can_borrow}  # fmt: skip
+            "when_can_borrow": when_can_borrow, "affinity_keys": affinity_keys}  # fmt: skip
 
 
 def _brute_force_fits(s: dict[str, Any]) -> bool:
@@ -294,7 +319,7 @@ def _brute_force_fits(s: dict[str, Any]) -> bool:
             if s["taints"][flavor] and flavor not in ps["tolerates"]:
                 ok = False
                 break
-            if not kueue_reference.selector_matches(s, ps, flavor):
+            if not kueue_reference.selector_matches(s, ps, flavor, groups[resources]):
                 ok = False
                 break
             for r in resources:
@@ -307,6 +332,7 @@ def _brute_force_fits(s: dict[str, Any]) -> bool:
 def _scenario_policy(s: dict[str, Any]) -> PolicyDocument:
     data = _policy(s["cqs"], s["cohorts"]).model_dump(by_alias=True, mode="json")
     data["clusterQueues"]["a"]["flavorFungibility"] = {"whenCanBorrow": s["when_can_borrow"]}
+    data["kueue"] = {"nodeAffinityKeys": s["affinity_keys"]}
     data["resourceFlavors"] = {
         f: {
             "nodeLabels": s["labels"].get(f, {}),
@@ -328,6 +354,19 @@ def _scenario_demands(s: dict[str, Any]) -> list[Demand]:
             pod_spec={
                 "tolerations": [{"key": f"t-{f}", "operator": "Exists"} for f in sorted(ps["tolerates"])],
                 "nodeSelector": ps["selector"],
+                **(
+                    {}
+                    if ps["affinity"] is None
+                    else {
+                        "affinity": {
+                            "nodeAffinity": {
+                                "requiredDuringSchedulingIgnoredDuringExecution": {
+                                    "nodeSelectorTerms": [{"matchExpressions": t} for t in ps["affinity"]]
+                                }
+                            }
+                        }
+                    }
+                ),
             },
         )
         for ps in s["pod_sets"]
@@ -340,11 +379,13 @@ def _webhook(s: dict[str, Any]) -> list[Shortfall]:
     return check_capacity(_scenario_demands(s), compile_queues(policy)["a"], compile_flavors(policy))
 
 
+@pytest.mark.parametrize("affinity_keys", AFFINITY_KEYS)
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios())
+@given(data=st.data())
 def test_capacity_check_denies_exactly_the_workloads_kueue_never_admits_in_an_empty_cohort(
-    s: dict[str, Any],
+    affinity_keys: str, data: st.DataObject
 ) -> None:
+    s = data.draw(scenarios(affinity_keys))
     admitted, _ = kueue_reference.admitted_in_empty_cohort(s)
     shortfalls = _webhook(s)
     assert all(x.kind != "unmodelled" for x in shortfalls)
@@ -355,9 +396,13 @@ def test_capacity_check_denies_exactly_the_workloads_kueue_never_admits_in_an_em
         assert kinds == {"assigner"} if _brute_force_fits(s) else "assigner" not in kinds
 
 
+@pytest.mark.parametrize("affinity_keys", AFFINITY_KEYS)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios())
-def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(s: dict[str, Any]) -> None:
+@given(data=st.data())
+def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(
+    affinity_keys: str, data: st.DataObject
+) -> None:
+    s = data.draw(scenarios(affinity_keys))
     assume(all(set(ps["per_pod"]) <= set(RESOURCES) or not ps["per_pod"].get("example.com/undeclared")
                for ps in s["pod_sets"]))  # fmt: skip
     policy = _scenario_policy(s)
