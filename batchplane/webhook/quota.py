@@ -599,6 +599,20 @@ def _selects(pod_spec: Mapping[str, Any], labels: Mapping[str, str], allowed: fr
     return _affinity_matches(pod_spec.get("affinity"), labels, allowed)
 
 
+def _named_keys(pod_spec: Mapping[str, Any]) -> frozenset[str]:
+    """The label keys the pod's nodeSelector and required node affinity name."""
+    named: set[str] = set()
+    selector = pod_spec.get("nodeSelector")
+    if isinstance(selector, (dict, Mapping)):
+        named.update(str(k) for k in selector)
+    for term in _required_terms(pod_spec.get("affinity")) or []:
+        if isinstance(term, (dict, Mapping)):
+            for e in term.get("matchExpressions") or []:
+                if isinstance(e, (dict, Mapping)):
+                    named.add(str(e.get("key")))
+    return frozenset(named)
+
+
 def affinity_warnings(
     workload_demands: Sequence[Demand], queue: QueueModel, flavors: Mapping[str, Flavor]
 ) -> list[str]:
@@ -631,10 +645,11 @@ def affinity_warnings(
             admits = [f.name for f in described if _selects(spec, f.node_labels, frozenset(f.node_labels))]
             if not admits:
                 continue  # no flavor matches even on its own keys: check_capacity refuses it
+            named = _named_keys(spec) & keys
             labelled = "; ".join(
-                f"{f.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(f.node_labels.items()) if k in keys)
+                f"{f.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(f.node_labels.items()) if k in named)
                 for f in described
-                if f.node_labels
+                if not named.isdisjoint(f.node_labels)
             )
             out.append(
                 f'PodSet "{d.name}": its nodeSelector / required node affinity names label keys the flavors of '

@@ -22,6 +22,7 @@ from batchplane.webhook.quota import (
     compile_queues,
     flavor_mismatch,
     kueue_attempts,
+    kueue_mismatch,
 )
 from tests.webhook import kueue_reference
 
@@ -177,6 +178,86 @@ def test_flavor_eligibility_mirrors_taints_and_node_labels(
     pod_spec: dict[str, Any], flavor: dict[str, Any], exp: str | None
 ) -> None:
     assert flavor_mismatch(pod_spec, Flavor("f", **flavor)) == exp
+
+
+def _required(*terms: list[dict[str, Any]]) -> dict[str, Any]:
+    """A pod spec whose required node affinity has these terms (each a list of match expressions)."""
+    return {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}}}}  # fmt: skip
+
+
+GT_LT_CASES = [
+    ([{"key": "rank", "operator": "Gt", "values": ["2"]}], {"rank": "3"}, True),
+    ([{"key": "rank", "operator": "Gt", "values": ["5"]}], {"rank": "3"}, False),
+    ([{"key": "rank", "operator": "Lt", "values": ["5"]}], {"rank": "3"}, True),
+    ([{"key": "rank", "operator": "Lt", "values": ["-1"]}], {"rank": "3"}, False),
+    ([{"key": "rank", "operator": "Gt", "values": ["2"]}], {"rank": "high"}, False),  # not an integer label
+    ([{"key": "rank", "operator": "Gt", "values": ["2", "3"]}], {"rank": "1"}, True),  # Kubernetes refuses it
+    ([{"key": "rank", "operator": "Gt", "values": ["1.5"]}], {"rank": "1"}, True),  # not an integer bound
+]
+
+
+@pytest.mark.parametrize(("exprs", "labels", "matches"), GT_LT_CASES,
+                         ids=["gt", "not-gt", "lt", "not-lt", "label-not-integer", "two-values", "bound-not-integer"])  # fmt: skip
+def test_gt_and_lt_compare_integer_labels_as_kubernetes_and_a_requirement_it_refuses_never_denies(
+    exprs: list[dict[str, Any]], labels: dict[str, str], matches: bool
+) -> None:
+    assert (flavor_mismatch(_required(exprs), Flavor("f", node_labels=labels)) is None) == matches
+
+
+GROUP_KEY_CASES = [
+    # (pod spec, flavor's node labels, the group's keys, mismatch under the group's keys)
+    ({"nodeSelector": {"pool": "a"}}, {}, {"pool"},
+     "flavor f doesn't match node affinity: nodeSelector pool=a, and the flavor has no pool label (a label key of its "
+     "resource group)"),
+    ({"nodeSelector": {"zone": "x"}}, {}, {"pool"}, None),  # a key no flavor of the group declares
+    ({"nodeSelector": {"pool": "a"}}, {"pool": "b"}, {"pool"}, 'nodeSelector pool=a does not match flavor "f" (pool=b)'),
+    (_required([{"key": "pool", "operator": "Exists"}]), {}, {"pool", "zone"},
+     "flavor f doesn't match node affinity: its node labels do not satisfy the required node affinity on the label "
+     "keys of its resource group (pool, zone)"),
+    (_required([{"key": "pool", "operator": "In", "values": ["a"]}]), {}, {"pool"}, "flavor f doesn't match node "
+     "affinity: its node labels do not satisfy the required node affinity on the label keys of its resource group "
+     "(pool)"),
+    (_required([{"key": "pool", "operator": "NotIn", "values": ["a"]}]), {}, {"pool"}, None),
+    (_required([{"key": "pool", "operator": "DoesNotExist"}]), {}, {"pool"}, None),
+    (_required([{"key": "rank", "operator": "Gt", "values": ["1"]}]), {}, {"rank"}, "flavor f doesn't match node "
+     "affinity: its node labels do not satisfy the required node affinity on the label keys of its resource group "
+     "(rank)"),
+    # A term left with no expression on the group's keys makes the whole required affinity match (FA lines 1044-1048 @v0.18.1).
+    (_required([{"key": "pool", "operator": "Exists"}], [{"key": "zone", "operator": "Exists"}]), {}, {"pool"}, None),
+    (_required([{"key": "pool", "operator": "Exists"}], []), {}, {"pool"}, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("pod_spec", "labels", "keys", "exp"), GROUP_KEY_CASES,
+                         ids=["selector-key-missing", "selector-key-outside-group", "selector-value-differs",
+                              "exists-missing", "in-missing", "notin-missing", "doesnotexist-missing", "gt-missing",
+                              "term-emptied", "empty-term"])  # fmt: skip
+def test_on_the_resource_groups_keys_a_flavor_lacking_a_key_the_pod_names_does_not_match(
+    pod_spec: dict[str, Any], labels: dict[str, str], keys: set[str], exp: str | None
+) -> None:
+    flavor = Flavor("f", node_labels=labels)
+    assert flavor_mismatch(pod_spec, flavor, frozenset(keys)) == exp
+    assert flavor_mismatch(pod_spec, flavor) == (
+        exp if labels else None
+    )  # on its own keys: only its labels count
+    kueue = kueue_mismatch(pod_spec, flavor, frozenset(keys))
+    assert kueue == (None if exp is None else "flavor f doesn't match node affinity")
+
+
+def test_the_resource_groups_keys_are_the_union_of_its_flavors_node_label_keys() -> None:
+    data = _policy(
+        {"a": {"quotas": {"f0": {"cpu": q(1)}, "f1": {"cpu": q(1)}, "f2": {"cpu": q(1)}}}}
+    ).model_dump(by_alias=True, mode="json")
+    data["resourceFlavors"] = {
+        "f0": {},
+        "f1": {"nodeLabels": {"pool": "x", "zone": "a"}},
+        "f2": {"nodeLabels": {"rank": "1"}},
+    }
+    for keys, match in (("Flavor", None), ("ResourceGroup", frozenset({"pool", "zone", "rank"}))):
+        data["kueue"] = {"nodeAffinityKeys": keys}
+        [group] = compile_queues(parse_policy(data))["a"].groups
+        assert (group.label_keys, group.match_keys) == (frozenset({"pool", "zone", "rank"}), match)
 
 
 # --- property: exact and conservative against a brute-force reference --------------------------------
