@@ -17,6 +17,7 @@ from batchplane.webhook.quota import (
     Demand,
     Flavor,
     Shortfall,
+    affinity_warnings,
     check_capacity,
     compile_flavors,
     compile_queues,
@@ -512,6 +513,34 @@ def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(
     ]
     want = [e["flavors"] if e["admitted"] else (e["pod_set"], sorted(e["reasons"])) for e in expected]
     assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios())
+def test_a_pod_set_no_flavor_matches_on_the_groups_keys_but_one_does_on_its_own_gets_a_warning(
+    s: dict[str, Any],
+) -> None:
+    """Under per-flavor keys, a warning for exactly the PodSets (and resource groups they request) that Kueue v0.18.1
+    would find no flavor for on node affinity alone (the reference's group-key ``flavorSelector``) while some flavor
+    matches on its own keys; none under the group's keys, where that is a refusal."""
+    policy = _scenario_policy(s)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    group_keys = {**s, "affinity_keys": "ResourceGroup"}
+    want = []
+    for ps in s["pod_sets"]:
+        for g in queue.groups:
+            if not any(ps["per_pod"].get(r) for r in g.resources) or not g.label_keys:
+                continue
+            names = list(g.flavors)
+            if not any(kueue_reference.selector_matches(group_keys, ps, f, names) for f in names) and any(
+                kueue_reference.selector_matches(s, ps, f, names) for f in names
+            ):
+                want.append(ps["name"])
+    got = [w.split('"')[1] for w in affinity_warnings(_scenario_demands(s), queue, flavors)]
+    assert got == want
+    s_group = {**s, "affinity_keys": "ResourceGroup"}
+    group_policy = _scenario_policy(s_group)
+    assert affinity_warnings(_scenario_demands(s_group), compile_queues(group_policy)["a"], flavors) == []
 
 
 @settings(max_examples=200, deadline=None)
