@@ -101,8 +101,9 @@ class CertManagerOperator(OlmSubscription):
 #: https://github.com/openshift/kueue-operator (the ``upstream/kueue/src`` submodule, on kubernetes-sigs/kueue's
 #: release branch named in ``.gitmodules``; ``README.md``'s version table): 1.0 = 0.11 (README, branch
 #: ``release-1.0``), 1.1 = 0.12 (``release-0.12``, v0.12.10), 1.2 = 0.14 (``release-0.14``, v0.14.8+), 1.3 = 0.16
-#: (``release-0.16``, v0.16.6+). 1.4 is on ``release-0.18``: its 1.4.0 builds span v0.18.1 to v0.18.4, so only the
-#: minor is known; 1.4.1 (the ``stable-v1.4`` head) is built from v0.18.5+.
+#: (``release-0.16``, v0.16.6+). 1.4 is on ``release-0.18``, and its 1.4.0 bundles were built both before the fix
+#: (v0.18.1+) and after it (v0.18.2+ to v0.18.4+), so only the minor is known; 1.4.1 (the ``stable-v1.4`` head) is
+#: built from v0.18.5+.
 RHBOK_KUEUE_VERSIONS: dict[str, str] = {
     "1.0": "0.11",
     "1.1": "0.12",
