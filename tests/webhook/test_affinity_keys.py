@@ -240,3 +240,19 @@ TEMPLATE_KEYS = {
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
 def test_each_templates_policy_matches_node_affinity_on_the_keys_its_kueue_uses(template: str) -> None:
     assert stack_policy(template).kueue.node_affinity_keys == TEMPLATE_KEYS[template]
+
+
+@pytest.mark.parametrize(
+    "pod_spec", [{"nodeSelector": {POOL: "h100"}}, _exists(POOL)], ids=["pool-selector", "exists"]
+)
+def test_on_gke_prod_dws_as_shipped_a_cpu_job_selecting_the_gpu_pools_key_lands_on_a_gpu_flavor_on_the_groups_keys(
+    pod_spec: dict[str, Any],
+) -> None:
+    # default-flavor lacks cloud.google.com/gke-nodepool, so Kueue v0.18.1 skips it; but h100 carries the key, takes
+    # CPU-only PodSets (cpu quota 200, tolerations rather than taints) and admits the Job: allowed under both key sets.
+    obj = job(queue="default", namespace="team-a", requests={"cpu": "1"}, pod_spec=pod_spec)
+    for keys in ("Flavor", "ResourceGroup"):
+        decision = Decider(_with_keys(_gke_prod_dws(declare_accelerator=False), keys)).validate(
+            obj, "team-a", "CREATE"
+        )
+        assert (decision.allowed, decision.reason, decision.warnings) == (True, "ok", ())
