@@ -303,9 +303,10 @@ def policy_json(doc: PolicyDocument) -> str:
 
 
 def _drop_unset(data: dict[str, Any]) -> None:
-    """Leave out the flavor-assigner keys when they hold nothing (a ClusterQueue's ``flavorFungibility``,
-    ``kueue.featureGates``), here and in the workers' documents, so a stack that does not set them keeps its
-    document and checksum (no webhook rollout)."""
+    """Leave out the flavor-assigner keys when they hold nothing or their default (a ClusterQueue's
+    ``flavorFungibility``, ``kueue.featureGates``, ``kueue.nodeAffinityKeys: Flavor``), here and in the workers'
+    documents, so a stack that does not need them keeps its document and checksum (no webhook rollout, and a server
+    of the previous release still reads it)."""
     for worker in (data.get("multiKueue") or {}).get("workers", []):
         if isinstance(worker.get("policy"), dict):
             _drop_unset(worker["policy"])
@@ -314,6 +315,8 @@ def _drop_unset(data: dict[str, Any]) -> None:
             queue.pop("flavorFungibility", None)
     if not data.get("kueue", {}).get("featureGates"):
         data.get("kueue", {}).pop("featureGates", None)
+    if data.get("kueue", {}).get("nodeAffinityKeys") == "Flavor":
+        data["kueue"].pop("nodeAffinityKeys")
 
 
 def policy_checksum(doc: PolicyDocument) -> str:

@@ -228,11 +228,13 @@ def test_node_affinity_keys_follow_the_kueue_release_that_matches_each_flavor_on
     assert node_affinity_keys_of(version) == keys
 
 
-def test_the_policy_document_names_the_node_affinity_keys_and_refuses_another_value() -> None:
+def test_the_policy_document_names_resource_group_node_affinity_keys_and_refuses_another_value() -> None:
     assert (
         json.loads(policy_json(stack_policy("openshift-ai-2")))["kueue"]["nodeAffinityKeys"]
         == "ResourceGroup"
     )
-    assert json.loads(policy_json(stack_policy("kind")))["kueue"]["nodeAffinityKeys"] == "Flavor"
+    kind = json.loads(policy_json(stack_policy("kind")))  # the default is left out: the document is unchanged
+    assert "nodeAffinityKeys" not in kind["kueue"]
+    assert parse_policy(kind).kueue.node_affinity_keys == "Flavor"
     with pytest.raises(PolicyError, match=r"kueue\.nodeAffinityKeys"):
         parse_policy({"stack": "s", "kueue": {"nodeAffinityKeys": "Node"}})
