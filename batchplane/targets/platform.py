@@ -13,8 +13,10 @@ What a platform answers:
 * its **pools → flavors**: :meth:`Platform.backed_pools` (GKE GPU node pools, OpenShift GPU MachineSets) and the
   pool names that order a team's flavors (:meth:`Platform.pool_names`); :meth:`Platform.adjust_kueue` for what the
   platform adds to the expanded Kueue objects (OpenShift: the ``kueue.openshift.io/managed`` namespace label);
-* its **cluster identity** (two targets are the same cluster), **Kueue's namespace** and the Kueue integrations the
-  platform itself enables (OpenShift's ``Kueue`` CR), and where those are configured;
+* its **cluster identity** (two targets are the same cluster), **Kueue's namespace**, the **Kueue version** the
+  cluster runs (:meth:`Platform.kueue_version`: the Helm chart's, or the one the Red Hat build of Kueue / OpenShift
+  AI ships) and the Kueue integrations the platform itself enables (OpenShift's ``Kueue`` CR), and where those are
+  configured;
 * its **operator install path**: :attr:`Platform.operator_host` (Helm installs allowed or refused, the GKE Ray
   add-on, default tolerations) and whether the platform always installs cert-manager (OLM on OpenShift);
 * its **connection** to an existing cluster (:meth:`Platform.connection`: kubeconfig, context, upsert), or none when
@@ -144,6 +146,19 @@ class Platform(ABC):
     def kueue_namespace(self, operators: OperatorsConfig | None) -> str:
         """Kueue's namespace on the cluster: ``operators.kueue.namespace`` (``kueue-system`` by default)."""
         return operators.kueue.namespace if operators is not None else DEFAULT_KUEUE_NAMESPACE
+
+    def kueue_version(self, operators: OperatorsConfig | None, environment: str) -> str | None:
+        """The upstream Kueue version the cluster's Kueue is built from (``0.19.2``; ``0.16`` when only the minor line
+        is known), or ``None`` when unknown. Defaults to ``operators.kueue.version`` when the stack installs Kueue
+        with Helm, else ``None`` (a Kueue someone else installed).
+
+        Args:
+            operators: ``batchplane:operators``.
+            environment: ``batchplane:environment`` (OLM's approval, and so the CSV installed, depends on it).
+        """
+        if operators is not None and operators.kueue.enabled:
+            return operators.kueue.version
+        return None
 
     def kueue_integrations(self) -> list[str] | None:
         """The Kueue integrations the platform's own Kueue install enables (``batch/job``, …), or ``None`` when

@@ -54,6 +54,7 @@ from batchplane.webhook.quota import (
     Demand,
     Flavor,
     QueueModel,
+    affinity_warnings,
     check_capacity,
     compile_flavors,
     compile_queues,
@@ -282,6 +283,10 @@ class Decider:
                 problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
             else:
                 warnings += [f"{where}: {s.detail}" for s in shortfalls]
+        if not problems:
+            warnings += [
+                f"{where}: {w}" for w in affinity_warnings(workload_demands, queue_model, self.flavors)
+            ]
         dws = self._dws.get(cq_name)
         if dws is not None:
             problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model, dws)

@@ -35,6 +35,55 @@ POLICY_KIND: Literal["QuotaPolicy"] = "QuotaPolicy"
 #: Kueue feature gates the decisions depend on (carried in ``kueue.featureGates`` when the stack sets them).
 DECISION_FEATURE_GATES = frozenset({"FlavorFungibility"})
 
+NodeAffinityKeys = Literal["Flavor", "ResourceGroup"]
+"""Which label keys Kueue's flavor assigner matches a pod's nodeSelector / required node affinity on, per flavor
+(``flavorSelector`` in ``pkg/scheduler/flavorassigner/flavorassigner.go``):
+
+* ``Flavor``: the keys of that flavor's own ``nodeLabels`` (``flavorLabelKeys := sets.KeySet(flavor.Spec.NodeLabels)``,
+  line 1227 @v0.19.2): a flavor without node labels matches every pod. Kueue v0.19.0 and later, v0.18.2 and later
+  v0.18 releases, v0.17.6 and later v0.17 releases — commit 40fe434 "Fix flavor selector using per-flavor label
+  keys" (https://github.com/kubernetes-sigs/kueue/pull/12449), cherry-picked as e261deca24 (release-0.18) and
+  109fcd51d3 (release-0.17).
+* ``ResourceGroup``: the keys of every flavor of the resource group (``flavorSelector(&ps.Template.Spec,
+  resourceGroup.LabelKeys)``, line 834 @v0.18.1; the union built by ``updateLabelKeys``,
+  ``pkg/cache/scheduler/clusterqueue.go`` lines 379-408 @v0.18.1): a flavor lacking a key the pod names fails
+  ``key=value``, ``In``, ``Exists``, ``Gt`` and ``Lt`` on it. Every Kueue before those releases (v0.18.0, v0.18.1,
+  v0.17.0-v0.17.5, v0.16 and older).
+"""
+
+#: The first patch release of each minor line that matches on per-flavor keys (the fix cherry-picked; no release
+#: of v0.16 or older has it): https://github.com/kubernetes-sigs/kueue/blob/v0.17.6/pkg/scheduler/flavorassigner/flavorassigner.go
+#: line 936 and https://github.com/kubernetes-sigs/kueue/blob/v0.18.2/pkg/scheduler/flavorassigner/flavorassigner.go
+#: line 971; v0.16.9 and older still call ``flavorSelector`` with ``resourceGroup.LabelKeys``.
+_PER_FLAVOR_SINCE: dict[int, int] = {17: 6, 18: 2}
+#: The first minor whose every release matches on per-flavor keys (v0.19.0).
+_PER_FLAVOR_MINOR = 19
+
+
+def node_affinity_keys_of(kueue_version: str | None) -> NodeAffinityKeys:
+    """The :data:`NodeAffinityKeys` of a Kueue version (``0.19.2``, ``v0.18.1``, ``0.16`` for a whole minor line).
+
+    ``ResourceGroup`` only when every release the version may stand for matches on the resource group's keys
+    (before v0.17.6, v0.18.0, v0.18.1, and pre-releases of those); ``Flavor`` otherwise — for a newer version, for a
+    minor line whose patch is not known (``0.18``) and for an unknown or unparseable version (``None``): the
+    per-flavor keys refuse fewer workloads, and the webhook must never refuse what Kueue could admit.
+    """
+    if kueue_version is None:
+        return "Flavor"
+    core = kueue_version.removeprefix("v").split("-", 1)[0].split("+", 1)[0]
+    parts = core.split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        return "Flavor"
+    major, minor = int(parts[0]), int(parts[1])
+    if major != 0 or minor >= _PER_FLAVOR_MINOR:
+        return "Flavor"
+    if minor not in _PER_FLAVOR_SINCE:
+        return "ResourceGroup"  # every release of v0.16 and older
+    if len(parts) < 3:
+        return "Flavor"  # v0.17 / v0.18 without a patch: some of their releases match per flavor
+    since = _PER_FLAVOR_SINCE[minor]
+    return "ResourceGroup" if int(parts[2]) < since else "Flavor"
+
 
 class PolicyModel(ConfigModel):
     """Base of the policy models: the stack config's conventions (camelCase keys, unknown keys
@@ -176,6 +225,11 @@ class KueueSettings(PolicyModel):
     feature_gates: dict[str, bool] = {}
     """The feature gates the stack sets that change the decisions (``FlavorFungibility``: Beta, on by default);
     a gate not listed keeps Kueue v0.19.2's default."""
+    node_affinity_keys: NodeAffinityKeys = "Flavor"
+    """Which label keys a flavor is matched on against a pod's nodeSelector / required node affinity
+    (:data:`NodeAffinityKeys`): ``Flavor`` (Kueue v0.19, v0.18.2+, v0.17.6+; the default, and what an unknown Kueue
+    version gets) or ``ResourceGroup`` (older Kueue: the Red Hat build of Kueue 1.0-1.3, OpenShift AI 2.x's
+    embedded Kueue). Derived from the Kueue version the stack runs (:func:`node_affinity_keys_of`)."""
 
 
 class WebhookSettings(PolicyModel):
@@ -249,9 +303,10 @@ def policy_json(doc: PolicyDocument) -> str:
 
 
 def _drop_unset(data: dict[str, Any]) -> None:
-    """Leave out the flavor-assigner keys when they hold nothing (a ClusterQueue's ``flavorFungibility``,
-    ``kueue.featureGates``), here and in the workers' documents, so a stack that does not set them keeps its
-    document and checksum (no webhook rollout)."""
+    """Leave out the flavor-assigner keys when they hold nothing or their default (a ClusterQueue's
+    ``flavorFungibility``, ``kueue.featureGates``, ``kueue.nodeAffinityKeys: Flavor``), here and in the workers'
+    documents, so a stack that does not need them keeps its document and checksum (no webhook rollout, and a server
+    of the previous release still reads it)."""
     for worker in (data.get("multiKueue") or {}).get("workers", []):
         if isinstance(worker.get("policy"), dict):
             _drop_unset(worker["policy"])
@@ -260,6 +315,8 @@ def _drop_unset(data: dict[str, Any]) -> None:
             queue.pop("flavorFungibility", None)
     if not data.get("kueue", {}).get("featureGates"):
         data.get("kueue", {}).pop("featureGates", None)
+    if data.get("kueue", {}).get("nodeAffinityKeys") == "Flavor":
+        data["kueue"].pop("nodeAffinityKeys")
 
 
 def policy_checksum(doc: PolicyDocument) -> str:

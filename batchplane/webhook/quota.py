@@ -15,7 +15,8 @@ ClusterQueue's *potential available* quota, the most it could get with every oth
 Within one PodSet every resource of a resource group gets the same flavor; different PodSets may get
 different flavors. A flavor is only eligible when the PodSet tolerates its ``NoSchedule``/``NoExecute``
 taints (the flavor's own tolerations count) and its nodeSelector / required node affinity match the
-flavor's node labels on the keys the flavor defines (Kueue v0.19.2 matches each flavor on its own label keys).
+flavor's node labels on the label keys the policy's ``kueue.nodeAffinityKeys`` names: the flavor's own (Kueue v0.19.2,
+v0.18.2+, v0.17.6+) or every key of its resource group (older Kueue; :data:`batchplane.webhook.policy.NodeAffinityKeys`).
 Amounts are Kueue's stored integers (millicores for CPU, units otherwise; :func:`batchplane.accounting.model.to_stored`).
 
 A workload is reported as never admissible when no assignment of flavors to (PodSet, resource group) pairs fits
@@ -84,10 +85,22 @@ class Capacity:
 
 @dataclass(frozen=True)
 class Group:
-    """One resource group of a ClusterQueue: its resources and flavors (in order)."""
+    """One resource group of a ClusterQueue: its resources and flavors (in order).
+
+    Attributes:
+        resources: the covered resources.
+        flavors: the flavors, in the order Kueue tries them.
+        label_keys: the union of the ``nodeLabels`` keys of the group's flavors (Kueue's ``rg.LabelKeys``,
+            ``updateLabelKeys`` in ``pkg/cache/scheduler/clusterqueue.go`` lines 379-408 @v0.18.1; a flavor the policy
+            does not describe adds none).
+        match_keys: the keys node affinity is matched on: ``label_keys`` when the policy's ``nodeAffinityKeys`` is
+            ``ResourceGroup``, ``None`` for ``Flavor`` (each flavor's own keys).
+    """
 
     resources: tuple[str, ...]
     flavors: tuple[str, ...]
+    label_keys: frozenset[str] = frozenset()
+    match_keys: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -262,12 +275,28 @@ def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
     """
     tree = _Tree(policy)
     gate = policy.kueue.feature_gates.get("FlavorFungibility", True)
+    by_group = policy.kueue.node_affinity_keys == "ResourceGroup"
+    flavor_policies = policy.resource_flavors
     out: dict[str, QueueModel] = {}
     for name, cq in policy.cluster_queues.items():
         key = f"cq:{name}"
-        groups = tuple(
-            Group(tuple(g.covered_resources), tuple(f.name for f in g.flavors)) for g in cq.resource_groups
-        )
+        group_list: list[Group] = []
+        for g in cq.resource_groups:
+            keys = frozenset(
+                k
+                for f in g.flavors
+                if (rf := flavor_policies.get(f.name)) is not None
+                for k in rf.node_labels
+            )
+            group_list.append(
+                Group(
+                    tuple(g.covered_resources),
+                    tuple(f.name for f in g.flavors),
+                    keys,
+                    keys if by_group else None,
+                )
+            )
+        groups = tuple(group_list)
         nominal = tree.nodes[key].nominal
         capacity = {
             (flavor, resource): Capacity(
@@ -430,7 +459,26 @@ def _tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
     return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
 
 
+#: Go's ``strconv.ParseInt(s, 10, 64)`` range.
+_INT64_MIN = -(2**63)
+
+
+def _parse_int64(text: Any) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: an optional sign and decimal digits within int64, else None."""
+    if not isinstance(text, str):
+        return None
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not digits.isascii() or not digits.isdigit():
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= INT64_MAX else None
+
+
 def _match_expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """One ``matchExpressions`` requirement against a flavor's node labels, as Kubernetes' ``labels.Requirement``
+    matches it (``nodeSelectorRequirementsAsSelector``, k8s.io/component-helpers ``nodeaffinity``). A requirement
+    Kubernetes refuses to build (``Gt``/``Lt`` without exactly one integer value, an unknown operator) makes Kueue
+    fail with an error, not a mismatch: it counts as a match here, never the reason to deny."""
     key = str(expr.get("key"))
     operator = expr.get("operator")
     values = expr.get("values") or []
@@ -442,17 +490,35 @@ def _match_expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> boo
         return key in labels
     if operator == "DoesNotExist":
         return key not in labels
-    return True  # Gt/Lt and anything unknown: never the reason to deny
+    if operator in ("Gt", "Lt"):
+        bound = _parse_int64(values[0]) if isinstance(values, list) and len(values) == 1 else None
+        if bound is None:
+            return True
+        value = _parse_int64(labels[key]) if key in labels else None
+        if value is None:
+            return False
+        return value > bound if operator == "Gt" else value < bound
+    return True
 
 
-def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
+def flavor_mismatch(
+    pod_spec: Mapping[str, Any], flavor: Flavor, keys: frozenset[str] | None = None
+) -> str | None:
     """Why a PodSet can never use ``flavor`` (an untolerated taint, a nodeSelector/affinity mismatch), or None.
 
     Mirrors ``flavorassigner.go`` (``FindMatchingUntoleratedTaint`` over the pod's plus the flavor's
-    tolerations for ``NoSchedule``/``NoExecute`` taints; ``flavorSelector`` restricted to the keys of
-    the flavor's own node labels). Anything it cannot decide counts as a match.
+    tolerations for ``NoSchedule``/``NoExecute`` taints; ``flavorSelector``: the nodeSelector and the required node
+    affinity restricted to ``keys`` — a term left with no expression makes the whole affinity match — then matched
+    against the flavor's node labels). Anything it cannot decide counts as a match.
+
+    Args:
+        pod_spec: the PodSet's pod spec.
+        flavor: the flavor.
+        keys: the label keys to match on: ``None`` = the flavor's own (Kueue v0.19.2, line 1227), else its resource
+            group's (:attr:`Group.match_keys`, Kueue v0.18.1 and older, line 834 @v0.18.1), where a flavor lacking a
+            key the pod names does not match.
     """
-    if flavor.unconstrained:
+    if flavor.unconstrained and not keys:
         return None
     pod_tolerations = pod_spec.get("tolerations")
     selector = pod_spec.get("nodeSelector")
@@ -464,12 +530,29 @@ def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
         if not any(_tolerates(t, taint) for t in tolerations):
             return _taint_message(taint, flavor.name)
     labels = flavor.node_labels
+    allowed: Mapping[str, str] | frozenset[str] = labels if keys is None else keys
     if isinstance(selector, (dict, Mapping)):
         for key, value in selector.items():
-            if key in labels and labels[key] != value:
+            if key in labels:
+                if labels[key] != value:
+                    return f'nodeSelector {key}={value} does not match flavor "{flavor.name}" ({key}={labels[key]})'
+            elif key in allowed:
                 return (
-                    f'nodeSelector {key}={value} does not match flavor "{flavor.name}" ({key}={labels[key]})'
+                    f"flavor {flavor.name} doesn't match node affinity: nodeSelector {key}={value}, and the flavor "
+                    f"has no {key} label (a label key of its resource group)"
                 )
+    if not _affinity_matches(affinity, labels, allowed):
+        if keys is None:
+            return f'required node affinity does not match the node labels of flavor "{flavor.name}"'
+        return (
+            f"flavor {flavor.name} doesn't match node affinity: its node labels do not satisfy the required node "
+            f"affinity on the label keys of its resource group ({', '.join(sorted(keys))})"
+        )
+    return None
+
+
+def _required_terms(affinity: Any) -> list[Any] | None:
+    """``affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms``, or None."""
     node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, (dict, Mapping)) else None
     required = (
         node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -477,21 +560,105 @@ def flavor_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
         else None
     )
     terms = required.get("nodeSelectorTerms") if isinstance(required, (dict, Mapping)) else None
-    if isinstance(terms, list) and terms:
+    return terms if isinstance(terms, list) and terms else None
 
-        def term_matches(term: Any) -> bool:
-            if not isinstance(term, (dict, Mapping)):
-                return True
-            exprs = [
-                e
-                for e in (term.get("matchExpressions") or [])
-                if isinstance(e, (dict, Mapping)) and e.get("key") in labels
-            ]
-            return all(_match_expression(e, labels) for e in exprs)
 
-        if not any(term_matches(t) for t in terms):
-            return f'required node affinity does not match the node labels of flavor "{flavor.name}"'
-    return None
+def _affinity_matches(
+    affinity: Any, labels: Mapping[str, str], allowed: Mapping[str, str] | frozenset[str]
+) -> bool:
+    """Whether the required node affinity, each term restricted to the ``allowed`` keys, matches ``labels``
+    (``flavorSelector``: terms are ORed; a term left with no expression, or that is not an object, matches)."""
+    terms = _required_terms(affinity)
+    if terms is None:
+        return True
+    for term in terms:
+        if not isinstance(term, (dict, Mapping)):
+            return True
+        matched = True
+        for e in term.get("matchExpressions") or []:
+            if (
+                isinstance(e, (dict, Mapping))
+                and e.get("key") in allowed
+                and not _match_expression(e, labels)
+            ):
+                matched = False
+                break
+        if matched:
+            return True
+    return False
+
+
+def _selects(pod_spec: Mapping[str, Any], labels: Mapping[str, str], allowed: frozenset[str]) -> bool:
+    """Whether node labels ``labels`` satisfy the pod's nodeSelector and required node affinity on the ``allowed``
+    keys (``flavorSelector`` then ``Match``; taints not considered)."""
+    selector = pod_spec.get("nodeSelector")
+    if isinstance(selector, (dict, Mapping)):
+        for key, value in selector.items():
+            if key in allowed and labels.get(key) != value:
+                return False
+    return _affinity_matches(pod_spec.get("affinity"), labels, allowed)
+
+
+def _named_keys(pod_spec: Mapping[str, Any]) -> frozenset[str]:
+    """The label keys the pod's nodeSelector and required node affinity name."""
+    named: set[str] = set()
+    selector = pod_spec.get("nodeSelector")
+    if isinstance(selector, (dict, Mapping)):
+        named.update(str(k) for k in selector)
+    for term in _required_terms(pod_spec.get("affinity")) or []:
+        if isinstance(term, (dict, Mapping)):
+            for e in term.get("matchExpressions") or []:
+                if isinstance(e, (dict, Mapping)):
+                    named.add(str(e.get("key")))
+    return frozenset(named)
+
+
+def affinity_warnings(
+    workload_demands: Sequence[Demand], queue: QueueModel, flavors: Mapping[str, Flavor]
+) -> list[str]:
+    """PodSets Kueue admits but whose pods are likely never scheduled: under per-flavor keys (``match_keys`` None),
+    a PodSet whose nodeSelector / required node affinity names label keys some flavor of a resource group it
+    requests declares, with values no flavor of the group carries (``nodeSelector: {gke-accelerator: a100}`` on a
+    queue whose flavors are labelled ``h100`` and ``l4``). Kueue v0.19 still admits it to a flavor without those
+    keys (each flavor is matched on its own), but no node of the queue's flavors is known to carry such labels.
+
+    Returns:
+        One warning per PodSet and resource group (empty for the resource-group keys, whose mismatch is a denial,
+        and for PodSets without a nodeSelector or node affinity).
+    """
+    out: list[str] = []
+    for d in workload_demands:
+        spec = d.pod_spec
+        if not spec.get("nodeSelector") and not spec.get("affinity"):
+            continue
+        for group in queue.groups:
+            keys = group.label_keys
+            if (
+                group.match_keys is not None
+                or not keys
+                or not any(d.requests.get(r) for r in group.resources)
+            ):
+                continue
+            described = [flavors.get(f) or _unconstrained(f) for f in group.flavors]
+            if any(_selects(spec, f.node_labels, keys) for f in described):
+                continue
+            admits = [f.name for f in described if _selects(spec, f.node_labels, frozenset(f.node_labels))]
+            if not admits:
+                continue  # no flavor matches even on its own keys: check_capacity refuses it
+            named = _named_keys(spec) & keys
+            labelled = "; ".join(
+                f"{f.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(f.node_labels.items()) if k in named)
+                for f in described
+                if not named.isdisjoint(f.node_labels)
+            )
+            out.append(
+                f'PodSet "{d.name}": its nodeSelector / required node affinity names label keys the flavors of '
+                f"resource group ({', '.join(group.resources)}) declare, with values none of them declares "
+                f"({labelled}); Kueue matches each flavor on its own label keys and may admit it to "
+                f"{', '.join(admits)}, whose declared node labels do not satisfy it: unless those nodes carry the labels "
+                "anyway, its pods are never scheduled"
+            )
+    return out
 
 
 def _taint_message(taint: Mapping[str, Any], flavor: str) -> str:
@@ -709,12 +876,14 @@ def _eligible(
             return cached
     eligible: list[str] = []
     spec = demand.pod_spec
-    for flavor_name, maxima in zip(queue.groups[index].flavors, queue.maxima[index], strict=True):
+    group = queue.groups[index]
+    keys = group.match_keys
+    for flavor_name, maxima in zip(group.flavors, queue.maxima[index], strict=True):
         for amount, maximum in zip(vector, maxima):  # noqa: B905 - same length
             if amount > maximum:
                 break
         else:
-            if flavor_mismatch(spec, flavors.get(flavor_name) or _unconstrained(flavor_name)) is None:
+            if flavor_mismatch(spec, flavors.get(flavor_name) or _unconstrained(flavor_name), keys) is None:
                 eligible.append(flavor_name)
     cache[index] = eligible
     return eligible
@@ -728,7 +897,9 @@ def _ineligible_reasons(
     group = queue.groups[index]
     reasons: list[str] = []
     for flavor_name in group.flavors:
-        mismatch = flavor_mismatch(demand.pod_spec, flavors.get(flavor_name) or _unconstrained(flavor_name))
+        mismatch = flavor_mismatch(
+            demand.pod_spec, flavors.get(flavor_name) or _unconstrained(flavor_name), group.match_keys
+        )
         if mismatch is not None:
             reasons.append(mismatch)
             continue
@@ -881,15 +1052,19 @@ class Attempt:
         return any(idx != -1 and idx != _UNTRIED for row in self.state for idx in row)
 
 
-def kueue_mismatch(pod_spec: Mapping[str, Any], flavor: Flavor) -> str | None:
+def kueue_mismatch(
+    pod_spec: Mapping[str, Any], flavor: Flavor, keys: frozenset[str] | None = None
+) -> str | None:
     """Kueue's own reason a PodSet cannot use ``flavor`` (``checkFlavorForPodSets``), or None.
 
     ``untolerated taint gpu=true:NoSchedule in flavor spot`` / ``flavor h100 doesn't match node affinity``.
-    Node affinity is matched on the label keys of this flavor only: a flavor without node labels matches every
-    pod (``flavorLabelKeys := sets.KeySet(flavor.Spec.NodeLabels)``, flavorassigner.go line 1227 @v0.19.2;
-    kubernetes-sigs/kueue#12449, in every v0.19 release).
+    With ``keys`` None node affinity is matched on the label keys of this flavor only: a flavor without node labels
+    matches every pod (``flavorLabelKeys := sets.KeySet(flavor.Spec.NodeLabels)``, flavorassigner.go line 1227
+    @v0.19.2). With the resource group's ``keys`` (Kueue v0.18.1 and older: ``flavorSelector(&ps.Template.Spec,
+    resourceGroup.LabelKeys)``, line 834 @v0.18.1, the same messages at lines 984 and 993) a flavor lacking one of
+    them that the pod names does not match.
     """
-    if flavor_mismatch(pod_spec, flavor) is None:
+    if flavor_mismatch(pod_spec, flavor, keys) is None:
         return None
     raw = pod_spec.get("tolerations")
     tolerations = [t for t in (raw or []) if isinstance(t, (dict, Mapping))]
@@ -963,7 +1138,9 @@ def _find_flavor(
     for k in range(start, len(group.flavors)):
         attempted = k
         name = group.flavors[k]
-        mismatch = kueue_mismatch(demand.pod_spec, flavors.get(name) or _unconstrained(name))
+        mismatch = kueue_mismatch(
+            demand.pod_spec, flavors.get(name) or _unconstrained(name), group.match_keys
+        )
         if mismatch is not None:
             reasons.append(mismatch)
             continue

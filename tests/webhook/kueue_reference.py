@@ -8,9 +8,18 @@ https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/ (``FA`` = pkg/scheduler/f
 
 Scenarios are the dicts of ``tests/webhook/test_quota.py``: ``cqs`` / ``cohorts`` (quotas per flavor and resource
 with nominal, borrowing and lending amounts), ``taints`` (flavor → tainted, key ``t-<flavor>``), ``labels`` (flavor
-→ node labels), ``pod_sets`` (name, count, per-pod requests, tolerated flavors, nodeSelector) and
-``when_can_borrow``. Requests are whole units of each resource; zero requests are absent, as the accounting
-produces them.
+→ node labels), ``pod_sets`` (name, count, per-pod requests, tolerated flavors, nodeSelector, and required node
+affinity as a list of terms, each a list of ``{key, operator, values}``, or None), ``when_can_borrow`` and
+``affinity_keys``. Requests are whole units of each resource; zero requests are absent, as the accounting produces
+them.
+
+``affinity_keys`` picks the Kueue whose node-affinity matching is transcribed: ``Flavor`` is v0.19.2 (each flavor on
+the keys of its own node labels, FA line 1227); ``ResourceGroup`` is v0.18.1, the last v0.18 release before the fix
+(https://github.com/kubernetes-sigs/kueue/blob/v0.18.1/ ``FA`` lines 812-998: ``findFlavorForPodSets`` builds one
+``flavorSelector(&ps.Template.Spec, resourceGroup.LabelKeys)`` per PodSet, line 834, and ``checkFlavorForPodSets``
+matches it against each flavor's node labels, lines 953-998; ``rg.LabelKeys`` is the union of the keys of the
+group's flavors, ``updateLabelKeys`` in pkg/cache/scheduler/clusterqueue.go lines 379-408). The rest of the assigner
+is the same in both as far as these scenarios reach.
 """
 
 from __future__ import annotations
@@ -126,20 +135,79 @@ def untolerated_taint(s: dict[str, Any], ps: dict[str, Any], flavor: str) -> str
     return None
 
 
-def selector_matches(s: dict[str, Any], ps: dict[str, Any], flavor: str) -> bool:
-    """``flavorSelector`` (FA lines 1278-1322): the nodeSelector restricted to this flavor's own label keys
-    (``sets.KeySet(flavor.Spec.NodeLabels)``, FA line 1227), matched against the flavor's node labels."""
+def allowed_keys(s: dict[str, Any], flavor: str, group_flavors: list[str]) -> set[str]:
+    """The keys ``flavorSelector`` keeps: the flavor's own (``sets.KeySet(flavor.Spec.NodeLabels)``, FA line 1227
+    @v0.19.2), or the resource group's ``LabelKeys`` (@v0.18.1: the union over the group's flavors of their node
+    label keys, clusterqueue.go lines 388-401; an empty union is nil, which has no key, lines 403-405)."""
+    labels = s.get("labels", {})
+    if s.get("affinity_keys", "Flavor") == "Flavor":
+        return set(labels.get(flavor, {}))
+    keys: set[str] = set()
+    for name in group_flavors:
+        keys.update(labels.get(name, {}))
+    return keys
+
+
+def flavor_selector(
+    ps: dict[str, Any], allowed: set[str]
+) -> tuple[dict[str, str], list[list[dict[str, Any]]] | None]:
+    """``flavorSelector`` (FA lines 1019-1063 @v0.18.1, 1278-1322 @v0.19.2): the nodeSelector and each term's match
+    expressions restricted to ``allowed``; a term left empty drops the whole required affinity (None: no terms)."""
+    node_selector = {k: v for k, v in ps.get("selector", {}).items() if k in allowed}
+    terms_copy: list[list[dict[str, Any]]] | None = []
+    for term in ps.get("affinity") or []:
+        exp_copy = [e for e in term if e["key"] in allowed]
+        if not exp_copy:
+            terms_copy = None
+            break
+        assert terms_copy is not None
+        terms_copy.append(exp_copy)
+    return node_selector, terms_copy or None
+
+
+def requirement_matches(e: dict[str, Any], labels: dict[str, str]) -> bool:
+    """``labels.Requirement.Matches`` (k8s.io/apimachinery pkg/labels/selector.go) of a node selector requirement
+    (``nodeSelectorRequirementsAsSelector``, k8s.io/component-helpers scheduling/corev1/nodeaffinity)."""
+    key, op, values = e["key"], e["operator"], e.get("values", [])
+    if op == "In":
+        return key in labels and labels[key] in values
+    if op == "NotIn":
+        return key not in labels or labels[key] not in values
+    if op == "Exists":
+        return key in labels
+    if op == "DoesNotExist":
+        return key not in labels
+    if op in ("Gt", "Lt"):
+        if key not in labels:
+            return False
+        try:
+            ls_value = int(labels[key])
+        except ValueError:
+            return False
+        r_value = int(values[0])
+        return ls_value > r_value if op == "Gt" else ls_value < r_value
+    raise AssertionError(f"not generated: {op}")
+
+
+def selector_matches(s: dict[str, Any], ps: dict[str, Any], flavor: str, group_flavors: list[str]) -> bool:
+    """``RequiredNodeAffinity.Match`` of the flavor selector against a node with the flavor's labels
+    (``checkFlavorForPodSets``, FA line 1247 @v0.19.2, line 988 @v0.18.1): every kept nodeSelector pair, and some
+    kept term whose requirements all match."""
     labels = s.get("labels", {}).get(flavor, {})
-    restricted = {k: v for k, v in ps.get("selector", {}).items() if k in labels}
-    return all(labels[k] == v for k, v in restricted.items())
+    node_selector, terms = flavor_selector(ps, allowed_keys(s, flavor, group_flavors))
+    if any(labels.get(k) != v for k, v in node_selector.items()):
+        return False
+    return terms is None or any(all(requirement_matches(e, labels) for e in term) for term in terms)
 
 
-def check_flavor_for_pod_sets(s: dict[str, Any], ps: dict[str, Any], flavor: str) -> list[str]:
+def check_flavor_for_pod_sets(
+    s: dict[str, Any], ps: dict[str, Any], flavor: str, group_flavors: list[str]
+) -> list[str]:
     taint = untolerated_taint(s, ps, flavor)
     if taint is not None:
-        return [f"untolerated taint {taint} in flavor {flavor}"]  # FA line 1243
-    if not selector_matches(s, ps, flavor):
-        return [f"flavor {flavor} doesn't match node affinity"]  # FA line 1252
+        return [f"untolerated taint {taint} in flavor {flavor}"]  # FA line 1243 (@v0.18.1: 984)
+    if not selector_matches(s, ps, flavor, group_flavors):
+        return [f"flavor {flavor} doesn't match node affinity"]  # FA line 1252 (@v0.18.1: 993)
     return []
 
 
@@ -246,7 +314,7 @@ class Assigner:
         while idx < len(flavors):
             attempted = idx
             name = flavors[idx]
-            reasons = check_flavor_for_pod_sets(self.s, ps, name)
+            reasons = check_flavor_for_pod_sets(self.s, ps, name, flavors)
             if reasons:
                 status += reasons
                 idx += 1

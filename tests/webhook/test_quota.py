@@ -17,11 +17,13 @@ from batchplane.webhook.quota import (
     Demand,
     Flavor,
     Shortfall,
+    affinity_warnings,
     check_capacity,
     compile_flavors,
     compile_queues,
     flavor_mismatch,
     kueue_attempts,
+    kueue_mismatch,
 )
 from tests.webhook import kueue_reference
 
@@ -179,6 +181,86 @@ def test_flavor_eligibility_mirrors_taints_and_node_labels(
     assert flavor_mismatch(pod_spec, Flavor("f", **flavor)) == exp
 
 
+def _required(*terms: list[dict[str, Any]]) -> dict[str, Any]:
+    """A pod spec whose required node affinity has these terms (each a list of match expressions)."""
+    return {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}}}}  # fmt: skip
+
+
+GT_LT_CASES = [
+    ([{"key": "rank", "operator": "Gt", "values": ["2"]}], {"rank": "3"}, True),
+    ([{"key": "rank", "operator": "Gt", "values": ["5"]}], {"rank": "3"}, False),
+    ([{"key": "rank", "operator": "Lt", "values": ["5"]}], {"rank": "3"}, True),
+    ([{"key": "rank", "operator": "Lt", "values": ["-1"]}], {"rank": "3"}, False),
+    ([{"key": "rank", "operator": "Gt", "values": ["2"]}], {"rank": "high"}, False),  # not an integer label
+    ([{"key": "rank", "operator": "Gt", "values": ["2", "3"]}], {"rank": "1"}, True),  # Kubernetes refuses it
+    ([{"key": "rank", "operator": "Gt", "values": ["1.5"]}], {"rank": "1"}, True),  # not an integer bound
+]
+
+
+@pytest.mark.parametrize(("exprs", "labels", "matches"), GT_LT_CASES,
+                         ids=["gt", "not-gt", "lt", "not-lt", "label-not-integer", "two-values", "bound-not-integer"])  # fmt: skip
+def test_gt_and_lt_compare_integer_labels_as_kubernetes_and_a_requirement_it_refuses_never_denies(
+    exprs: list[dict[str, Any]], labels: dict[str, str], matches: bool
+) -> None:
+    assert (flavor_mismatch(_required(exprs), Flavor("f", node_labels=labels)) is None) == matches
+
+
+GROUP_KEY_CASES = [
+    # (pod spec, flavor's node labels, the group's keys, mismatch under the group's keys)
+    ({"nodeSelector": {"pool": "a"}}, {}, {"pool"},
+     "flavor f doesn't match node affinity: nodeSelector pool=a, and the flavor has no pool label (a label key of its "
+     "resource group)"),
+    ({"nodeSelector": {"zone": "x"}}, {}, {"pool"}, None),  # a key no flavor of the group declares
+    ({"nodeSelector": {"pool": "a"}}, {"pool": "b"}, {"pool"}, 'nodeSelector pool=a does not match flavor "f" (pool=b)'),
+    (_required([{"key": "pool", "operator": "Exists"}]), {}, {"pool", "zone"},
+     "flavor f doesn't match node affinity: its node labels do not satisfy the required node affinity on the label "
+     "keys of its resource group (pool, zone)"),
+    (_required([{"key": "pool", "operator": "In", "values": ["a"]}]), {}, {"pool"}, "flavor f doesn't match node "
+     "affinity: its node labels do not satisfy the required node affinity on the label keys of its resource group "
+     "(pool)"),
+    (_required([{"key": "pool", "operator": "NotIn", "values": ["a"]}]), {}, {"pool"}, None),
+    (_required([{"key": "pool", "operator": "DoesNotExist"}]), {}, {"pool"}, None),
+    (_required([{"key": "rank", "operator": "Gt", "values": ["1"]}]), {}, {"rank"}, "flavor f doesn't match node "
+     "affinity: its node labels do not satisfy the required node affinity on the label keys of its resource group "
+     "(rank)"),
+    # A term left with no expression on the group's keys makes the whole required affinity match (FA lines 1044-1048 @v0.18.1).
+    (_required([{"key": "pool", "operator": "Exists"}], [{"key": "zone", "operator": "Exists"}]), {}, {"pool"}, None),
+    (_required([{"key": "pool", "operator": "Exists"}], []), {}, {"pool"}, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("pod_spec", "labels", "keys", "exp"), GROUP_KEY_CASES,
+                         ids=["selector-key-missing", "selector-key-outside-group", "selector-value-differs",
+                              "exists-missing", "in-missing", "notin-missing", "doesnotexist-missing", "gt-missing",
+                              "term-emptied", "empty-term"])  # fmt: skip
+def test_on_the_resource_groups_keys_a_flavor_lacking_a_key_the_pod_names_does_not_match(
+    pod_spec: dict[str, Any], labels: dict[str, str], keys: set[str], exp: str | None
+) -> None:
+    flavor = Flavor("f", node_labels=labels)
+    assert flavor_mismatch(pod_spec, flavor, frozenset(keys)) == exp
+    assert flavor_mismatch(pod_spec, flavor) == (
+        exp if labels else None
+    )  # on its own keys: only its labels count
+    kueue = kueue_mismatch(pod_spec, flavor, frozenset(keys))
+    assert kueue == (None if exp is None else "flavor f doesn't match node affinity")
+
+
+def test_the_resource_groups_keys_are_the_union_of_its_flavors_node_label_keys() -> None:
+    data = _policy(
+        {"a": {"quotas": {"f0": {"cpu": q(1)}, "f1": {"cpu": q(1)}, "f2": {"cpu": q(1)}}}}
+    ).model_dump(by_alias=True, mode="json")
+    data["resourceFlavors"] = {
+        "f0": {},
+        "f1": {"nodeLabels": {"pool": "x", "zone": "a"}},
+        "f2": {"nodeLabels": {"rank": "1"}},
+    }
+    for keys, match in (("Flavor", None), ("ResourceGroup", frozenset({"pool", "zone", "rank"}))):
+        data["kueue"] = {"nodeAffinityKeys": keys}
+        [group] = compile_queues(parse_policy(data))["a"].groups
+        assert (group.label_keys, group.match_keys) == (frozenset({"pool", "zone", "rank"}), match)
+
+
 # --- property: exact and conservative against a brute-force reference --------------------------------
 
 
@@ -225,8 +307,31 @@ def _reference_potential(
     return usable(f"cq:{queue}")
 
 
+#: Both ways Kueue matches node affinity: v0.19.2 on each flavor's own label keys, v0.18.1 on the resource group's.
+AFFINITY_KEYS = ("Flavor", "ResourceGroup")
+FLAVOR_LABELS = ({}, {"pool": "x"}, {"pool": "y"}, {"pool": "x", "zone": "a"}, {"zone": "b"}, {"rank": "3"},
+                 {"pool": "y", "rank": "7"})  # fmt: skip
+SELECTORS = ({}, {}, {"pool": "x"}, {"pool": "y"}, {"zone": "a"}, {"other": "1"})
+
+
 @st.composite
-def scenarios(draw: st.DrawFn) -> dict[str, Any]:
+def expressions(draw: st.DrawFn) -> dict[str, Any]:
+    """One node selector requirement Kubernetes accepts (``Gt``/``Lt``: exactly one integer value)."""
+    key = draw(st.sampled_from(["pool", "zone", "rank", "other"]))
+    op = draw(st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]))
+    if op in ("In", "NotIn"):
+        return {
+            "key": key,
+            "operator": op,
+            "values": sorted(draw(st.sets(st.sampled_from("xyab"), min_size=1))),
+        }
+    if op in ("Gt", "Lt"):
+        return {"key": key, "operator": op, "values": [draw(st.sampled_from(["2", "5"]))]}
+    return {"key": key, "operator": op}
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, affinity_keys: str = "Flavor") -> dict[str, Any]:
     n_flavors = draw(st.sampled_from([1, 2, 2, 3, 3, 3]))
     split_groups = n_flavors >= 2 and draw(st.booleans())
 
@@ -257,8 +362,8 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
                 cohorts["root"] = {"quotas": quotas(False)}
                 cqs["cousin"] = {"cohort": "root", "quotas": quotas(True)}
     taints = {f: draw(st.booleans()) for f in FLAVORS[:n_flavors]}
-    # Node labels on some flavors (a "pool" key only some carry): Kueue matches each flavor on its own keys.
-    labels = {f: draw(st.sampled_from([{}, {"pool": "x"}, {"pool": "y"}])) for f in FLAVORS[:n_flavors]}
+    # Node labels on some flavors (keys only some carry): what each semantics of node-affinity keys tells apart.
+    labels = {f: draw(st.sampled_from(FLAVOR_LABELS)) for f in FLAVORS[:n_flavors]}
     pod_sets = []
     for i in range(draw(st.integers(1, 4))):
         per_pod = {r: draw(st.integers(0, 3)) for r in RESOURCES}
@@ -266,10 +371,12 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
             per_pod["example.com/undeclared"] = 1
         pod_sets.append({"name": f"ps{i}", "count": draw(st.integers(1, 3)), "per_pod": per_pod,
                          "tolerates": draw(st.sets(st.sampled_from(FLAVORS[:n_flavors]))),
-                         "selector": draw(st.sampled_from([{}, {}, {"pool": "x"}, {"pool": "y"}]))})  # fmt: skip
+                         "selector": draw(st.sampled_from(SELECTORS)),
+                         "affinity": draw(st.one_of(st.none(), st.none(), st.lists(
+                             st.lists(expressions(), max_size=2), min_size=1, max_size=2)))})  # fmt: skip
     when_can_borrow = draw(st.sampled_from(["MayStopSearch", "TryNextFlavor"]))
     return {"cqs": cqs, "cohorts": cohorts, "taints": taints, "labels": labels, "pod_sets": pod_sets,
-            "when_can_borrow": when_can_borrow}  # fmt: skip
+            "when_can_borrow": when_can_borrow, "affinity_keys": affinity_keys}  # fmt: skip
 
 
 def _brute_force_fits(s: dict[str, Any]) -> bool:
@@ -294,7 +401,7 @@ def _brute_force_fits(s: dict[str, Any]) -> bool:
             if s["taints"][flavor] and flavor not in ps["tolerates"]:
                 ok = False
                 break
-            if not kueue_reference.selector_matches(s, ps, flavor):
+            if not kueue_reference.selector_matches(s, ps, flavor, groups[resources]):
                 ok = False
                 break
             for r in resources:
@@ -307,6 +414,7 @@ def _brute_force_fits(s: dict[str, Any]) -> bool:
 def _scenario_policy(s: dict[str, Any]) -> PolicyDocument:
     data = _policy(s["cqs"], s["cohorts"]).model_dump(by_alias=True, mode="json")
     data["clusterQueues"]["a"]["flavorFungibility"] = {"whenCanBorrow": s["when_can_borrow"]}
+    data["kueue"] = {"nodeAffinityKeys": s["affinity_keys"]}
     data["resourceFlavors"] = {
         f: {
             "nodeLabels": s["labels"].get(f, {}),
@@ -328,6 +436,19 @@ def _scenario_demands(s: dict[str, Any]) -> list[Demand]:
             pod_spec={
                 "tolerations": [{"key": f"t-{f}", "operator": "Exists"} for f in sorted(ps["tolerates"])],
                 "nodeSelector": ps["selector"],
+                **(
+                    {}
+                    if ps["affinity"] is None
+                    else {
+                        "affinity": {
+                            "nodeAffinity": {
+                                "requiredDuringSchedulingIgnoredDuringExecution": {
+                                    "nodeSelectorTerms": [{"matchExpressions": t} for t in ps["affinity"]]
+                                }
+                            }
+                        }
+                    }
+                ),
             },
         )
         for ps in s["pod_sets"]
@@ -340,11 +461,13 @@ def _webhook(s: dict[str, Any]) -> list[Shortfall]:
     return check_capacity(_scenario_demands(s), compile_queues(policy)["a"], compile_flavors(policy))
 
 
+@pytest.mark.parametrize("affinity_keys", AFFINITY_KEYS)
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios())
+@given(data=st.data())
 def test_capacity_check_denies_exactly_the_workloads_kueue_never_admits_in_an_empty_cohort(
-    s: dict[str, Any],
+    affinity_keys: str, data: st.DataObject
 ) -> None:
+    s = data.draw(scenarios(affinity_keys))
     admitted, _ = kueue_reference.admitted_in_empty_cohort(s)
     shortfalls = _webhook(s)
     assert all(x.kind != "unmodelled" for x in shortfalls)
@@ -355,9 +478,13 @@ def test_capacity_check_denies_exactly_the_workloads_kueue_never_admits_in_an_em
         assert kinds == {"assigner"} if _brute_force_fits(s) else "assigner" not in kinds
 
 
+@pytest.mark.parametrize("affinity_keys", AFFINITY_KEYS)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios())
-def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(s: dict[str, Any]) -> None:
+@given(data=st.data())
+def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(
+    affinity_keys: str, data: st.DataObject
+) -> None:
+    s = data.draw(scenarios(affinity_keys))
     assume(all(set(ps["per_pod"]) <= set(RESOURCES) or not ps["per_pod"].get("example.com/undeclared")
                for ps in s["pod_sets"]))  # fmt: skip
     policy = _scenario_policy(s)
@@ -386,6 +513,34 @@ def test_each_attempt_fails_on_the_pod_set_and_for_the_reasons_kueue_gives(s: di
     ]
     want = [e["flavors"] if e["admitted"] else (e["pod_set"], sorted(e["reasons"])) for e in expected]
     assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios())
+def test_a_pod_set_no_flavor_matches_on_the_groups_keys_but_one_does_on_its_own_gets_a_warning(
+    s: dict[str, Any],
+) -> None:
+    """Under per-flavor keys, a warning for exactly the PodSets (and resource groups they request) that Kueue v0.18.1
+    would find no flavor for on node affinity alone (the reference's group-key ``flavorSelector``) while some flavor
+    matches on its own keys; none under the group's keys, where that is a refusal."""
+    policy = _scenario_policy(s)
+    queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
+    group_keys = {**s, "affinity_keys": "ResourceGroup"}
+    want = []
+    for ps in s["pod_sets"]:
+        for g in queue.groups:
+            if not any(ps["per_pod"].get(r) for r in g.resources) or not g.label_keys:
+                continue
+            names = list(g.flavors)
+            if not any(kueue_reference.selector_matches(group_keys, ps, f, names) for f in names) and any(
+                kueue_reference.selector_matches(s, ps, f, names) for f in names
+            ):
+                want.append(ps["name"])
+    got = [w.split('"')[1] for w in affinity_warnings(_scenario_demands(s), queue, flavors)]
+    assert got == want
+    s_group = {**s, "affinity_keys": "ResourceGroup"}
+    group_policy = _scenario_policy(s_group)
+    assert affinity_warnings(_scenario_demands(s_group), compile_queues(group_policy)["a"], flavors) == []
 
 
 @settings(max_examples=200, deadline=None)

@@ -31,6 +31,7 @@ from batchplane.webhook.policy import (
     ResourceGroupPolicy,
     WebhookSettings,
     WorkerPolicy,
+    node_affinity_keys_of,
 )
 
 __all__ = ["render_policy"]
@@ -65,7 +66,8 @@ def render_policy(stack: Stack) -> PolicyDocument:
     Tenant namespaces are every LocalQueue namespace plus ``webhook.namespaces``, minus system and
     operator namespaces (:func:`~batchplane.config.webhook.is_system_namespace`). Limits come from
     ``webhook.namespaces[].limits``, else from the team owning the namespace. Kueue options come from
-    ``operators.kueue.configuration`` when the stack installs Kueue.
+    ``operators.kueue.configuration`` when the stack installs Kueue; ``kueue.nodeAffinityKeys`` from the Kueue
+    version the target's platform runs (:meth:`~batchplane.targets.platform.Platform.kueue_version`).
 
     Args:
         stack: the result of :func:`batchplane.stack.load_stack`.
@@ -179,8 +181,9 @@ def _multi_kueue(stack: Stack) -> MultiKueuePolicy | None:
 
 def _kueue_settings(stack: Stack) -> KueueSettings:
     ops = stack.config.operators
+    affinity_keys = node_affinity_keys_of(stack.platform.kueue_version(ops, stack.config.environment))
     if ops is None or not ops.kueue.enabled:
-        return KueueSettings()
+        return KueueSettings(node_affinity_keys=affinity_keys)
     resources = ops.kueue.configuration.resources
     gates = dict(ops.kueue.configuration.feature_gates)
     for flag in helm_flag_feature_gates(ops.kueue.values):
@@ -194,6 +197,7 @@ def _kueue_settings(stack: Stack) -> KueueSettings:
         resources={} if resources is None else resources.model_dump(by_alias=True, exclude_none=True),
         frameworks=kueue_frameworks(ops),
         feature_gates={n: v for n, v in sorted(gates.items()) if n in DECISION_FEATURE_GATES},
+        node_affinity_keys=affinity_keys,
     )
 
 

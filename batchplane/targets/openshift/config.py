@@ -97,6 +97,58 @@ class CertManagerOperator(OlmSubscription):
     """``spec.startingCSV``, e.g. ``cert-manager-operator.v1.18.0``. Defaults to the channel head."""
 
 
+#: The upstream Kueue each Red Hat build of Kueue minor release is built from, from the release branches of
+#: https://github.com/openshift/kueue-operator (the ``upstream/kueue/src`` submodule, on kubernetes-sigs/kueue's
+#: release branch named in ``.gitmodules``; ``README.md``'s version table): 1.0 = 0.11 (README, branch
+#: ``release-1.0``), 1.1 = 0.12 (``release-0.12``, v0.12.10), 1.2 = 0.14 (``release-0.14``, v0.14.8+), 1.3 = 0.16
+#: (``release-0.16``, v0.16.6+). 1.4 is on ``release-0.18``, and its 1.4.0 bundles were built both before the fix
+#: (v0.18.1+) and after it (v0.18.2+ to v0.18.4+), so only the minor is known; 1.4.1 (the ``stable-v1.4`` head) is
+#: built from v0.18.5+.
+RHBOK_KUEUE_VERSIONS: dict[str, str] = {
+    "1.0": "0.11",
+    "1.1": "0.12",
+    "1.2": "0.14",
+    "1.3": "0.16",
+    "1.4": "0.18",
+}
+#: Red Hat build of Kueue CSVs whose upstream Kueue is pinned to a patch release (see :data:`RHBOK_KUEUE_VERSIONS`).
+RHBOK_CSV_KUEUE_VERSIONS: dict[str, str] = {"1.4.1": "0.18.5"}
+#: The newest upstream Kueue OpenShift AI 2.x embeds (DSC ``kueue: Managed``): the ``rhoai-2.22`` to ``rhoai-2.25``
+#: branches of https://github.com/red-hat-data-services/kueue are Kueue 0.11 (older 2.x releases embed 0.6-0.10; the
+#: opendatahub-operator's ``get_all_manifests.sh`` pins ``opendatahub-io:kueue:v0.10.1-odh-2`` up to v2.33.0). Every
+#: one of them matches node affinity on the resource group's label keys.
+EMBEDDED_KUEUE_VERSION = "0.11"
+
+
+def rhbok_kueue_version(channel: str, csv: str | None) -> str | None:
+    """The upstream Kueue version a Red Hat build of Kueue install runs, or ``None`` when unknown.
+
+    Args:
+        channel: the subscription's channel (``stable-v1.X``); the channel head decides unless ``csv`` is given.
+        csv: the CSV installed and kept (``kueue-operator.v1.X.Y``: ``startingCsv`` under ``Manual`` approval), or
+            ``None``.
+
+    Returns:
+        ``0.16`` for channel ``stable-v1.3``, ``0.18.5`` for ``stable-v1.4`` (its head, 1.4.1), ``0.18`` for CSV
+        ``kueue-operator.v1.4.0``; ``None`` for another channel or CSV (``alpha``, a future ``stable-v1.5``).
+    """
+    if csv is not None:
+        release = csv.removeprefix("kueue-operator.v")
+        parts = release.split(".")
+        if release == csv or len(parts) != 3:
+            return None
+        return RHBOK_CSV_KUEUE_VERSIONS.get(release) or RHBOK_KUEUE_VERSIONS.get(".".join(parts[:2]))
+    minor = channel.removeprefix("stable-v")
+    if minor == channel:
+        return None
+    newest = max(
+        (v for v in RHBOK_CSV_KUEUE_VERSIONS if v.rsplit(".", 1)[0] == minor),
+        key=lambda v: int(v.rsplit(".", 1)[1]),
+        default=None,
+    )
+    return RHBOK_CSV_KUEUE_VERSIONS[newest] if newest is not None else RHBOK_KUEUE_VERSIONS.get(minor)
+
+
 class RedHatKueue(OlmSubscription):
     """The Red Hat build of Kueue (package ``kueue-operator``, namespace ``openshift-kueue-operator``)."""
 

@@ -10,11 +10,13 @@ from batchplane.config.rules import ExpandedKueue
 from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
 from batchplane.targets.openshift.config import (
+    EMBEDDED_KUEUE_VERSION,
     RHBOK_INTEGRATIONS,
     OpenShiftTarget,
     check_openshift,
     label_managed_namespaces,
     rhbok_frameworks,
+    rhbok_kueue_version,
 )
 from batchplane.targets.openshift.machines import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
 from batchplane.targets.platform import Connection, Platform, PoolMachine
@@ -78,6 +80,15 @@ class OpenShiftPlatform(Platform):
         """``openshift-kueue-operator`` (the Red Hat build of Kueue), or ``redhat-ods-applications`` where OpenShift
         AI 2.x runs Kueue embedded (``kueue: Managed`` in the DataScienceCluster)."""
         return KUEUE_NAMESPACE if self.target.installs_rhbok() else "redhat-ods-applications"
+
+    def kueue_version(self, operators: OperatorsConfig | None, environment: str) -> str | None:
+        """The Red Hat build of Kueue's upstream Kueue (:func:`~batchplane.targets.openshift.config.rhbok_kueue_version`:
+        the channel head, or ``startingCsv`` when ``Manual`` approval keeps it), or, where OpenShift AI 2.x embeds
+        Kueue, :data:`~batchplane.targets.openshift.config.EMBEDDED_KUEUE_VERSION`."""
+        if not self.target.installs_rhbok():
+            return EMBEDDED_KUEUE_VERSION
+        kueue = self.target.kueue
+        return rhbok_kueue_version(kueue.channel, kueue.approved_csv(environment))
 
     def kueue_integrations(self) -> list[str]:
         """The ``Kueue`` CR's frameworks as Kueue integration names (``batch/job``, ``ray.io/rayjob``, …)."""
