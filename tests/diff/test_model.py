@@ -48,13 +48,30 @@ def test_prod_dws_pools_show_capacity_quota_and_margin_as_the_capacity_check_cou
     assert (l4.max_nodes, l4.gpus_at_max, l4.margin("nvidia.com/gpu")) == (12, 12, 0)
 
 
-def test_a_pool_without_a_price_row_has_no_price_never_an_estimate() -> None:
-    summary = summarize(template("gke-prod-dws"), PRICES)
-    assert summary.pools["h100"].price is None  # no sourced flex-start row
+def test_a_pool_without_a_price_row_has_no_price_never_an_estimate(tmp_path: Path) -> None:
+    only_on_demand_a3 = tmp_path / "gcp.csv"
+    only_on_demand_a3.write_text(
+        "machine_type,region,model,usd_per_hour,source,retrieved,note\n"
+        "a3-highgpu-8g,us-central1,on-demand,87.8328,https://x.example/p,2026-01-01,\n"
+    )
+    summary = summarize(template("gke-prod-dws"), load_price_table([only_on_demand_a3]))
+    assert summary.pools["h100"].price is None  # flex-start: not the on-demand row, not a discount of it
     assert summary.pools["h100"].quota_usd_per_hour is None
-    assert summary.pools["l4"].price is None  # no sourced g2-standard-8 row
+    assert summary.pools["l4"].price is None
     assert summary.total_usd_per_hour is None
     assert summary.team_total("team-a") is None
+
+
+def test_the_prod_dws_flex_start_h100_and_on_demand_l4_pools_are_priced_from_their_rows() -> None:
+    summary = summarize(template("gke-prod-dws"), PRICES)
+    h100, l4 = summary.pools["h100"], summary.pools["l4"]
+    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    g2 = PRICES.lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
+    assert flex is not None and g2 is not None
+    assert h100.price == flex and l4.price == g2
+    assert h100.quota_usd_per_hour == 24 * flex.usd_per_hour / 8
+    assert l4.quota_usd_per_hour == 12 * g2.usd_per_hour
+    assert summary.total_usd_per_hour == h100.quota_usd_per_hour + l4.quota_usd_per_hour
 
 
 def test_an_on_demand_pool_is_priced_per_gpu_share_of_the_node(tmp_path: Path) -> None:
@@ -67,7 +84,8 @@ def test_an_on_demand_pool_is_priced_per_gpu_share_of_the_node(tmp_path: Path) -
     team_a = summary.team_costs[("team-a", "h100")]
     assert team_a.gpus == 16  # nominal 8 + borrowing limit 8, in cohort "ml"
     assert team_a.usd_per_hour == 16 * A3_ON_DEMAND / 8
-    assert summary.total_usd_per_hour == h100.quota_usd_per_hour  # l4 has no price: left out, not guessed
+    l4 = summary.pools["l4"].quota_usd_per_hour
+    assert l4 is not None and summary.total_usd_per_hour == h100.quota_usd_per_hour + l4
 
 
 def test_openshift_machine_sets_are_priced_by_instance_type_and_region(tmp_path: Path) -> None:

@@ -37,7 +37,10 @@ def test_lookup_is_exact_on_machine_type_region_and_model() -> None:
     row = table.lookup("gcp", "a3-highgpu-8g", "us-central1", "on-demand")
     assert row is not None and row.usd_per_hour == Decimal("87.8328")
     assert table.lookup("gcp", "a3-highgpu-8g", "europe-west4", "on-demand") is None
-    assert table.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start") is None
+    assert table.lookup("gcp", "a3-highgpu-8g", "us-central1", "spot") != table.lookup(
+        "gcp", "a3-highgpu-8g", "us-central1", "flex-start"
+    )
+    assert table.lookup("gcp", "a3-highgpu-8g", "europe-west4", "flex-start") is None
     assert table.lookup("aws", "a3-highgpu-8g", "us-central1", "on-demand") is None
     assert table.lookup("gcp", "a3-highgpu-8g", None, "on-demand") is None
 
