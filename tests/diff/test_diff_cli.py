@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from decimal import Decimal
 import subprocess
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
