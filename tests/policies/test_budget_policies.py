@@ -87,10 +87,19 @@ def test_stack_cost_is_the_quota_min_capacity_at_list_price_and_names_unpriced_p
     assert message.startswith(
         "the stack's GPU quota can claim nodes worth $351.33/h at list price; the limit is $300.00/h"
     )
-    flex = prod_like(pool(flexStart=True), team_a_gpus=16)
+    flex = prod_like(pool(flexStart=True), team_a_gpus=16)  # billed at the flex-start row, not on-demand
+    row = load_price_table().lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    assert row is not None
+    ((message, _),) = flex.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 0})
+    assert message.startswith(
+        f"the stack's GPU quota can claim nodes worth ${32 * row.usd_per_hour / 8:,.2f}/h at list price"
+    )
+    europe = pool()
+    europe["nodeLocations"] = ["europe-west4-a"]
+    unpriced = prod_like(europe, team_a_gpus=16)
     assert (
-        flex.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 0}) == []
-    )  # no flex-start price row
+        unpriced.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 0}) == []
+    )  # no row: no price
 
 
 def test_the_pack_and_batchplane_diff_agree_on_the_cost(tmp_path: Path) -> None:
