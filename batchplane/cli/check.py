@@ -7,6 +7,12 @@ state backend: validate the stack config, run the Pulumi program under the offli
 :func:`batchplane.policyrun.run_policy_pack`), send every resource to ``Analyze`` and the whole stack
 to ``AnalyzeStack``, and print the violations.
 
+``--base GITREF`` (the PR's merge base in the workflow) also runs the program offline on the same stack file at that
+ref and hands the result to ``production-node-pool-replacement`` as its ``baseline`` (a ``batchplane preview --json``
+document in a temporary file), so a pull request that changes a production node pool's force-new inputs fails
+unless the policy config lists the pool in ``allowReplace``. A ``baseline`` the policy config sets itself wins; a
+stack file absent at the ref is a new stack (no baseline).
+
 Exit codes: 0 no mandatory violation; 1 a mandatory violation, or an invalid stack config (its
 issues are printed); 2 usage or I/O errors (no such stack, unreadable files, a bad policy config,
 a program or pack that fails to run).
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -162,6 +169,14 @@ def check(
             "--github", help="Also print GitHub Actions annotations (default when GITHUB_ACTIONS=true)."
         ),
     ] = False,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base",
+            help="A git ref (e.g. the PR's merge base): the same stack file there is the baseline of "
+            "production-node-pool-replacement.",
+        ),
+    ] = None,
 ) -> None:
     """Run the policy pack over a stack offline: exit 1 on a mandatory violation or an invalid config."""
     from batchplane.offline.stackfile import encode_config, read_project
@@ -198,10 +213,15 @@ def check(
 
     resources = _run_program(root, name, raw)
     encoded, _ = encode_config(project.name, {**project.config_defaults, **raw})
-    try:
-        report = _run_pack(root / POLICY_PACK_DIR, resources, project.name, name, encoded, given)
-    except PolicyRunError as exc:  # PolicyConfigError included
-        raise _fail(str(exc)) from None
+    with tempfile.TemporaryDirectory(prefix="batchplane-check-") as scratch:
+        if base is not None:
+            baseline = write_baseline(root, name, path, base, Path(scratch))
+            if baseline is not None:
+                given = with_baseline(given, baseline)
+        try:
+            report = _run_pack(root / POLICY_PACK_DIR, resources, project.name, name, encoded, given)
+        except PolicyRunError as exc:  # PolicyConfigError included
+            raise _fail(str(exc)) from None
 
     if json_output:
         print(report.to_json())
@@ -221,6 +241,51 @@ def check(
         for line in github_annotations(report, shown, _positions_by_urn(path, loaded, resources)):
             print(line)
     raise typer.Exit(EXIT_FINDINGS if report.has_mandatory else EXIT_OK)
+
+
+REPLACEMENT_POLICY = "production-node-pool-replacement"
+"""The policy that compares node pools with a baseline (policies/batchplane_policies/budget.py)."""
+
+
+def write_baseline(root: Path, stack: str, path: Path, ref: str, folder: Path) -> Path | None:
+    """Run the program offline on ``path`` as it is at git ``ref`` (in the work tree holding ``path``) and write its ``batchplane preview --json``
+    document to ``folder``; the file, or None when the stack file does not exist at ``ref`` (a new stack).
+
+    Raises:
+        typer.Exit: (2) not a git work tree, ``ref`` is not a commit, or the base does not load or run.
+    """
+    import json
+
+    from batchplane.cli.diff import read_at_ref
+    from batchplane.offline.engine import run_program
+    from batchplane.stack import read_stack_file
+
+    data = read_at_ref(path.resolve().parent, ref, path)  # the stack file's own git work tree
+    if data is None:
+        return None
+    base_file = folder / "base" / path.name
+    base_file.parent.mkdir(parents=True, exist_ok=True)
+    base_file.write_bytes(data)
+    try:
+        run = run_program(root, stack, read_stack_file(base_file))
+    except (ConfigLoadError, ConfigValidationError) as exc:
+        raise _fail(f"--base {ref}: the stack file there does not load: {exc}") from None
+    except Exception as exc:  # the program's own failure, whatever it is
+        raise _fail(f"--base {ref}: the program failed for the base: {type(exc).__name__}: {exc}") from None
+    out = folder / "base-preview.json"
+    out.write_text(json.dumps(run.to_json(show_secrets=False)), encoding="utf-8")
+    return out.resolve()
+
+
+def with_baseline(given: Mapping[str, Any] | None, baseline: Path) -> dict[str, Any]:
+    """``given`` policy config with ``production-node-pool-replacement.baseline`` set to ``baseline`` unless it
+    sets one itself (a bare enforcement level becomes ``{"enforcementLevel": level}``)."""
+    config = dict(given or {})
+    entry = config.get(REPLACEMENT_POLICY)
+    policy = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry or {})
+    policy.setdefault("baseline", str(baseline))
+    config[REPLACEMENT_POLICY] = policy
+    return config
 
 
 def _run_program(root: Path, stack: str, raw: Mapping[str, Any]) -> list[Any]:
@@ -250,10 +315,13 @@ def _run_pack(
 
 
 __all__ = [
+    "REPLACEMENT_POLICY",
     "check",
     "github_annotation",
     "github_annotations",
     "plain_lines",
     "policy_message",
     "resource_label",
+    "with_baseline",
+    "write_baseline",
 ]

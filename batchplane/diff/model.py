@@ -12,9 +12,10 @@ Cost at maximum (docs/diff.md):
 
 * a pool: ``min(GPU quota on its flavors, GPUs at max nodes) × node price / GPUs per node`` — what the nodes the
   quota can claim cost per hour when every GPU of that quota is in use; also ``max nodes × node price``;
-* a team (ClusterQueue) on a pool: ``min(nominalQuota + borrowable, GPUs at max) × node price / GPUs per node`` over
-  the pool's flavors, where borrowable is ``min(borrowingLimit, what the other members of its cohort can lend)`` (their
-  ``lendingLimit``, else ``nominalQuota``; no borrowing limit → all of that; no cohort → nothing).
+* a team (ClusterQueue) on a pool: ``min(Σ potentialAvailable, GPUs at max) × node price / GPUs per node`` over the
+  pool's flavors, where ``potentialAvailable`` is the most Kueue lets the queue have with every other queue idle:
+  nominal quota plus what it can borrow up the cohort tree (parent cohorts included), each node's
+  ``lendingLimit`` / ``borrowingLimit`` respected (:func:`team_maxima`, the webhook's own computation).
 
 The per-GPU share of a node's price keeps every figure additive over pools. A MultiKueue manager's declared workers
 are clusters of their own: their queues, pools and costs join the summary named ``<worker>/<name>``.
@@ -28,12 +29,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
+from batchplane.accounting.model import from_stored
+from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.config.kueue import ResourceGroup
 from batchplane.pools import GPU_RESOURCE, BackedPool, flavor_pools
 from batchplane.pricing import PriceModel, PriceRow, PriceTable
 from batchplane.quantity import QuantityError, parse_quantity
 from batchplane.stack import Stack
 from batchplane.stack.pools import backed_pools
+from batchplane.webhook.quota import compile_queues
 
 GIB = Decimal(2**30)
 OwnerKind = Literal["ClusterQueue", "Cohort"]
@@ -174,7 +178,7 @@ class TeamCost:
     Attributes:
         team: the ClusterQueue.
         pool: the pool.
-        gpus: ``min(nominal + borrowing, GPUs at max)`` over the pool's flavors.
+        gpus: ``min(Σ potentialAvailable, GPUs at max)`` over the pool's flavors (:func:`team_maxima`).
         usd_per_hour: the list price of those GPUs' share of nodes, or None (no price).
     """
 
@@ -292,33 +296,36 @@ def _pool_summary(
     )
 
 
-def _lendable(
-    quotas: dict[tuple[str, str, str, str], QuotaEntry], cohorts: dict[str, str | None]
-) -> dict[tuple[str, str], Decimal]:
-    """(cohort, flavor) → GPUs its members can lend: each ClusterQueue's (and the Cohort object's own) ``lendingLimit``,
-    else its ``nominalQuota`` (Kueue: borrowing only takes what other members of the cohort leave unused)."""
+def team_maxima(stack: Stack) -> dict[tuple[str, str], Decimal]:
+    """(ClusterQueue, flavor) → the most ``nvidia.com/gpu`` the queue can ever get on that flavor: Kueue's
+    ``potentialAvailable`` over the whole cohort tree, as the webhook computes it
+    (:func:`batchplane.webhook.quota.compile_queues` on the stack's rendered policy document).
+
+    ``potentialAvailable`` (``pkg/cache/scheduler/resource_node.go`` at
+    https://github.com/kubernetes-sigs/kueue/tree/v0.19.2): a root cohort has its ``SubtreeQuota``; any other
+    node (a ClusterQueue, a cohort with ``parentName``) has its non-lendable part plus its parent's
+    ``potentialAvailable``, capped at ``SubtreeQuota + borrowingLimit`` when it has a borrowing limit. A
+    cohort's ``SubtreeQuota`` is its own quota plus what each child can lend (its ``lendingLimit``, else all of
+    it), so a parent cohort's quota and every ancestor's limits count. Only flavors the queue lists a GPU quota
+    for appear.
+    """
     out: dict[tuple[str, str], Decimal] = {}
-    for e in quotas.values():
-        if e.resource != GPU_RESOURCE:
-            continue
-        cohort = cohorts.get(e.owner) if e.kind == "ClusterQueue" else e.owner
-        if cohort is None:
-            continue
-        share = e.values["lendingLimit"] if e.values["lendingLimit"] is not None else e.values["nominalQuota"]
-        out[(cohort, e.flavor)] = out.get((cohort, e.flavor), Decimal(0)) + (share or Decimal(0))
+    for name, queue in compile_queues(render_policy(stack)).items():
+        for (flavor, resource), capacity in queue.capacity.items():
+            if resource == GPU_RESOURCE:
+                out[(name, flavor)] = from_stored(resource, capacity.maximum)
     return out
 
 
 def _team_cost(
     team: str,
-    cohort: str | None,
     pool: PoolSummary,
     quotas: dict[tuple[str, str, str, str], QuotaEntry],
-    lendable: dict[tuple[str, str], Decimal],
+    maxima: dict[tuple[str, str], Decimal],
 ) -> TeamCost | None:
     """What ``team`` can claim on ``pool`` (None when it has no GPU quota on the pool's flavors)."""
     present = [
-        e
+        flavor
         for flavor in pool.flavors
         if (e := quotas.get(("ClusterQueue", team, flavor, GPU_RESOURCE))) is not None
         and e.values["nominalQuota"] is not None
@@ -326,15 +333,7 @@ def _team_cost(
     if not present:
         return None
     cap = pool.gpus_at_max
-    gpus = Decimal(0)
-    for e in present:
-        nominal = e.values["nominalQuota"] or Decimal(0)
-        gpus += nominal
-        if cohort is not None:
-            own = e.values["lendingLimit"] if e.values["lendingLimit"] is not None else nominal
-            others = lendable.get((cohort, e.flavor), Decimal(0)) - own
-            limit = e.values["borrowingLimit"]
-            gpus += max(Decimal(0), others if limit is None else min(limit, others))
+    gpus = sum((maxima.get((team, flavor), Decimal(0)) for flavor in present), Decimal(0))
     claim = gpus if cap is None else min(gpus, cap)
     per_gpu = pool.usd_per_gpu_hour
     return TeamCost(team, pool.name, claim, None if per_gpu is None else per_gpu * claim)
@@ -351,10 +350,10 @@ def summarize(stack: Stack, prices: PriceTable) -> StackSummary:
         flavors = tuple(sorted(name for name, p in mapping.items() if p is bp))
         pools[bp.name] = _pool_summary(stack, bp, flavors, quotas, prices)
     team_costs: dict[tuple[str, str], TeamCost] = {}
-    lendable = _lendable(quotas, cohorts)
-    for team, cohort in cohorts.items():
+    maxima = team_maxima(stack)
+    for team in cohorts:
         for pool in pools.values():
-            cost = _team_cost(team, cohort, pool, quotas, lendable)
+            cost = _team_cost(team, pool, quotas, maxima)
             if cost is not None:
                 team_costs[(team, pool.name)] = cost
     summary = StackSummary(

@@ -4,9 +4,9 @@ Each is off until configured (``--policy-config`` / ``--policy-pack-config``), m
 when its config says ``"enforcementLevel": "advisory"`` (Pulumi's own per-policy setting). The figures are the ones
 ``batchplane diff`` shows (docs/diff.md), computed from what the pack sees — the stack's resources:
 
-* a team is a ClusterQueue; the GPUs it can claim on a flavor are ``nominalQuota`` plus, in a cohort,
-  ``min(borrowingLimit, what the other members can lend)`` (their ``lendingLimit``, else ``nominalQuota``; no
-  borrowing limit: all of it); on a GKE pool (a flavor whose ``nodeLabels`` select ``cloud.google.com/gke-nodepool``)
+* a team is a ClusterQueue; the GPUs it can claim on a flavor are Kueue's ``potentialAvailable``: its nominal quota
+  plus what it can borrow up the cohort tree (parent cohorts' quota included, every node's ``lendingLimit`` and
+  ``borrowingLimit`` respected; :func:`gpu_maxima`, the webhook's own model); on a GKE pool (a flavor whose ``nodeLabels`` select ``cloud.google.com/gke-nodepool``)
   capped at the pool's GPUs at max nodes;
 * a node's list price comes from the price table Batchplane ships (``batchplane/data/prices/gcp.csv``, read as a file:
   the pack never imports the ``batchplane`` package), by machine type, region (``location`` or the first of
@@ -35,7 +35,11 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationArgs, StackValidationPolicy
 
+from batchplane.accounting.model import from_stored
 from batchplane.targets.gke.rules import NODE_POOL_REPLACE
+from batchplane.webhook.errors import PolicyError
+from batchplane.webhook.policy import PolicyDocument
+from batchplane.webhook.quota import compile_queues
 from batchplane_policies._support import (
     PRODUCTION_ENVIRONMENTS,
     ReportViolation,
@@ -169,46 +173,66 @@ class Claim:
     unpriced: tuple[str, ...]
 
 
-def _lendable(resources: list[ResourceView]) -> dict[tuple[str, str], Decimal]:
-    """(cohort, flavor) → GPUs the cohort's members can lend (``lendingLimit``, else ``nominalQuota``)."""
-    out: dict[tuple[str, str], Decimal] = {}
+def _quota_policy(props: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A ClusterQueue's or Cohort's GPU quotas as the webhook policy's resource groups (one group per flavor)."""
+    groups: list[dict[str, Any]] = []
+    for flavor, _, entry in _gpu_entries(props):
+        quota: dict[str, str] = {"nominalQuota": str(quantity(get(entry, "nominalQuota")) or 0)}
+        for key in ("borrowingLimit", "lendingLimit"):
+            amount = quantity(get(entry, key))
+            if amount is not None:
+                quota[key] = str(amount)
+        groups.append({"coveredResources": [GPU], "flavors": [{"name": flavor, "resources": {GPU: quota}}]})
+    return groups
+
+
+def gpu_maxima(resources: list[ResourceView]) -> dict[tuple[str, str], Decimal]:
+    """(ClusterQueue, flavor) → the most GPUs it can ever get there: Kueue's ``potentialAvailable`` over the whole
+    cohort tree (``Cohort.spec.parentName``, every node's ``lendingLimit``/``borrowingLimit``), computed by the
+    webhook's own model (:func:`batchplane.webhook.quota.compile_queues`, ``pkg/cache/scheduler/resource_node.go``
+    at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2) — the figure ``batchplane diff`` shows. A cohort
+    cycle or an unparsable quantity (the loader refuses both) leaves every queue at its nominal quota."""
+    queues: dict[str, Any] = {}
+    cohorts: dict[str, Any] = {}
     for r in resources:
-        kind = kueue_kind(r.resource_type)
+        kind, name = kueue_kind(r.resource_type), object_name(r.props)
+        if name is None:
+            continue
         if kind == "ClusterQueue":
-            cohort = cluster_queue_cohort(r.props)
+            queues[name] = {"cohort": cluster_queue_cohort(r.props), "resourceGroups": _quota_policy(r.props)}
         elif kind == "Cohort":
-            cohort = object_name(r.props)
-        else:
-            continue
-        if cohort is None:
-            continue
-        for flavor, _, entry in _gpu_entries(r.props):
-            share = quantity(get(entry, "lendingLimit"))
-            share = quantity(get(entry, "nominalQuota")) if share is None else share
-            out[(cohort, flavor)] = out.get((cohort, flavor), Decimal(0)) + (share or Decimal(0))
-    return out
+            parent = text(get(r.props, "spec", "parentName"))
+            cohorts[name] = {"parent": parent, "resourceGroups": _quota_policy(r.props)}
+    try:
+        document = PolicyDocument.model_validate(
+            {"stack": "pack", "clusterQueues": queues, "cohorts": cohorts}
+        )
+        compiled = compile_queues(document)
+    except (PolicyError, ValueError):
+        return {
+            (name, flavor["name"]): Decimal(flavor["resources"][GPU]["nominalQuota"])
+            for name, queue in queues.items()
+            for group in queue["resourceGroups"]
+            for flavor in group["flavors"]
+        }
+    return {
+        (name, flavor): from_stored(resource, capacity.maximum)
+        for name, queue in compiled.items()
+        for (flavor, resource), capacity in queue.capacity.items()
+    }
 
 
 def team_claims(resources: list[ResourceView], prices: Mapping[tuple[str, str, str], Decimal]) -> list[Claim]:
     """What every ClusterQueue can claim: GPUs and their list price per hour (module docstring)."""
     pools = gke_pools(resources, prices)
     by_flavor = flavor_pools(resources, pools)
-    lendable = _lendable(resources)
+    maxima = gpu_maxima(resources)
     out: list[Claim] = []
     for cq in of_kueue_kind(resources, "ClusterQueue"):
         team = object_name(cq.props) or cq.name
-        cohort = cluster_queue_cohort(cq.props)
         per_pool: dict[str | None, Decimal] = {}
-        for flavor, _, entry in _gpu_entries(cq.props):
-            nominal = quantity(get(entry, "nominalQuota")) or Decimal(0)
-            amount = nominal
-            if cohort is not None:
-                lending = quantity(get(entry, "lendingLimit"))
-                others = lendable.get((cohort, flavor), Decimal(0)) - (
-                    nominal if lending is None else lending
-                )
-                limit = quantity(get(entry, "borrowingLimit"))
-                amount += max(Decimal(0), others if limit is None else min(limit, others))
+        for flavor, _, _entry in _gpu_entries(cq.props):
+            amount = maxima.get((team, flavor), Decimal(0))
             pool = by_flavor.get(flavor)
             per_pool[pool] = per_pool.get(pool, Decimal(0)) + amount
         gpus = Decimal(0)

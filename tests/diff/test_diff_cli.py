@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from batchplane.diff.render import COMMENT_MARKER, SCHEMA
+from batchplane.diff.render import COMMENT_MARKER, SCHEMA, usd, usd_delta
+from batchplane.pricing import load_price_table
 from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
 from tests.diff.helpers import (
     decrement_first_quota,
@@ -75,11 +77,35 @@ def test_the_issue_example_prints_the_quota_margin_and_gpu_deltas_in_json(
     assert [(c["pool"], c["margin"]) for c in data["capacity"]] == [("h100", {"before": 8, "after": 0})]
     costs = data["costs"]
     assert costs["label"] == "list price, maximum, not a bill"
+    flex = load_price_table().lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    assert flex is not None
+    eight_h100 = float(round(8 * flex.usd_per_hour / 8, 4))  # 8 more GPUs, each 1/8 of the node's price
     assert [(r["scope"], r["gpus"]["delta"], r["usdPerHour"]["delta"]) for r in costs["rows"]] == [
-        ("team", 8, None),
-        ("pool", 8, None),
-        ("stack", 8, None),
+        ("team", 8, eight_h100),
+        ("pool", 8, eight_h100),
+        ("stack", 8, eight_h100),
     ]
+    assert {(p["machineType"], p["model"], p["source"]) for p in costs["prices"]} >= {
+        ("a3-highgpu-8g", "flex-start", flex.source)
+    }
+    delta = usd_delta(8 * flex.usd_per_hour / 8)
+    markdown = runner.invoke(
+        app, ["diff", "--base-config", str(PROD), "--config", str(head), "--no-objects", "--markdown"]
+    )
+    assert markdown.exit_code == 0, markdown.output
+    assert (
+        f"| team team-a on h100 | 16 GPUs · {usd(16 * flex.usd_per_hour / 8)} | 24 GPUs · {usd(24 * flex.usd_per_hour / 8)} | +8 GPUs | {delta} |"
+        in markdown.stdout
+    )
+    assert f"a3-highgpu-8g us-central1 flex-start: ${flex.usd_per_hour}/h" in markdown.stdout
+    terminal = runner.invoke(
+        app,
+        ["diff", "--base-config", str(PROD), "--config", str(head), "--no-objects"],
+        env={"COLUMNS": "250"},
+    )
+    assert terminal.exit_code == 0, terminal.output
+    team_line = next(line for line in terminal.stdout.splitlines() if "team team-a on h100" in line)
+    assert "+8 GPUs" in team_line and delta in team_line
     assert [(d["namespace"], d["before"]["allowed"], d["after"]["allowed"]) for d in data["decisions"]] == [
         ("team-a", False, True),
         ("team-a", False, True),
@@ -98,10 +124,13 @@ def test_on_an_on_demand_pool_the_markdown_shows_delta_dollars_per_hour_and_the_
     )
     assert result.exit_code == 0, result.output
     out = result.stdout
+    g2 = load_price_table().lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
+    assert g2 is not None
+    l4 = 12 * g2.usd_per_hour  # the l4 pool's 12 GPUs of quota, unchanged
     assert "| team team-a on h100 | 16 GPUs · $175.67/h | 24 GPUs · $263.50/h | +8 GPUs | +$87.83/h |" in out
     assert (
-        "| stack gke-prod-dws | 36 GPUs · $263.50/h (pools without a price left out) | 44 GPUs · $351.33/h (pools without a price left out) | +8 GPUs | +$87.83/h (priced pools only) |"
-        in out
+        f"| stack gke-prod-dws | 36 GPUs · {usd(Decimal('263.4984') + l4)} | 44 GPUs · {usd(Decimal('351.3312') + l4)}"
+        f" | +8 GPUs | {usd_delta(Decimal('87.8328'))} |" in out
     )
     assert "a3-highgpu-8g us-central1 on-demand: $87.8328/h" in out and "retrieved 2026-09-26" in out
     assert "list price, maximum, not a bill" in out

@@ -137,10 +137,14 @@ def test_prod_dws_team_a_h100_8_to_16_gives_exactly_the_expected_deltas(tmp_path
     assert [(c.pool, c.resource, c.capacity, c.quota, c.margin, c.unbacked) for c in diff.capacity] == [
         ("h100", "nvidia.com/gpu", (32, 32), (24, 32), (8, 0), False)
     ]
+    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    g2 = PRICES.lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
+    assert flex is not None and g2 is not None
+    share, l4 = flex.usd_per_hour / 8, 12 * g2.usd_per_hour  # the l4 pool's 12 GPUs of quota, unchanged
     assert [(c.scope, c.name, c.gpus, c.delta_gpus, c.usd, c.delta_usd) for c in diff.costs] == [
-        ("team", "team-a", (16, 24), 8, (None, None), None),  # flex-start: no sourced price
-        ("pool", "h100", (24, 32), 8, (None, None), None),
-        ("stack", "gke-prod-dws", (36, 44), 8, (None, None), None),
+        ("team", "team-a", (16, 24), 8, (16 * share, 24 * share), 8 * share),
+        ("pool", "h100", (24, 32), 8, (24 * share, 32 * share), 8 * share),
+        ("stack", "gke-prod-dws", (36, 44), 8, (24 * share + l4, 32 * share + l4), 8 * share),
     ]
 
 
@@ -156,7 +160,10 @@ def test_the_same_change_on_an_on_demand_pool_costs_eight_h100_shares_more_per_h
     assert costs[("team", "team-a")].delta_usd == A3
     assert costs[("pool", "h100")].delta_usd == A3
     assert costs[("stack", "gke-prod-dws")].delta_usd == A3
-    assert costs[("stack", "gke-prod-dws")].usd == (24 * share, 32 * share)
+    g2 = PRICES.lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
+    assert g2 is not None
+    l4 = 12 * g2.usd_per_hour  # the l4 pool's 12 GPUs of quota, unchanged
+    assert costs[("stack", "gke-prod-dws")].usd == (24 * share + l4, 32 * share + l4)
 
 
 def test_a_new_stack_shows_every_quota_and_pool_as_added() -> None:

@@ -48,13 +48,30 @@ def test_prod_dws_pools_show_capacity_quota_and_margin_as_the_capacity_check_cou
     assert (l4.max_nodes, l4.gpus_at_max, l4.margin("nvidia.com/gpu")) == (12, 12, 0)
 
 
-def test_a_pool_without_a_price_row_has_no_price_never_an_estimate() -> None:
-    summary = summarize(template("gke-prod-dws"), PRICES)
-    assert summary.pools["h100"].price is None  # no sourced flex-start row
+def test_a_pool_without_a_price_row_has_no_price_never_an_estimate(tmp_path: Path) -> None:
+    only_on_demand_a3 = tmp_path / "gcp.csv"
+    only_on_demand_a3.write_text(
+        "machine_type,region,model,usd_per_hour,source,retrieved,note\n"
+        "a3-highgpu-8g,us-central1,on-demand,87.8328,https://x.example/p,2026-01-01,\n"
+    )
+    summary = summarize(template("gke-prod-dws"), load_price_table([only_on_demand_a3]))
+    assert summary.pools["h100"].price is None  # flex-start: not the on-demand row, not a discount of it
     assert summary.pools["h100"].quota_usd_per_hour is None
-    assert summary.pools["l4"].price is None  # no sourced g2-standard-8 row
+    assert summary.pools["l4"].price is None
     assert summary.total_usd_per_hour is None
     assert summary.team_total("team-a") is None
+
+
+def test_the_prod_dws_flex_start_h100_and_on_demand_l4_pools_are_priced_from_their_rows() -> None:
+    summary = summarize(template("gke-prod-dws"), PRICES)
+    h100, l4 = summary.pools["h100"], summary.pools["l4"]
+    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    g2 = PRICES.lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
+    assert flex is not None and g2 is not None
+    assert h100.price == flex and l4.price == g2
+    assert h100.quota_usd_per_hour == 24 * flex.usd_per_hour / 8
+    assert l4.quota_usd_per_hour == 12 * g2.usd_per_hour
+    assert summary.total_usd_per_hour == h100.quota_usd_per_hour + l4.quota_usd_per_hour
 
 
 def test_an_on_demand_pool_is_priced_per_gpu_share_of_the_node(tmp_path: Path) -> None:
@@ -67,7 +84,8 @@ def test_an_on_demand_pool_is_priced_per_gpu_share_of_the_node(tmp_path: Path) -
     team_a = summary.team_costs[("team-a", "h100")]
     assert team_a.gpus == 16  # nominal 8 + borrowing limit 8, in cohort "ml"
     assert team_a.usd_per_hour == 16 * A3_ON_DEMAND / 8
-    assert summary.total_usd_per_hour == h100.quota_usd_per_hour  # l4 has no price: left out, not guessed
+    l4 = summary.pools["l4"].quota_usd_per_hour
+    assert l4 is not None and summary.total_usd_per_hour == h100.quota_usd_per_hour + l4
 
 
 def test_openshift_machine_sets_are_priced_by_instance_type_and_region(tmp_path: Path) -> None:
@@ -118,3 +136,77 @@ def test_a_multikueue_managers_declared_workers_join_the_summary_under_their_nam
     workers = {owner.split("/")[0] for (_, owner, _, _) in summary.quotas if "/" in owner}
     assert workers == {"us-east4", "europe-west4", "asia-southeast1"}
     assert all(team.startswith(pool_name.split("/")[0] + "/") for team, pool_name in summary.team_costs)
+
+
+def _two_level(tmp_path: Path, parent_gpus: int, ml_borrowing: int | None = None) -> Path:
+    """``gke-prod-dws`` whose teams borrow without a limit in cohort ``ml``, ``ml`` a child of cohort ``org``;
+    ``org`` owns ``parent_gpus`` H100 GPUs, ``ml`` (given) may borrow ``ml_borrowing`` of them."""
+    doc = stack_document("gke-prod-dws")
+    for member in doc["config"]["batchplane:teams"]["members"]:
+        member["quotas"]["h100"]["nvidia.com/gpu"].pop("borrowingLimit")
+    ml: dict[str, object] = {"name": "ml", "parentName": "org"}
+    if ml_borrowing is not None:
+        ml["resourceGroups"] = [
+            {
+                "coveredResources": ["nvidia.com/gpu"],
+                "flavors": [
+                    {
+                        "name": "h100",
+                        "resources": [
+                            {"name": "nvidia.com/gpu", "nominalQuota": 0, "borrowingLimit": ml_borrowing}
+                        ],
+                    }
+                ],
+            }
+        ]
+    org = {
+        "name": "org",
+        "resourceGroups": [
+            {
+                "coveredResources": ["nvidia.com/gpu"],
+                "flavors": [
+                    {"name": "h100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": parent_gpus}]}
+                ],
+            }
+        ],
+    }
+    doc["config"]["batchplane:kueue"]["cohorts"] = [ml, org]
+    folder = tmp_path / f"org-{parent_gpus}-{ml_borrowing}"
+    folder.mkdir()
+    return write_document(doc, folder / "Pulumi.gke-prod-dws.yaml")
+
+
+def test_a_team_borrows_up_the_cohort_tree_from_a_parent_cohorts_quota(tmp_path: Path) -> None:
+    # ml's subtree lends all 24 team GPUs; the root org adds its own 8: potentialAvailable = 0 + 32 (Kueue
+    # resource_node.go: a non-root node gets localQuota + potentialAvailable(parent)).
+    without = summarize(load_stack_file(_two_level(tmp_path, parent_gpus=0)), PRICES)
+    with_parent = summarize(load_stack_file(_two_level(tmp_path, parent_gpus=8)), PRICES)
+    assert [without.team_costs[(t, "h100")].gpus for t in ("team-a", "team-b", "team-c")] == [24, 24, 24]
+    assert [with_parent.team_costs[(t, "h100")].gpus for t in ("team-a", "team-b", "team-c")] == [32, 32, 32]
+    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    assert flex is not None
+    assert with_parent.team_costs[("team-a", "h100")].usd_per_hour == 32 * flex.usd_per_hour / 8
+
+
+def test_a_child_cohorts_borrowing_limit_caps_what_its_teams_get_from_the_parent(tmp_path: Path) -> None:
+    # ml may borrow 4 beyond its subtree (24): min(0 + 32, 24 + 4) = 28 for every team in it.
+    summary = summarize(load_stack_file(_two_level(tmp_path, parent_gpus=8, ml_borrowing=4)), PRICES)
+    assert [summary.team_costs[(t, "h100")].gpus for t in ("team-a", "team-b", "team-c")] == [28, 28, 28]
+
+
+def test_raising_a_parent_cohorts_quota_shows_in_the_diff_as_more_gpus_and_dollars_per_team(
+    tmp_path: Path,
+) -> None:
+    from batchplane.diff import compare
+
+    base = load_stack_file(_two_level(tmp_path, parent_gpus=0))
+    head = load_stack_file(_two_level(tmp_path, parent_gpus=8))
+    diff = compare(base, head, prices=PRICES, decisions=False)
+    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    assert flex is not None
+    share = flex.usd_per_hour / 8
+    assert [(q.kind, q.owner, q.flavor, q.field, q.before, q.after) for q in diff.quotas] == [
+        ("Cohort", "org", "h100", "nominalQuota", 0, 8)
+    ]
+    teams = [(c.name, c.gpus, c.delta_gpus, c.delta_usd) for c in diff.costs if c.scope == "team"]
+    assert teams == [(t, (24, 32), 8, 8 * share) for t in ("team-a", "team-b", "team-c")]

@@ -37,7 +37,10 @@ def test_lookup_is_exact_on_machine_type_region_and_model() -> None:
     row = table.lookup("gcp", "a3-highgpu-8g", "us-central1", "on-demand")
     assert row is not None and row.usd_per_hour == Decimal("87.8328")
     assert table.lookup("gcp", "a3-highgpu-8g", "europe-west4", "on-demand") is None
-    assert table.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start") is None
+    assert table.lookup("gcp", "a3-highgpu-8g", "us-central1", "spot") != table.lookup(
+        "gcp", "a3-highgpu-8g", "us-central1", "flex-start"
+    )
+    assert table.lookup("gcp", "a3-highgpu-8g", "europe-west4", "flex-start") is None
     assert table.lookup("aws", "a3-highgpu-8g", "us-central1", "on-demand") is None
     assert table.lookup("gcp", "a3-highgpu-8g", None, "on-demand") is None
 
@@ -73,3 +76,21 @@ def test_a_table_from_given_files_takes_the_provider_from_the_file_name(tmp_path
     table = load_price_table([path])
     row = table.lookup("aws", "g5.2xlarge", "us-east-1", "on-demand")
     assert row is not None and row.note == "n" and row.retrieved == date(2026, 1, 2)
+
+
+def test_every_template_pool_without_a_price_row_is_named_in_the_docs() -> None:
+    from batchplane.diff.model import summarize
+    from tests.conftest import REPO_ROOT, TEMPLATE_NAMES
+    from tests.diff.helpers import template
+
+    docs = (REPO_ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    unpriced = docs[docs.index("**Not priced") : docs.index("### Refreshing the price table")]
+    table = load_price_table()
+    missing = set()
+    for name in TEMPLATE_NAMES:
+        for pool in summarize(template(name), table).pools.values():
+            if pool.price is None and pool.machine_type is not None:
+                missing.add((pool.machine_type, pool.region or ""))
+    assert missing, "every template pool is priced: drop the docs' 'Not priced' list"
+    for machine, region in sorted(missing):
+        assert f"`{machine}`" in unpriced and f"`{region}`" in unpriced, (machine, region)

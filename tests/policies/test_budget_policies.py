@@ -87,10 +87,19 @@ def test_stack_cost_is_the_quota_min_capacity_at_list_price_and_names_unpriced_p
     assert message.startswith(
         "the stack's GPU quota can claim nodes worth $351.33/h at list price; the limit is $300.00/h"
     )
-    flex = prod_like(pool(flexStart=True), team_a_gpus=16)
+    flex = prod_like(pool(flexStart=True), team_a_gpus=16)  # billed at the flex-start row, not on-demand
+    row = load_price_table().lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    assert row is not None
+    ((message, _),) = flex.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 0})
+    assert message.startswith(
+        f"the stack's GPU quota can claim nodes worth ${32 * row.usd_per_hour / 8:,.2f}/h at list price"
+    )
+    europe = pool()
+    europe["nodeLocations"] = ["europe-west4-a"]
+    unpriced = prod_like(europe, team_a_gpus=16)
     assert (
-        flex.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 0}) == []
-    )  # no flex-start price row
+        unpriced.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 0}) == []
+    )  # no row: no price
 
 
 def test_the_pack_and_batchplane_diff_agree_on_the_cost(tmp_path: Path) -> None:
@@ -190,3 +199,45 @@ def test_through_the_real_analyzer_a_configured_budget_is_advisory_when_configur
         ("budget-gpus-per-team", "advisory")
     ]
     assert 'ClusterQueue "team-a" can claim 32 GPUs' in budget_rows[0]["message"]  # H100 16 + 8, L4 4 + 4
+
+
+def _two_level(parent_gpus: int, ml_borrowing: int | None = None) -> Stack:
+    """Three teams borrowing without a limit in cohort ``ml`` (8 GPUs each on an H100 pool of 4 × 8), ``ml`` a
+    child of cohort ``org`` owning ``parent_gpus``; ``ml`` may borrow ``ml_borrowing`` beyond its subtree."""
+    stack = Stack()
+    stack.add(budget.NODE_POOL, "gke-h100", pool())
+    flavor_type, flavor = kueue(
+        "ResourceFlavor", "h100", {"nodeLabels": {"cloud.google.com/gke-nodepool": "h100"}}
+    )
+    stack.add(flavor_type, "h100", flavor)
+    for team in ("team-a", "team-b", "team-c"):
+        queue_type, queue = kueue(
+            "ClusterQueue", team, cluster_queue_spec(flavor_quota("h100", gpu=8), cohort="ml")
+        )
+        stack.add(queue_type, team, queue)
+    ml: dict[str, Any] = {"parentName": "org"}
+    if ml_borrowing is not None:
+        ml["resourceGroups"] = cluster_queue_spec(
+            flavor_quota("h100", gpu={"nominalQuota": 0, "borrowingLimit": ml_borrowing})
+        )["resourceGroups"]
+    for name, spec in (("ml", ml), ("org", cluster_queue_spec(flavor_quota("h100", gpu=parent_gpus)))):
+        cohort_type, cohort = kueue("Cohort", name, spec)
+        stack.add(cohort_type, name, cohort)
+    return stack
+
+
+def test_gpus_per_team_follow_the_cohort_tree_up_to_a_parent_cohorts_quota() -> None:
+    limit = {"maxGpusPerTeam": 24}
+    assert _two_level(parent_gpus=0).check(budget.budget_gpus_per_team, config=limit) == []
+    found = _two_level(parent_gpus=8).check(budget.budget_gpus_per_team, config=limit)
+    assert [(who, message.split(" GPUs")[0]) for message, who in found] == [
+        ("team-a", 'ClusterQueue "team-a" can claim 32'),
+        ("team-b", 'ClusterQueue "team-b" can claim 32'),
+        ("team-c", 'ClusterQueue "team-c" can claim 32'),
+    ]
+    capped = _two_level(parent_gpus=8, ml_borrowing=4).check(
+        budget.budget_gpus_per_team, config={"maxGpusPerTeam": 27}
+    )
+    assert {message.split(" GPUs")[0] for message, _ in capped} == {
+        f'ClusterQueue "{t}" can claim 28' for t in ("team-a", "team-b", "team-c")
+    }

@@ -8,6 +8,8 @@ validate`` but breaks policies on purpose and must fail with exactly the violati
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -257,3 +259,57 @@ def test_two_thousand_local_queues_pass_through_the_policy_pack(tmp_path: Path) 
     result = run_check("--config", str(config))
     assert result.exit_code == 0, result.output + result.stderr
     assert "stack big: 0 violation(s), 0 mandatory" in result.stdout
+
+
+def test_the_base_preview_joins_the_replacement_policys_config_unless_it_sets_a_baseline(
+    tmp_path: Path,
+) -> None:
+    from batchplane.cli.check import REPLACEMENT_POLICY, with_baseline
+
+    base = tmp_path / "base-preview.json"
+    assert with_baseline(None, base) == {REPLACEMENT_POLICY: {"baseline": str(base)}}
+    given = {REPLACEMENT_POLICY: {"allowReplace": ["l4"]}, "budget-gpu-cost": "advisory"}
+    assert with_baseline(given, base) == {
+        REPLACEMENT_POLICY: {"allowReplace": ["l4"], "baseline": str(base)},
+        "budget-gpu-cost": "advisory",
+    }
+    assert with_baseline({REPLACEMENT_POLICY: "advisory"}, base) == {
+        REPLACEMENT_POLICY: {"enforcementLevel": "advisory", "baseline": str(base)}
+    }
+    own = {REPLACEMENT_POLICY: {"baseline": "mine.json"}}
+    assert with_baseline(own, base) == own
+    assert given[REPLACEMENT_POLICY] == {"allowReplace": ["l4"]}  # the caller's config is not changed
+
+
+def test_a_base_ref_without_the_stack_file_is_a_new_stack_with_no_baseline(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(tmp_path),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "empty",
+        ],
+        check=True,
+    )
+    stack = tmp_path / "Pulumi.kind.yaml"
+    shutil.copy(REPO_ROOT / "stacks" / "Pulumi.kind.yaml", stack)
+    result = run_check("--config", str(stack), "--base", "HEAD", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    replacement = next(p for p in report["policies"] if p["name"] == "production-node-pool-replacement")
+    assert "baseline" not in (replacement.get("config") or {})
+
+
+def test_a_base_that_is_not_a_commit_is_a_usage_error() -> None:
+    result = run_check("--stack", "kind", "--base", "no-such-ref-anywhere")
+    assert result.exit_code == 2
+    assert "--base no-such-ref-anywhere: not a commit" in result.output

@@ -76,7 +76,11 @@ def test_pack_imports_only_what_its_requirements_install() -> None:
 #: platform beyond its rules module, no component, no kubernetes client.
 PACK_MAY_LOAD = ("batchplane.quantity", "batchplane.config", "batchplane.targets.gke.rules", "batchplane.errors",
                  "batchplane.frameworks",  # the job-framework registry (pure data) the version rules read
-                 "batchplane.wellknown")  # fmt: skip
+                 "batchplane.wellknown",
+                 # Kueue's quota model over the cohort tree (potentialAvailable), shared with the webhook and
+                 # `batchplane diff`: Pulumi-free and kubernetes-client-free by the import contracts
+                 "batchplane.webhook.quota", "batchplane.webhook.policy", "batchplane.webhook.errors",
+                 "batchplane.accounting")  # fmt: skip
 
 
 def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
@@ -86,9 +90,10 @@ def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
     )
     loaded = json.loads(done.stdout)
     ours = [m for m in loaded if m.startswith("batchplane.")]
-    packages = ("batchplane.targets", "batchplane.targets.gke")
+    packages = ("batchplane.targets", "batchplane.targets.gke", "batchplane.webhook")
     assert [m for m in ours if m not in packages and not m.startswith(PACK_MAY_LOAD)] == []
     assert "batchplane.quantity" in ours and "batchplane.config.operators" in ours
+    assert "batchplane.webhook.quota" in ours  # the budget policies' cohort-tree maxima
     assert [m for m in loaded if m == "kubernetes" or m.startswith("kubernetes.")] == []
 
 
