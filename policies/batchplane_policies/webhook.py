@@ -381,7 +381,13 @@ webhook_image_published = StackValidationPolicy(
                 "items": {"type": "string"},
                 "default": DEFAULT_PUBLISHED,
                 "description": "Image repositories a release workflow publishes (your fork's ghcr.io/<owner>/quota-webhook).",
-            }
+            },
+            "productionEnvironments": {
+                "type": "array",
+                "items": {"type": "string"},
+                "default": list(PRODUCTION_ENVIRONMENTS),
+                "description": "Values of the stack config batchplane:environment on which a digest is required.",
+            },
         }
     ),
     remediation_steps=(
