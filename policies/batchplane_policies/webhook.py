@@ -325,7 +325,9 @@ _VERSION_TAG = re.compile(r":v?\d+\.\d+\.\d+$")
 def _image_published(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     resources = list(args.resources)
     built = {r.urn for r in resources if r.resource_type == "docker-build:index:Image"}
-    published = string_list(config_value(args.get_config(), "publishedRepositories", DEFAULT_PUBLISHED))
+    config = args.get_config()
+    published = string_list(config_value(config, "publishedRepositories", DEFAULT_PUBLISHED))
+    production = is_production(config, args.stack_tags)
     key, value = QUOTA_WEBHOOK_LABEL
     for deployment in resources:
         if deployment.resource_type != "kubernetes:apps/v1:Deployment":
@@ -338,7 +340,17 @@ def _image_published(args: StackValidationArgs, report_violation: ReportViolatio
             image = text(get(container, "image"))
             if image is None:
                 continue
-            if _repository(image) in published and (_DIGEST.search(image) or _VERSION_TAG.search(image)):
+            if _repository(image) in published and _DIGEST.search(image):
+                continue
+            if _repository(image) in published and _VERSION_TAG.search(image):
+                if not production:
+                    continue
+                report_violation(
+                    f"{describe(deployment)} runs {image} on a production stack: a published image must be pinned by "
+                    "digest there (@sha256:…), so that what was reviewed is what runs — or let the stack build it "
+                    "(omit webhook.image)",
+                    deployment.urn,
+                )
                 continue
             report_violation(
                 f"{describe(deployment)} runs {image}, which neither this stack builds (webhook.build) nor the "
@@ -358,7 +370,7 @@ webhook_image_published = StackValidationPolicy(
     name="webhook-image-published",
     description=(
         "The quota webhook's Deployment runs an image the stack builds (webhook.build) or one the release workflow "
-        "publishes (a version tag or digest of a published repository)."
+        "publishes (a version tag or digest of a published repository; on production stacks a digest only)."
     ),
     validate=per_cluster(_image_published),
     enforcement_level=EnforcementLevel.MANDATORY,
@@ -369,7 +381,13 @@ webhook_image_published = StackValidationPolicy(
                 "items": {"type": "string"},
                 "default": DEFAULT_PUBLISHED,
                 "description": "Image repositories a release workflow publishes (your fork's ghcr.io/<owner>/quota-webhook).",
-            }
+            },
+            "productionEnvironments": {
+                "type": "array",
+                "items": {"type": "string"},
+                "default": list(PRODUCTION_ENVIRONMENTS),
+                "description": "Values of the stack config batchplane:environment on which a digest is required.",
+            },
         }
     ),
     remediation_steps=(

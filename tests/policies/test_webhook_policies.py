@@ -412,6 +412,35 @@ def test_the_webhook_runs_only_images_someone_publishes(
     )
 
 
+@pytest.mark.parametrize(
+    ("image", "tags", "violation"),
+    [
+        ("ghcr.io/batchplane/quota-webhook:0.1.0", PRODUCTION, True),
+        ("ghcr.io/batchplane/quota-webhook@sha256:" + "a" * 64, PRODUCTION, False),
+        ("ghcr.io/batchplane/quota-webhook:0.1.0", {}, False),
+    ],
+    ids=["production-tag", "production-digest", "dev-tag"],
+)
+def test_a_production_stack_runs_a_published_image_only_by_digest(
+    image: str, tags: dict[str, str], violation: bool
+) -> None:
+    s = Stack()
+    _webhook_deployment(s, image)
+    found = s.check(w.webhook_image_published, stack_tags=tags)
+    assert found == (
+        [
+            (
+                f'Deployment "batchplane-quota-webhook" runs {image} on a production stack: a published image must be '
+                "pinned by digest there (@sha256:…), so that what was reviewed is what runs — or let the stack build "
+                "it (omit webhook.image)",
+                "quota-webhook-deployment",
+            )
+        ]
+        if violation
+        else []
+    )
+
+
 def test_an_image_the_stack_builds_needs_no_publisher() -> None:
     s = Stack()
     s.add("docker-build:index:Image", "webhook-image-image", {"tags": ["registry.local/x:dev"]})
