@@ -338,17 +338,22 @@ class BatchCluster(pulumi.ComponentResource):
         if not self._needs.webhook_enabled:
             return
         image: pulumi.Input[str] | None = None
+        revision: pulumi.Input[str] | None = None
         registry = self._deploy.image_registry(self._needs.webhook, self.connection)
         if registry is not None:
-            image = WebhookImage(
+            built = WebhookImage(
                 self._place.role("webhook-image"),
                 {"registry": registry, "context": project_dir},
                 opts=self._in_cluster() if registry.in_cluster else self._place.options(),
-            ).ref
+            )
+            image, revision = built.ref, built.revision
         self.quota_webhook = QuotaWebhook(
             self._place.role("quota-webhook"),
             QuotaWebhookArgs(
-                deployment=webhook_deployment(self._stack), depends_on=self.kueue_ready, image=image
+                deployment=webhook_deployment(self._stack),
+                depends_on=self.kueue_ready,
+                image=image,
+                image_revision=revision,
             ),
             opts=self._in_cluster(),
         )

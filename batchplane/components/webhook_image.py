@@ -62,10 +62,13 @@ class WebhookImage(pulumi.ComponentResource):
     Attributes:
         image: the BuildKit image.
         ref: the image reference the Deployment runs (pinned by digest, or the loaded tag on kind).
+        revision: what changes with every rebuild when :attr:`ref` does not (kind's tag): the build's context hash
+            (``docker_build.Image.context_hash``); None where :attr:`ref` is a digest.
     """
 
     image: docker_build.Image
     ref: pulumi.Output[str]
+    revision: pulumi.Output[str] | None
 
     def __init__(self, name: str, args: WebhookImageArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         registry = args["registry"]
@@ -92,4 +95,5 @@ class WebhookImage(pulumi.ComponentResource):
             **kwargs,
         )
         self.ref = registry.reference(name, self.image, self)
+        self.revision = None if registry.reference_tracks_build else self.image.context_hash
         self.register_outputs({"ref": self.ref})

@@ -123,10 +123,15 @@ class ImageRegistry(ABC):
         legacy_type: the type token of this platform's own image component before the one image component
             (``batchplane:gke:WebhookImage``, …); the component aliases it, so deployed stacks keep their URNs.
         in_cluster: the registry's children go through the cluster's Kubernetes provider (OpenShift).
+        reference_tracks_build: the reference changes whenever the build does (a digest: Artifact Registry, the
+            OpenShift internal registry). False for a reference that stays the same tag across rebuilds (kind loads
+            the image under ``webhook.image``'s tag): the Deployment then carries the build's context hash as a pod
+            template annotation, so a rebuilt image rolls its pods.
     """
 
     legacy_type: ClassVar[str]
     in_cluster: ClassVar[bool] = False
+    reference_tracks_build: ClassVar[bool] = True
 
     @abstractmethod
     def prepare(self, name: str, parent: pulumi.Resource) -> ImagePush:

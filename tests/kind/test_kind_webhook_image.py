@@ -5,6 +5,7 @@ the Deployment starts (issue #12, item 3); a published `webhook.image` without `
 from __future__ import annotations
 
 import copy
+import hashlib
 from functools import cache
 from typing import Any
 
@@ -116,3 +117,26 @@ def test_a_switched_off_webhook_builds_nothing() -> None:
     assert load_stack(config).config.webhook.build is None
     r = run_program(REPO_ROOT, "kind", config, preview=True)
     assert r.of_type("docker-build:index:Image") == []
+
+
+def test_a_rebuilt_image_under_the_same_tag_rolls_the_pods_through_the_build_context_hash() -> None:
+    # kind loads every build under the one tag, so the image reference never changes; the pod template carries the
+    # build's context hash instead, and a new hash is a new ReplicaSet
+    r = run(False)
+    (image,) = r.of_type("docker-build:index:Image")
+    deployment = r.get("kubernetes:apps/v1:Deployment", "quota-webhook-deployment")
+    annotations = deployment.inputs["spec"]["template"]["metadata"]["annotations"]
+    # the offline mock's contextHash: SHA-256 of the image resource's name
+    assert annotations["batchplane.dev/image-revision"] == hashlib.sha256(image.name.encode()).hexdigest()
+    assert image.urn in deployment.property_dependencies["spec"]
+    assert "batchplane.dev/policy-checksum" in annotations  # the policy's own roll trigger is kept
+
+
+def test_a_digest_pinned_build_needs_no_revision_annotation() -> None:
+    # Artifact Registry: the reference is the pushed digest, which changes with every rebuild by itself
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    r = run_program(REPO_ROOT, "gke-dev", config)
+    deployment = r.get("kubernetes:apps/v1:Deployment", "quota-webhook-deployment")
+    annotations = deployment.inputs["spec"]["template"]["metadata"]["annotations"]
+    assert "batchplane.dev/image-revision" not in annotations
+    assert "@sha256:" in deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"]

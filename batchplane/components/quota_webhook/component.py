@@ -16,7 +16,11 @@ from typing import Any, NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from batchplane.components.quota_webhook.manifests import WebhookDeployment, webhook_objects
+from batchplane.components.quota_webhook.manifests import (
+    IMAGE_REVISION_ANNOTATION,
+    WebhookDeployment,
+    webhook_objects,
+)
 from batchplane.kubernetes_object import KubernetesObject
 
 TYPE_TOKEN = "batchplane:admission:QuotaWebhook"
@@ -35,6 +39,10 @@ class QuotaWebhookArgs(TypedDict):
     """The container image to run instead of ``deployment.image``: an image the stack built and pushed
     (:attr:`batchplane.components.webhook_image.WebhookImage.ref`, pinned by digest); the Deployment then waits for
     the push. Defaults to none (``deployment.image``)."""
+    image_revision: NotRequired[pulumi.Input[str] | None]
+    """What changes with every rebuild of ``image`` when ``image`` itself does not (a tag kind loads anew:
+    :attr:`batchplane.components.webhook_image.WebhookImage.revision`): set as the pod template annotation
+    ``batchplane.dev/image-revision``, so a rebuilt image rolls the pods. Defaults to none (no annotation)."""
 
 
 _ROLES = {
@@ -70,10 +78,13 @@ class QuotaWebhook(pulumi.ComponentResource):
         self.service_name = f"{d.name}.{d.namespace}.svc"
         ready = list(args.get("depends_on", []))
         image = args.get("image")
+        revision = args.get("image_revision")
         for obj in webhook_objects(d):
             kind = obj["kind"]
             if kind == "Deployment" and image is not None:
                 obj["spec"]["template"]["spec"]["containers"][0]["image"] = image
+            if kind == "Deployment" and revision is not None:
+                obj["spec"]["template"]["metadata"]["annotations"][IMAGE_REVISION_ANNOTATION] = revision
             deps = self._dependencies(kind, ready)
             self.resources[kind] = self._register(
                 f"{name}-{_ROLES[kind]}", obj, pulumi.ResourceOptions(parent=self, depends_on=deps)

@@ -31,6 +31,8 @@ APP_LABELS = {
     "app.kubernetes.io/managed-by": "batchplane",
 }
 POLICY_CHECKSUM_ANNOTATION = "batchplane.dev/policy-checksum"
+#: Pod template annotation carrying the build's context hash where the image reference stays one tag (kind).
+IMAGE_REVISION_ANNOTATION = "batchplane.dev/image-revision"
 """Pod-template annotation holding the policy's SHA-256: a new policy rolls the pods."""
 INJECT_CA_ANNOTATION = "cert-manager.io/inject-ca-from"
 POLICY_DIR = "/etc/batchplane/policy"

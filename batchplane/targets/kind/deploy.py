@@ -30,6 +30,7 @@ class KindNodes(ImageRegistry):
     """The kind cluster's nodes: build locally, ``kind load`` into every node."""
 
     legacy_type = "batchplane:kind:WebhookImage"
+    reference_tracks_build = False  # the loaded tag stays the same across rebuilds
 
     def __init__(self, build: KindImageBuild) -> None:
         self.build = build
