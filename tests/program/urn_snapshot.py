@@ -30,8 +30,14 @@ TEMPLATES = (
 BEFORE_BATCH_CLUSTER = ("gke-dev", "gke-dws", "gke-prod-dws", "kind", "openshift-ai", "openshift-ai-gpu")
 
 
+#: The project directory: the webhook image build's context and Dockerfile locations are absolute paths under it,
+#: which differ from checkout to checkout, so the digest reads it as ``<project dir>``.
+PROJECT_DIR = str(Path(__file__).resolve().parents[2])
+
+
 def _digest(inputs: Any) -> str:
-    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+    text = json.dumps(inputs, sort_keys=True).replace(PROJECT_DIR, "<project dir>")
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def engine_urns(resources: list[dict[str, Any]]) -> dict[str, str]:
