@@ -204,12 +204,6 @@ class WebhookConfig(ConfigModel):
         return BUILT_IMAGE if self.build is not None else DEFAULT_IMAGE
 
 
-def webhook_enabled_by(explicit: bool | None, *, installs_cert_manager: bool) -> bool:
-    """Whether the stack deploys the webhook: ``webhook.enabled`` (``explicit``) when set, else whether the stack
-    installs cert-manager (the webhook's serving certificate needs it)."""
-    return installs_cert_manager if explicit is None else explicit
-
-
 def with_platform_build(webhook: WebhookConfig, registry: str | None, *, deployed: bool) -> WebhookConfig:
     """``webhook`` with the default build made explicit: when the webhook is deployed and neither ``image`` nor
     ``build`` is given, a copy with ``build: {registry: <registry>}`` (the platform's

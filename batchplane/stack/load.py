@@ -27,7 +27,6 @@ from batchplane.config.webhook import (
     check_image_choice,
     check_webhook,
     check_webhook_tenants,
-    webhook_enabled_by,
     with_platform_build,
 )
 from batchplane.errors import ConfigIssue, ConfigValidationError
@@ -257,6 +256,16 @@ def load_stack_config(
     return load_stack({**raw, **(other_config or {})}, stack_name)
 
 
+def webhook_deployed(config: StackConfig, platform: Platform) -> bool:
+    """Whether the stack deploys the quota webhook: ``webhook.enabled`` when set, else whether the stack installs
+    cert-manager, which its serving certificate needs (``operators.certManager.enabled``, or a platform that always
+    installs it: :attr:`~batchplane.targets.platform.Platform.installs_cert_manager`, OpenShift's operator plan)."""
+    if config.webhook.enabled is not None:
+        return config.webhook.enabled
+    ops = config.operators
+    return platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
+
+
 def _default_build(config: StackConfig, failed: set[str]) -> tuple[StackConfig, list[ConfigIssue]]:
     """Where the webhook's image comes from (:func:`~batchplane.config.webhook.check_image_choice`), and the config
     with the platform's build made explicit when neither ``webhook.image`` nor ``webhook.build`` is given
@@ -265,9 +274,7 @@ def _default_build(config: StackConfig, failed: set[str]) -> tuple[StackConfig, 
     if failed & {"webhook", "target"}:
         return config, []
     platform = platform_for(config.target)
-    ops = config.operators
-    installs = platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
-    deployed = webhook_enabled_by(config.webhook.enabled, installs_cert_manager=installs)
+    deployed = webhook_deployed(config, platform)
     registry = platform.image_registry
     issues = check_image_choice(
         config.webhook, config.environment, registry, config.target.kind, deployed=deployed

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from batchplane.components.quota_webhook.policy import render_policy
-from batchplane.config.webhook import SYSTEM_NAMESPACES, webhook_enabled_by
+from batchplane.config.webhook import SYSTEM_NAMESPACES
 from batchplane.errors import ConfigIssue
-from batchplane.stack.load import Stack
+from batchplane.stack.load import Stack, webhook_deployed
 from batchplane.webhook.policy import policy_checksum, policy_json
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
 
@@ -399,12 +399,8 @@ def webhook_deployment(stack: Stack) -> WebhookDeployment:
 
 
 def webhook_enabled(stack: Stack) -> bool:
-    """Whether the stack deploys the webhook: ``webhook.enabled`` when set, else whether the stack
-    installs cert-manager (``operators.certManager.enabled``, or a platform that always installs it:
-    ``Platform.installs_cert_manager``, OpenShift's operator plan); :func:`webhook_enabled_by`."""
-    ops = stack.config.operators
-    installs = stack.platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
-    return webhook_enabled_by(stack.config.webhook.enabled, installs_cert_manager=installs)
+    """Whether the stack deploys the webhook (:func:`batchplane.stack.load.webhook_deployed`)."""
+    return webhook_deployed(stack.config, stack.platform)
 
 
 #: Kubernetes refuses a ConfigMap whose keys and values exceed 1 MiB together (``MaxSecretSize``, applied to
