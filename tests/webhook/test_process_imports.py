@@ -4,6 +4,7 @@ kubernetes client, measured on a fresh interpreter after importing the server an
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -53,6 +54,18 @@ def test_importing_the_server_loads_no_stack_platform_component_or_pulumi() -> N
     ours = [m for m in loaded if _under(m, ("batchplane",))]
     assert [m for m in ours if not _under(m, ALLOWED)] == []
     assert "batchplane.webhook.decisions" in ours and "batchplane.webhook.policy" in ours
+
+
+def test_docs_state_how_many_batchplane_modules_the_server_loads() -> None:
+    """docs/webhook.md gives the figure; it is measured here, not typed once and left to drift."""
+    loaded = _loaded("batchplane.webhook.server", "batchplane.webhook.command")
+    ours = [m for m in loaded if _under(m, ("batchplane",))]
+    page = (REPO_ROOT / "docs" / "webhook.md").read_text(encoding="utf-8")
+    stated = re.search(r"it loads (\d+) batchplane modules", page)
+    assert stated is not None, "docs/webhook.md no longer states how many batchplane modules the server loads"
+    assert int(stated.group(1)) == len(ours), (
+        f"docs/webhook.md says {stated.group(1)}, the server loads {len(ours)}"
+    )
 
 
 def test_rendering_the_policy_still_loads_the_stack() -> None:
