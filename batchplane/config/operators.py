@@ -29,6 +29,7 @@ from batchplane.config.kueue_configuration import (
     feature_gate_problem,
 )
 from batchplane.errors import ConfigIssue
+from batchplane.frameworks import ALWAYS_ON, INTEGRATIONS_OF_OPERATOR, JobOperator
 
 # --- pinned versions (allow-lists) -------------------------------------------------------------
 
@@ -266,29 +267,34 @@ class OperatorsConfig(ConfigModel):
 
 # --- derived Kueue integrations ------------------------------------------------------------------
 
-RAY_FRAMEWORKS = ("ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice")
+
+def installed_job_operators(ops: OperatorsConfig) -> list[JobOperator]:
+    """The job operators the stack runs: ``kuberay`` with KubeRay or the GKE Ray add-on, the training operator of
+    ``operators.training.kind`` (unless ``none``), ``appwrapper`` when enabled."""
+    found: list[JobOperator] = []
+    if ops.ray_installed:
+        found.append("kuberay")
+    if ops.training.kind != "none":
+        found.append(ops.training.kind)
+    if ops.appwrapper.enabled:
+        found.append("appwrapper")
+    return found
 
 
 def derived_frameworks(ops: OperatorsConfig) -> list[str]:
     """The ``integrations.frameworks`` implied by what the stack installs, before user additions.
 
-    ``batch/job`` always; RayJob/RayCluster/RayService with KubeRay or the GKE Ray add-on;
-    ``trainer.kubeflow.org/trainjob`` and ``jobset.x-k8s.io/jobset`` with Trainer v2 (it installs
-    JobSet); ``kubeflow.org/pytorchjob`` with the v1 Training Operator (off by default since Kueue
-    0.19, so it must be listed); ``workload.codeflare.dev/appwrapper`` with AppWrapper.
+    :data:`~batchplane.frameworks.ALWAYS_ON` (``batch/job``), then each installed job operator's integrations as
+    the framework registry states them (:data:`~batchplane.frameworks.INTEGRATIONS_OF_OPERATOR`): RayJob,
+    RayCluster and RayService with KubeRay; TrainJob and JobSet with Trainer v2 (it installs JobSet); PyTorchJob
+    with the v1 Training Operator (off by default since Kueue 0.19, so it must be listed); AppWrapper.
 
     Returns:
         Names in :data:`~batchplane.config.kueue_configuration.KUEUE_FRAMEWORKS` order.
     """
-    names = {"batch/job"}
-    if ops.ray_installed:
-        names.update(RAY_FRAMEWORKS)
-    if ops.training.kind == "trainer-v2":
-        names.update(("trainer.kubeflow.org/trainjob", "jobset.x-k8s.io/jobset"))
-    elif ops.training.kind == "training-operator-v1":
-        names.add("kubeflow.org/pytorchjob")
-    if ops.appwrapper.enabled:
-        names.add("workload.codeflare.dev/appwrapper")
+    names = set(ALWAYS_ON)
+    for operator in installed_job_operators(ops):
+        names.update(INTEGRATIONS_OF_OPERATOR[operator])
     return [n for n in KUEUE_FRAMEWORKS if n in names]
 
 

@@ -19,4 +19,5 @@ FRAMEWORK = JobFramework(
     worker_rules=dispatched_rules("workload.codeflare.dev", "appwrappers"),
     pod_sets="object",
     admission_review=True,
+    operator="appwrapper",
 )

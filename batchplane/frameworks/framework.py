@@ -22,6 +22,18 @@ MULTIKUEUE_SCRIPT = f"{KUEUE_SOURCE}/site/static/examples/multikueue/create-mult
 MANAGE_VERBS = ("create", "delete", "get", "list", "watch")
 """What the script grants on a dispatched job kind: MultiKueue creates, watches and deletes the remote copy."""
 
+JobOperator = Literal["kuberay", "training-operator-v1", "trainer-v2", "appwrapper"]
+"""A job operator Batchplane installs (``batchplane:operators``): KubeRay, the v1 Training Operator, Kubeflow
+Trainer v2 (which installs JobSet) or the AppWrapper controller."""
+
+JOB_OPERATOR_NAMES: dict[JobOperator, str] = {
+    "kuberay": "KubeRay",
+    "training-operator-v1": "the v1 Training Operator",
+    "trainer-v2": "Kubeflow Trainer v2",
+    "appwrapper": "AppWrapper",
+}
+"""Job operator → how messages name it."""
+
 PodSetSource = Literal["object", "training-runtime"]
 """How Batchplane's accounting computes a framework's PodSets: from the object alone (``object``), or from the
 object and the TrainingRuntime/ClusterTrainingRuntime it references (``training-runtime``, TrainJob)."""
@@ -85,6 +97,9 @@ class JobFramework:
         pod_sets: how Batchplane's accounting computes its PodSets (:data:`PodSetSource`), or ``None`` when it
             does not (such jobs are allowed unchecked by the quota webhook).
         admission_review: the quota webhook reviews objects of this kind on CREATE.
+        operator: the job operator whose install makes Batchplane switch this integration on in Kueue's
+            ``integrations.frameworks`` (the program) and require it there (the policy pack), or ``None`` when no
+            operator Batchplane installs serves the kind (``batch/job`` is always on).
     """
 
     name: str
@@ -100,6 +115,7 @@ class JobFramework:
     worker_rules_beyond_script: bool = False
     pod_sets: PodSetSource | None = None
     admission_review: bool = False
+    operator: JobOperator | None = None
 
     @property
     def api_version(self) -> str:

@@ -19,4 +19,5 @@ FRAMEWORK = JobFramework(
     worker_rules=dispatched_rules("jobset.x-k8s.io", "jobsets"),
     pod_sets="object",
     admission_review=True,
+    operator="trainer-v2",
 )

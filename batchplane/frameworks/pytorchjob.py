@@ -23,4 +23,5 @@ FRAMEWORK = JobFramework(
     worker_rules=dispatched_rules("kubeflow.org", "pytorchjobs"),
     pod_sets="object",
     admission_review=True,
+    operator="training-operator-v1",
 )

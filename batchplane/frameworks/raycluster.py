@@ -23,4 +23,5 @@ FRAMEWORK = JobFramework(
     worker_rules=dispatched_rules("ray.io", "rayclusters", extra_verbs=("update", "patch")),
     pod_sets="object",
     admission_review=True,
+    operator="kuberay",
 )

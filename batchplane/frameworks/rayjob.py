@@ -19,4 +19,5 @@ FRAMEWORK = JobFramework(
     worker_rules=dispatched_rules("ray.io", "rayjobs"),
     pod_sets="object",
     admission_review=True,
+    operator="kuberay",
 )

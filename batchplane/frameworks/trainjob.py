@@ -25,4 +25,5 @@ FRAMEWORK = JobFramework(
     worker_rules_beyond_script=True,
     pod_sets="training-runtime",
     admission_review=True,
+    operator="trainer-v2",
 )

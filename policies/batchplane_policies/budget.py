@@ -8,8 +8,8 @@ when its config says ``"enforcementLevel": "advisory"`` (Pulumi's own per-policy
   plus what it can borrow up the cohort tree (parent cohorts' quota included, every node's ``lendingLimit`` and
   ``borrowingLimit`` respected; :func:`gpu_maxima`, the webhook's own model); on a GKE pool (a flavor whose ``nodeLabels`` select ``cloud.google.com/gke-nodepool``)
   capped at the pool's GPUs at max nodes;
-* a node's list price comes from the price table Batchplane ships (``batchplane/data/prices/gcp.csv``, read as a file:
-  the pack never imports the ``batchplane`` package), by machine type, region (``location`` or the first of
+* a node's list price comes from the price table Batchplane ships (``batchplane/data/prices/gcp.csv``, read as a file
+  of the checkout), by machine type, region (``location`` or the first of
   ``nodeLocations``) and provisioning model (Spot → ``spot``; flex-start or queued provisioning → ``flex-start``;
   a reservation → no list price; else ``on-demand``); a pool without a row has no price and is left out of the sums
   (the message names it). A GPU costs the node's price / GPUs per node; the stack's figure is

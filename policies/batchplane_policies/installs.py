@@ -30,6 +30,8 @@ from pulumi_policy import (
 )
 
 from batchplane.config import operators
+from batchplane.frameworks import BY_NAME, INTEGRATIONS_OF_OPERATOR, JOB_OPERATOR_NAMES
+from batchplane.frameworks import KUEUE_CHART_DEFAULT_FRAMEWORKS as _CHART_DEFAULT_FRAMEWORKS
 from batchplane_policies._support import (
     ReportViolation,
     ResourceView,
@@ -44,8 +46,6 @@ from batchplane_policies._support import (
     string_list,
     text,
 )
-from batchplane_policies.frameworks import KUEUE_CHART_DEFAULT_FRAMEWORKS as _CHART_DEFAULT_FRAMEWORKS
-from batchplane_policies.frameworks import RHBOK_NAME_OF_INTEGRATION
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 MANIFEST_SOURCES = {
@@ -229,13 +229,11 @@ def _sources(resources: list[Any]) -> list[str]:
 
 
 OPERATOR_INTEGRATIONS: dict[str, tuple[str, ...]] = {
-    "KubeRay": ("ray.io/rayjob", "ray.io/raycluster"),
-    "the v1 Training Operator": ("kubeflow.org/pytorchjob",),
-    "Kubeflow Trainer v2": ("trainer.kubeflow.org/trainjob",),
-    "AppWrapper": ("workload.codeflare.dev/appwrapper",),
+    JOB_OPERATOR_NAMES[operator]: names for operator, names in INTEGRATIONS_OF_OPERATOR.items()
 }
-"""Job operator → the Kueue integrations (names of :data:`batchplane_policies.frameworks.KUEUE_INTEGRATIONS`) whose jobs bypass Kueue
-when the operator is installed and the integration is off."""
+"""Job operator (as messages name it) → the Kueue integrations whose jobs bypass Kueue when the operator is installed
+and the integration is off: the framework registry's statement (:data:`batchplane.frameworks.INTEGRATIONS_OF_OPERATOR`),
+the same one the program switches them on from."""
 
 
 def required_frameworks(resources: list[Any]) -> dict[str, list[str]]:
@@ -278,7 +276,7 @@ def kueue_frameworks(release: ResourceView) -> list[str] | str:
 
 def _rhbok_names(operator: str) -> list[str]:
     """The RHBoK ``Kueue`` CR names of the integrations ``operator`` needs (:data:`OPERATOR_INTEGRATIONS`)."""
-    return [RHBOK_NAME_OF_INTEGRATION[name] for name in OPERATOR_INTEGRATIONS[operator]]
+    return [rhbok for name in OPERATOR_INTEGRATIONS[operator] if (rhbok := BY_NAME[name].rhbok_name)]
 
 
 _DSC_COMPONENTS = {

@@ -16,6 +16,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, StackValidationArgs, StackValidationPolicy
 
+from batchplane.frameworks import FRAMEWORKS
 from batchplane_policies._support import (
     BATCH_CLUSTER,
     ReportViolation,
@@ -30,11 +31,10 @@ from batchplane_policies._support import (
     show_quantity,
     text,
 )
-from batchplane_policies.frameworks import MULTIKUEUE_DISPATCHED
 from batchplane_policies.installs import _helm_charts, kueue_frameworks
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
-DISPATCHED = MULTIKUEUE_DISPATCHED
+DISPATCHED = tuple(f.name for f in FRAMEWORKS if f.multikueue)
 """Kueue integrations MultiKueue dispatches (its MultiKueue adapters); the others never leave the manager."""
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from pathlib import Path
 
 import pytest
 import yaml
@@ -14,10 +13,9 @@ from batchplane.accounting.podsets import POD_SETS_OF_FRAMEWORK, SIMPLE_EXTRACTO
 from batchplane.components.quota_webhook.manifests import WORKLOAD_RULES
 from batchplane.config.kueue_configuration import KUEUE_FRAMEWORKS
 from batchplane.frameworks import BY_GVK, BY_KIND, BY_NAME, FRAMEWORKS, JobFramework
-from batchplane.frameworks.policy_pack import POLICY_PACK_MODULE, render
 from batchplane.targets.openshift.config import RHBOK_FRAMEWORKS, RHBOK_INTEGRATIONS, RedHatKueue
 from batchplane.webhook.decisions import FRAMEWORK_OF_KIND
-from tests.conftest import REPO_ROOT, SHARED
+from tests.conftest import SHARED
 
 #: Integrations.Frameworks of Kueue's manager Configuration, in the order of its API docs
 #: (apis/config/v1beta2/configuration_types.go at v0.19.2), transcribed independently of the registry.
@@ -38,7 +36,7 @@ KUEUE_V0192_CHART_DEFAULTS = {
 #: (dispatched through its Pods).
 KUEUE_V0192_MULTIKUEUE = set(KUEUE_V0192_INTEGRATIONS) - {"sparkoperator.k8s.io/sparkapplication"}
 
-_NOT_FRAMEWORKS = {"framework", "policy_pack", "__main__"}
+_NOT_FRAMEWORKS = {"framework"}
 
 
 def test_each_framework_module_holds_one_framework_and_is_registered_once() -> None:
@@ -144,17 +142,21 @@ def test_the_accounting_reads_every_framework_the_registry_says_it_accounts() ->
     assert ("kueue.x-k8s.io/v1beta2", "Workload") in SIMPLE_EXTRACTORS
 
 
-def test_the_policy_packs_framework_module_is_generated_from_the_registry() -> None:
-    written = (REPO_ROOT / POLICY_PACK_MODULE).read_text(encoding="utf-8")
-    assert written == render(), "regenerate: python -m batchplane.frameworks " + str(POLICY_PACK_MODULE)
-    namespace: dict[str, object] = {}
-    exec(compile(written, str(POLICY_PACK_MODULE), "exec"), namespace)
-    assert namespace["KUEUE_INTEGRATIONS"] == KUEUE_V0192_INTEGRATIONS
-    assert set(namespace["MULTIKUEUE_DISPATCHED"]) == KUEUE_V0192_MULTIKUEUE  # type: ignore[call-overload]
-    assert set(namespace["KUEUE_CHART_DEFAULT_FRAMEWORKS"]) == KUEUE_V0192_CHART_DEFAULTS  # type: ignore[call-overload]
-    assert namespace["RHBOK_NAME_OF_INTEGRATION"] == {v: k for k, v in RHBOK_INTEGRATIONS.items()}
+def test_the_registry_tables_match_kueue_v0192() -> None:
+    assert registry.KUEUE_INTEGRATIONS == KUEUE_V0192_INTEGRATIONS
+    assert {f.name for f in FRAMEWORKS if f.multikueue} == KUEUE_V0192_MULTIKUEUE
+    assert set(registry.KUEUE_CHART_DEFAULT_FRAMEWORKS) == KUEUE_V0192_CHART_DEFAULTS
+    assert {f.name: f.rhbok_name for f in FRAMEWORKS if f.rhbok_name} == {
+        v: k for k, v in RHBOK_INTEGRATIONS.items()
+    }
 
 
-def test_the_policy_pack_module_path_is_inside_the_repository() -> None:
-    assert (REPO_ROOT / POLICY_PACK_MODULE).is_file()
-    assert isinstance(POLICY_PACK_MODULE, Path) and not POLICY_PACK_MODULE.is_absolute()
+def test_each_job_operator_switches_on_the_integrations_of_the_kinds_it_serves() -> None:
+    """Stated once, in the framework modules: KubeRay serves RayJob, RayCluster and RayService; Trainer v2 installs
+    JobSet beside TrainJob; the v1 Training Operator's PyTorchJob is the one Batchplane enables."""
+    assert registry.INTEGRATIONS_OF_OPERATOR == {
+        "kuberay": ("ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"),
+        "training-operator-v1": ("kubeflow.org/pytorchjob",),
+        "trainer-v2": ("jobset.x-k8s.io/jobset", "trainer.kubeflow.org/trainjob"),
+        "appwrapper": ("workload.codeflare.dev/appwrapper",),
+    }

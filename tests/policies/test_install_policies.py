@@ -172,7 +172,7 @@ def operators(
     return s
 
 
-ALL = ["batch/job", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchjob"]
+ALL = ["batch/job", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster", "kubeflow.org/pytorchjob"]
 
 
 @pytest.mark.parametrize(
@@ -180,7 +180,7 @@ ALL = ["batch/job", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchj
     [
         (operators(ALL), []),
         (
-            operators(["batch/job", "ray.io/rayjob", "ray.io/raycluster"]),
+            operators(["batch/job", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"]),
             [
                 (
                     "the v1 Training Operator is installed but Kueue's integrations.frameworks lacks kubeflow.org/pytorchjob: "
@@ -204,7 +204,8 @@ ALL = ["batch/job", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchj
             operators([], training=False),
             [
                 (
-                    "KubeRay is installed but Kueue's integrations.frameworks lacks ray.io/rayjob, ray.io/raycluster: "
+                    "KubeRay is installed but Kueue's integrations.frameworks lacks ray.io/rayjob, ray.io/rayservice, "
+                    "ray.io/raycluster: "
                     "its jobs would bypass Kueue",
                     "kueue",
                 )
@@ -244,8 +245,8 @@ def test_trainer_v2_and_appwrapper_need_their_frameworks() -> None:
     s.add(RELEASE, "kueue", kueue_release(["batch/job"]))
     assert s.check(i.kueue_integrations_cover_operators) == [
         (
-            "Kubeflow Trainer v2 is installed but Kueue's integrations.frameworks lacks trainer.kubeflow.org/trainjob: "
-            "its jobs would bypass Kueue",
+            "Kubeflow Trainer v2 is installed but Kueue's integrations.frameworks lacks jobset.x-k8s.io/jobset, "
+            "trainer.kubeflow.org/trainjob: its jobs would bypass Kueue",
             "kueue",
         ),
         (
@@ -281,7 +282,7 @@ def test_openshift_kueue_cr_covers_managed_datasciencecluster_components() -> No
     assert s.check(i.kueue_integrations_cover_operators) == [
         (
             "KubeRay is managed by the DataScienceCluster but the Kueue CR's spec.config.integrations.frameworks lacks "
-            "RayCluster",
+            "RayService, RayCluster",
             "kueue-cr",
         )
     ]

@@ -136,3 +136,14 @@ def test_pack_serves_every_policy_under_python_m_pulumi_policy() -> None:
     }
     configs = {p.name: p.config for p in report.policies}
     assert configs["cert-manager-present"] == {"preinstalled": False}
+
+
+def test_the_pack_imports_the_framework_registry_instead_of_a_copy() -> None:
+    """One statement of which operator switches on which Kueue integration: the program and the pack read the same
+    registry (the pack once shipped a generated copy that left out RayService and JobSet)."""
+    import batchplane.frameworks as registry
+
+    assert not (PACK_DIR / "batchplane_policies" / "frameworks.py").exists()
+    assert installs.KUEUE_CHART_DEFAULT_FRAMEWORKS is registry.KUEUE_CHART_DEFAULT_FRAMEWORKS
+    assert installs.OPERATOR_INTEGRATIONS["KubeRay"] == registry.INTEGRATIONS_OF_OPERATOR["kuberay"]
+    assert set(installs.OPERATOR_INTEGRATIONS.values()) == set(registry.INTEGRATIONS_OF_OPERATOR.values())
