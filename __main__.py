@@ -60,8 +60,8 @@ cluster = BatchCluster(
 )
 
 # --- Exports -----------------------------------------------------------------------------------
-if cluster.gke is not None:
-    pulumi.export("gkeCluster", cluster.gke.cluster.name)
+if cluster.cluster is not None:  # a cluster the stack declares (GKE): its name and kubeconfig
+    pulumi.export("gkeCluster", cluster.cluster_name)
     pulumi.export("kubeconfig", cluster.kubeconfig)
 if cluster.quota_webhook is not None:
     pulumi.export("quotaWebhook", cluster.quota_webhook.service_name)
@@ -69,6 +69,6 @@ pulumi.export("clusterQueues", [cq.obj.name for cq in stack.kueue.cluster_queues
 if workers:
     pulumi.export(
         "multiKueueWorkers",
-        {name: w.gke.cluster.name if w.gke is not None else name for name, w in workers.items()},
+        {name: w.cluster_name if w.cluster_name is not None else name for name, w in workers.items()},
     )
 pulumi.export("localQueues", [f"{lq.obj.namespace}/{lq.obj.name}" for lq in stack.kueue.local_queues])

@@ -38,7 +38,9 @@ from batchplane.cli.common import (
     ConfigOption,
     ProjectDirOption,
     StackOption,
+    github_annotation,
     project_root,
+    read_at_ref,
     resolve_stack_file,
 )
 from batchplane.errors import ConfigLoadError, ConfigValidationError
@@ -65,31 +67,6 @@ def resource_label(violation: Violation) -> str:
     if violation.resource_type and violation.resource_name:
         return f"{violation.resource_type}: {violation.resource_name}"
     return violation.urn or "stack"
-
-
-def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
-def github_annotation(
-    level: str, file: str, title: str, message: str, *, line: int | None = None, col: int | None = None
-) -> str:
-    """A GitHub Actions workflow command: ``::error file=F,line=L,col=C,title=T::M`` (``level`` error/warning/notice;
-    ``line``/``col``, 1-based, only when known — GitHub then shows it on that line of the diff).
-
-    Values are escaped as the Actions toolkit does (``%``, CR, LF everywhere; ``:`` and ``,`` in
-    properties).
-    """
-    where = f"file={_escape_property(file)}"
-    if line is not None:
-        where += f",line={line}"
-        if col is not None:
-            where += f",col={col}"
-    return f"::{level} {where},title={_escape_property(title)}::{_escape_data(message)}"
 
 
 def github_annotations(
@@ -256,7 +233,6 @@ def write_baseline(root: Path, stack: str, path: Path, ref: str, folder: Path) -
     """
     import json
 
-    from batchplane.cli.diff import read_at_ref
     from batchplane.offline.engine import run_program
     from batchplane.stack import read_stack_file
 
@@ -317,7 +293,6 @@ def _run_pack(
 __all__ = [
     "REPLACEMENT_POLICY",
     "check",
-    "github_annotation",
     "github_annotations",
     "plain_lines",
     "policy_message",

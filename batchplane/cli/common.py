@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -89,3 +90,62 @@ def config_errors_exit() -> Iterator[None]:
         for issue in exc.issues:
             print(str(issue), file=sys.stderr)
         raise typer.Exit(EXIT_FINDINGS) from None
+
+
+# --- shared by `check` and `diff` (PR annotations, the base of a PR) -----------------------------------
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(
+    level: str, file: str, title: str, message: str, *, line: int | None = None, col: int | None = None
+) -> str:
+    """A GitHub Actions workflow command: ``::error file=F,line=L,col=C,title=T::M`` (``level`` error/warning/notice;
+    ``line``/``col``, 1-based, only when known — GitHub then shows it on that line of the diff).
+
+    Values are escaped as the Actions toolkit does (``%``, CR, LF everywhere; ``:`` and ``,`` in
+    properties).
+    """
+    where = f"file={_escape_property(file)}"
+    if line is not None:
+        where += f",line={line}"
+        if col is not None:
+            where += f",col={col}"
+    return f"::{level} {where},title={_escape_property(title)}::{_escape_data(message)}"
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        fail_usage(f"git {' '.join(args)}: {exc}")
+
+
+def read_at_ref(root: Path, ref: str, path: Path) -> bytes | None:
+    """The bytes of ``path`` at git ``ref`` (``git show REF:PATH``), or None when the file does not exist there.
+
+    Raises:
+        typer.Exit: (2) not a git work tree, or ``ref`` is not a commit.
+    """
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        fail_usage(f"--base {ref}: {root} is not in a git work tree")
+    toplevel = Path(top.stdout.decode().strip()).resolve()
+    if _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0:
+        fail_usage(f"--base {ref}: not a commit in {toplevel}")
+    try:
+        relative = path.resolve().relative_to(toplevel).as_posix()
+    except ValueError:
+        fail_usage(f"--base {ref}: {path} is outside the git work tree {toplevel}")
+    shown = _git(root, "show", f"{ref}:{relative}")
+    if shown.returncode != 0:
+        if _git(root, "cat-file", "-e", f"{ref}:{relative}").returncode != 0:
+            return None
+        fail_usage(f"git show {ref}:{relative}: {shown.stderr.decode().strip()}")
+    return shown.stdout

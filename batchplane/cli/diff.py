@@ -15,7 +15,6 @@ or program errors.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +30,9 @@ from batchplane.cli.common import (
     ProjectDirOption,
     StackOption,
     fail_usage,
+    github_annotation,
     project_root,
+    read_at_ref,
 )
 from batchplane.errors import ConfigIssue, ConfigLoadError, ConfigValidationError
 
@@ -45,37 +46,6 @@ BaseRefOption = Annotated[
         "--base", help="A git ref (e.g. the PR's merge base): the base is the same stack file at that ref."
     ),
 ]
-
-
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        fail_usage(f"git {' '.join(args)}: {exc}")
-
-
-def read_at_ref(root: Path, ref: str, path: Path) -> bytes | None:
-    """The bytes of ``path`` at git ``ref`` (``git show REF:PATH``), or None when the file does not exist there.
-
-    Raises:
-        typer.Exit: (2) not a git work tree, or ``ref`` is not a commit.
-    """
-    top = _git(root, "rev-parse", "--show-toplevel")
-    if top.returncode != 0:
-        fail_usage(f"--base {ref}: {root} is not in a git work tree")
-    toplevel = Path(top.stdout.decode().strip()).resolve()
-    if _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0:
-        fail_usage(f"--base {ref}: not a commit in {toplevel}")
-    try:
-        relative = path.resolve().relative_to(toplevel).as_posix()
-    except ValueError:
-        fail_usage(f"--base {ref}: {path} is outside the git work tree {toplevel}")
-    shown = _git(root, "show", f"{ref}:{relative}")
-    if shown.returncode != 0:
-        if _git(root, "cat-file", "-e", f"{ref}:{relative}").returncode != 0:
-            return None
-        fail_usage(f"git show {ref}:{relative}: {shown.stderr.decode().strip()}")
-    return shown.stdout
 
 
 def _stack_name(path: Path) -> str:
@@ -93,7 +63,6 @@ def _display(path: Path) -> str:
 
 
 def _annotate(side: str, path: Path | None, shown: str, issues: list[ConfigIssue], github: bool) -> None:
-    from batchplane.cli.check import github_annotation
     from batchplane.yamlfile import issue_position, read_positions
 
     positions = read_positions(path) if (github and path is not None) else {}

@@ -13,7 +13,7 @@ the MultiKueue manager when there are workers, and one per declared MultiKueue w
    :class:`~batchplane.targets.deploy.ClusterConnection`: the provider *and* the kubeconfig and context it was
    built from) for an existing cluster that the caller already reaches — every readiness gate then polls that
    cluster;
-3. **the operators** and the Kueue readiness gate: :class:`~batchplane.components.operators.Operators`
+3. **the operators** and the Kueue readiness gate: :class:`~batchplane.operators.helm_installs.Operators`
    (``<name>-operators``; Helm installs on kind / existing / GKE) or, on OpenShift,
    :class:`~batchplane.targets.openshift.operators.OpenShiftOperators` (``<name>-olm``) and the GPU
    MachineSets :class:`~batchplane.targets.openshift.gpu_capacity.OpenShiftGpuCapacity` (``<name>-gpu``);
@@ -49,16 +49,21 @@ import pulumi_kubernetes as k8s
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
 from batchplane.components.quota_webhook.component import QuotaWebhook, QuotaWebhookArgs
-from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
+from batchplane.components.quota_webhook.manifests import (
+    deployment_problems,
+    webhook_deployment,
+    webhook_enabled,
+)
 from batchplane.components.webhook_image import WebhookImage
 from batchplane.config.rules import tenant_namespaces
+from batchplane.errors import ConfigValidationError
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
 from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
 from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
 from batchplane.targets.existing.deploy import ExistingDeploy
-from batchplane.targets.gke.deploy import GkeDeploy, cluster_webhook_ports
+from batchplane.targets.gke.deploy import GkeDeploy
 from batchplane.targets.kind.deploy import KindDeploy
 from batchplane.targets.openshift.deploy import OpenShiftDeploy
 
@@ -124,7 +129,9 @@ class BatchClusterArgs:
         Raises:
             ValueError: neither or both of ``stack`` and ``config``; a ``multikueue_kubeconfigs`` key that is not a
                 worker the stack's ``multiKueue`` section declares.
-            ConfigValidationError: ``config`` breaks a rule (every error listed).
+            ConfigValidationError: ``config`` breaks a rule, or the stack's rendered deployment would be refused
+                (:func:`~batchplane.components.quota_webhook.manifests.deployment_problems`: the webhook's policy
+                document over the ConfigMap limit) — the same checks as ``batchplane validate``, every error listed.
         """
         if self.stack is not None and self.config is None:
             stack = self.stack
@@ -134,6 +141,8 @@ class BatchClusterArgs:
             raise ValueError(
                 "BatchClusterArgs: give exactly one of config (typed models) and stack (a loaded Stack)"
             )
+        if problems := deployment_problems(stack):
+            raise ConfigValidationError(problems)
         self._check_multikueue_kubeconfigs(stack)
         return stack
 
@@ -179,12 +188,6 @@ def cluster_needs(stack: Stack) -> ClusterNeeds:
     )
 
 
-def stack_webhook_ports(stack: Stack) -> list[int]:
-    """:func:`~batchplane.targets.gke.network.webhook_ports` for what a validated stack installs (Kueue, the
-    training operator, the quota webhook): the ports the control plane must reach on private GKE nodes."""
-    return cluster_webhook_ports(cluster_needs(stack))
-
-
 def deploy_for(stack: Stack) -> PlatformDeploy:
     """The Pulumi half of the stack's platform (:data:`DEPLOYS`)."""
     platform = stack.platform
@@ -196,7 +199,10 @@ class BatchCluster(pulumi.ComponentResource):
 
     Attributes:
         stack: the validated stack (``args.stack``, or ``args.config`` validated).
-        gke: the GKE cluster component, or ``None`` for targets that are existing clusters.
+        cluster: the component that declares the cluster when the platform creates it (GKE's
+            :class:`~batchplane.targets.gke.cluster.GkeCluster`), or ``None`` for a cluster that already exists
+            (kind, OpenShift, existing).
+        cluster_name: the cluster's name (GKE: the cluster resource's ``name``), or ``None`` when unknown.
         connection: the cluster's provider with the kubeconfig and context it was built from.
         provider: the cluster's Kubernetes provider (every in-cluster child uses it).
         kubeconfig: the kubeconfig the provider and readiness gates use (secret Output on GKE; a path or
@@ -214,7 +220,8 @@ class BatchCluster(pulumi.ComponentResource):
     """
 
     stack: Stack
-    gke: pulumi.Resource | None
+    cluster: pulumi.Resource | None
+    cluster_name: pulumi.Input[str] | None
     connection: ClusterConnection
     provider: k8s.Provider
     kubeconfig: pulumi.Input[str] | None
@@ -260,7 +267,8 @@ class BatchCluster(pulumi.ComponentResource):
             self.connection = given
         else:
             self.connection = self._deploy.declare_cluster(self._needs, self._place)
-        self.gke = self.connection.cluster
+        self.cluster = self.connection.cluster
+        self.cluster_name = self.connection.name
         self.provider = self.connection.provider
         self.kubeconfig = self.connection.kubeconfig
 
@@ -364,7 +372,7 @@ class BatchCluster(pulumi.ComponentResource):
         self.register_outputs(
             {
                 "kubeconfig": None if self.kubeconfig is None else pulumi.Output.secret(self.kubeconfig),
-                "clusterName": self.connection.name,
+                "clusterName": self.cluster_name,
                 "clusterEndpoint": self.connection.endpoint,
                 "clusterQueues": [cq.obj.name for cq in kueue.cluster_queues],
                 "localQueues": [f"{lq.obj.namespace}/{lq.obj.name}" for lq in kueue.local_queues],

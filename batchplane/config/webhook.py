@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from batchplane import __version__
+from batchplane._version import __version__
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, NonNegativeQuantity, QualifiedName
 from batchplane.errors import ConfigIssue
 

@@ -68,13 +68,18 @@ def read_stack_file(path: Path) -> dict[str, Any]:
     return {str(k): v for k, v in config.items()}
 
 
-def load_stack_file(path: Path, stack_name: str | None = None) -> Stack:
+def load_stack_file(path: Path | str, stack_name: str | None = None) -> Stack:
     """Read and validate a stack file. The stack name defaults to ``<name>`` of ``Pulumi.<name>.yaml``.
+
+    Args:
+        path: the ``Pulumi.<name>.yaml`` file (a path or its text).
+        stack_name: the stack's name; defaults to ``<name>`` of the file name.
 
     Raises:
         ConfigLoadError: I/O or YAML problems.
         ConfigValidationError: the config is invalid (every error listed).
     """
+    path = Path(path)
     name = stack_name or path.name.removeprefix("Pulumi.").rsplit(".", 1)[0]
     config = {key: replace_secure(value)[0] for key, value in read_stack_file(path).items()}
     return load_stack(config, name)

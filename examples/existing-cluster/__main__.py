@@ -3,9 +3,9 @@
 The program owns the way to its cluster — here a Kubernetes provider built from a kubeconfig it holds as a secret
 (``pulumi config set --secret existing-cluster:kubeconfig "$(cat kubeconfig)"``), as it would from another stack's
 output or a cluster it declares itself — and hands Batchplane that provider *with* the kubeconfig and context it was
-built from (:class:`~batchplane.targets.deploy.ClusterConnection`), so the readiness gates poll the very cluster
+built from (:class:`batchplane.ClusterConnection`), so the readiness gates poll the very cluster
 the provider deploys to. The stack is written with Batchplane's public config models instead of a
-``Pulumi.<stack>.yaml``; :class:`~batchplane.components.batch_cluster.BatchCluster` validates them with every rule
+``Pulumi.<stack>.yaml``; :class:`batchplane.BatchCluster` validates them with every rule
 of the loader and refuses the program (every error listed) before anything is declared.
 
 Run: ``pulumi stack init dev``, ``pulumi config set existing-cluster:context <context>``, the secret above, then
@@ -15,13 +15,18 @@ Run: ``pulumi stack init dev``, ``pulumi config set existing-cluster:context <co
 import pulumi
 import pulumi_kubernetes as k8s
 
-from batchplane.components.batch_cluster import BatchCluster, BatchClusterArgs
-from batchplane.config.kueue import KueueConfig, ResourceFlavor
-from batchplane.config.operators import OperatorsConfig
-from batchplane.config.teams import Team, TeamsConfig
-from batchplane.stack import StackConfig
-from batchplane.targets.deploy import ClusterConnection
-from batchplane.targets.existing.config import ExistingTarget
+from batchplane import (
+    BatchCluster,
+    BatchClusterArgs,
+    ClusterConnection,
+    ExistingTarget,
+    KueueConfig,
+    OperatorsConfig,
+    ResourceFlavor,
+    StackConfig,
+    Team,
+    TeamsConfig,
+)
 
 config = pulumi.Config("existing-cluster")
 context = config.require("context")

@@ -56,6 +56,17 @@ def test_validate_and_the_program_refuse_the_same_oversized_policy(monkeypatch: 
     assert [str(e) for e in caught.value.errors] == [want]
 
 
+def test_a_library_program_gets_the_same_refusal_from_the_component(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BatchClusterArgs runs the deployment checks itself, so a program of its own (no __main__.py) cannot skip them."""
+    from batchplane.components.batch_cluster import BatchClusterArgs
+
+    monkeypatch.setattr(manifests, "MAX_CONFIGMAP_BYTES", 1000)
+    stack = load_stack(template(), "gke-multiregion-dws")
+    with pytest.raises(ConfigValidationError) as caught:
+        BatchClusterArgs(stack=stack).resolve("primary")
+    assert [str(e) for e in caught.value.errors] == [str(p) for p in deployment_problems(stack)]
+
+
 def test_a_stack_without_the_webhook_is_not_measured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(manifests, "MAX_CONFIGMAP_BYTES", 10)
     config = template()

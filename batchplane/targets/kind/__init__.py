@@ -1,1 +1,1 @@
-"""kind: a local cluster; the generic Helm installs (:mod:`batchplane.components.operators`) run on it."""
+"""kind: a local cluster; the generic Helm installs (:mod:`batchplane.operators.helm_installs`) run on it."""
