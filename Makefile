@@ -21,7 +21,7 @@ UV_SYNC := $(UV) sync --locked --quiet --python $(PYTHON)
 
 $(UV):
 	@$(PYTHON) -m venv $(TOOLS)
-	@$(TOOLS)/bin/python -m pip install -q --disable-pip-version-check uv==$(UV_VERSION)
+	@$(TOOLS)/bin/python -m pip install -qq --disable-pip-version-check uv==$(UV_VERSION)
 
 # The program and the CLI: uv.lock's default group `run` (what `pulumi install` installs). --inexact keeps the dev
 # tools when `make test` installed them first.
@@ -65,7 +65,7 @@ graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz p
 	  fi; }
 
 preview: $(BIN)/.installed-run ## set up the program and CLI only, then preview the default stack offline (STACK=kind)
-	$(BIN)/batchplane preview --stack $(STACK)
+	@$(BIN)/batchplane preview --stack $(STACK)
 
 # The webhook's decision path compiled with mypyc (batchplane/webhook/compile.py): what the webhook image runs.
 COMPILED := build/compiled
