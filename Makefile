@@ -9,7 +9,7 @@ STACK ?= kind
 
 # Installs come from uv.lock with uv (https://docs.astral.sh/uv/), the lock `pulumi install` reads too (Pulumi.yaml:
 # `toolchain: uv`). uv itself is installed from PyPI, pinned, into .tools/ (the `uv` package is a wheel with the
-# binary), so a fresh machine needs only python3 with venv and pip. tests/project/test_packaging.py checks this pin
+# binary), so a fresh machine needs only python3 with pip. tests/project/test_packaging.py checks this pin
 # against the `dev` extra's.
 UV_VERSION := 0.13.9
 TOOLS := .tools
@@ -19,9 +19,9 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 UV_SYNC := $(UV) sync --locked --quiet --python $(PYTHON)
 
+# `pip install --target`: no venv to create, and allowed beside a Debian-managed python3 (PEP 668).
 $(UV):
-	@$(PYTHON) -m venv $(TOOLS)
-	@$(TOOLS)/bin/python -m pip install -qq --disable-pip-version-check uv==$(UV_VERSION)
+	@$(PYTHON) -m pip install -qq --disable-pip-version-check --target $(TOOLS) uv==$(UV_VERSION)
 
 # The program and the CLI: uv.lock's default group `run` (what `pulumi install` installs). --inexact keeps the dev
 # tools when `make test` installed them first.
