@@ -70,15 +70,20 @@ preview: $(BIN)/.installed-run ## set up the program and CLI only, then preview 
 # The webhook's decision path compiled with mypyc (batchplane/webhook/compile.py): what the webhook image runs.
 COMPILED := build/compiled
 
+# pytest-xdist: one worker per core, a test file per worker at a time (its module fixtures computed once).
+# PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+
 test: graphviz $(BIN)/.installed-dev ## set up, then run the whole test suite (and the decision path compiled)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(PYTEST_PARALLEL)
 	$(MAKE) --no-print-directory test-compiled
 
 compile: $(BIN)/.installed-dev ## compile the webhook's decision path with mypyc into build/compiled
 	$(BIN)/python -m batchplane.webhook.compile --out $(COMPILED)
 
 test-compiled: compile ## the webhook, accounting and quantity tests against the compiled decision path
-	BATCHPLANE_COMPILED=$(COMPILED) $(BIN)/pytest -q tests/webhook tests/accounting tests/quantity
+	BATCHPLANE_COMPILED=$(COMPILED) $(BIN)/pytest -q $(PYTEST_PARALLEL) tests/webhook tests/accounting tests/quantity
 
 lint: $(BIN)/.installed-dev ## ruff lint + format check
 	$(BIN)/ruff check .
