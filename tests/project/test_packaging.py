@@ -167,6 +167,10 @@ def test_the_makefile_bootstraps_the_uv_the_dev_extra_pins() -> None:
     assert match is not None
     (dev_uv,) = [r for r in declared(frozenset({"dev"})) if canonicalize_name(r.name) == "uv"]
     assert str(dev_uv.specifier) == f"=={match.group(1)}"
+    workflows = "".join(
+        f.read_text(encoding="utf-8") for f in (REPO_ROOT / ".github" / "workflows").glob("*.yml")
+    )
+    assert set(re.findall(r"\buv==(\S+)", workflows)) <= {match.group(1)}
 
 
 def test_the_webhook_image_installs_no_pulumi_and_no_kubernetes_client() -> None:
