@@ -7,24 +7,50 @@ STACK ?= kind
 
 .DEFAULT_GOAL := help
 
-# requirements.txt first: the exact versions the Pulumi program runs with (what `pulumi install` installs), then the
-# dev tools on top.
-$(BIN)/.installed: pyproject.toml requirements.txt
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements.txt
-	$(BIN)/pip install -q -e '.[dev]'
-	touch $@
+# Installs come from uv.lock with uv (https://docs.astral.sh/uv/), the lock `pulumi install` reads too (Pulumi.yaml:
+# `toolchain: uv`). uv itself is installed from PyPI, pinned, into .tools/ (the `uv` package is a wheel with the
+# binary), so a fresh machine needs only python3 with pip. tests/project/test_packaging.py checks this pin
+# against the `dev` extra's.
+UV_VERSION := 0.13.9
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+# uv creates .venv with this interpreter (never a downloaded one) and installs there.
+export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
+export UV_PYTHON_DOWNLOADS := never
+UV_SYNC := $(UV) sync --locked --quiet --python $(PYTHON)
+
+# `pip install --target`: no venv to create, and allowed beside a Debian-managed python3 (PEP 668).
+$(UV):
+	@$(PYTHON) -m pip install -qq --disable-pip-version-check --target $(TOOLS) uv==$(UV_VERSION)
+
+# The program and the CLI: uv.lock's default group `run` (what `pulumi install` installs). --inexact keeps the dev
+# tools when `make test` installed them first.
+$(BIN)/.installed-run: pyproject.toml uv.lock | $(UV)
+	@$(UV_SYNC) --inexact
+	@touch $@
+
+# The program, the CLI and the dev tools (the `dev` extra).
+$(BIN)/.installed-dev: pyproject.toml uv.lock | $(UV)
+	@$(UV_SYNC) --extra dev
+	@touch $@ $(BIN)/.installed-run
 
 # Graphviz's `dot` renders `batchplane graph` SVG/PNG (and their tests). As root with apt-get (CI, containers)
 # it is installed quietly; otherwise this stops with the package to install.
 GRAPHVIZ_PACKAGE := graphviz
 
-.PHONY: help install graphviz preview test compile test-compiled lint typecheck imports check bench graphs e2e-kind
+.PHONY: help install lock graphviz preview test compile test-compiled lint typecheck imports all-checks graphs e2e-kind
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+	@grep -E '^[A-Za-z0-9_.-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-install: graphviz $(BIN)/.installed ## create .venv and install batchplane with its dev tools (+ Graphviz as root)
+install: graphviz $(BIN)/.installed-dev ## create .venv from uv.lock with the dev tools (+ Graphviz as root)
+
+# requirements.txt: the program's pins for pip (the PR workflow's `pip install -r requirements.txt`); the webhook image's
+# pins (webhook/Dockerfile, no Pulumi). Both are exported from uv.lock; tests/project/test_packaging.py checks they agree.
+lock: | $(UV) ## re-lock after changing pyproject.toml: uv.lock, then requirements.txt and webhook/requirements.txt from it
+	$(UV) lock
+	$(UV) export --frozen --no-hashes --quiet --output-file requirements.txt
+	$(UV) export --frozen --no-hashes --quiet --no-default-groups --extra webhook --no-emit-project \
+	  --output-file webhook/requirements.txt
 
 graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz package when root)
 	@command -v dot >/dev/null 2>&1 || { \
@@ -38,35 +64,40 @@ graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz p
 	    exit 1; \
 	  fi; }
 
-preview: $(BIN)/.installed ## set up, then preview the default stack offline (STACK=kind)
-	$(BIN)/batchplane preview --stack $(STACK)
+preview: $(BIN)/.installed-run ## set up the program and CLI only, then preview the default stack offline (STACK=kind)
+	@$(BIN)/batchplane preview --stack $(STACK)
 
 # The webhook's decision path compiled with mypyc (batchplane/webhook/compile.py): what the webhook image runs.
 COMPILED := build/compiled
 
-test: graphviz $(BIN)/.installed ## set up, then run the whole test suite (and the decision path compiled)
-	$(BIN)/pytest -q
+# pytest-xdist: one worker per core, a test file per worker at a time (its module fixtures computed once).
+# PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+
+test: graphviz $(BIN)/.installed-dev ## set up, then run the whole test suite (and the decision path compiled)
+	$(BIN)/pytest -q $(PYTEST_PARALLEL)
 	$(MAKE) --no-print-directory test-compiled
 
-compile: $(BIN)/.installed ## compile the webhook's decision path with mypyc into build/compiled
+compile: $(BIN)/.installed-dev ## compile the webhook's decision path with mypyc into build/compiled
 	$(BIN)/python -m batchplane.webhook.compile --out $(COMPILED)
 
 test-compiled: compile ## the webhook, accounting and quantity tests against the compiled decision path
-	BATCHPLANE_COMPILED=$(COMPILED) $(BIN)/pytest -q tests/webhook tests/accounting tests/quantity
+	BATCHPLANE_COMPILED=$(COMPILED) $(BIN)/pytest -q $(PYTEST_PARALLEL) tests/webhook tests/accounting tests/quantity
 
-lint: $(BIN)/.installed ## ruff lint + format check
+lint: $(BIN)/.installed-dev ## ruff lint + format check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(BIN)/.installed ## mypy --strict on batchplane/
+typecheck: $(BIN)/.installed-dev ## mypy --strict on batchplane/
 	$(BIN)/mypy
 
-imports: $(BIN)/.installed ## the layering contracts (import-linter, [tool.importlinter] in pyproject.toml)
+imports: $(BIN)/.installed-dev ## the layering contracts (import-linter, [tool.importlinter] in pyproject.toml)
 	$(BIN)/lint-imports
 
-check: lint typecheck imports test ## everything CI runs
+all-checks: lint typecheck imports test ## lint, typecheck, import contracts and the tests (the policy pack is `batchplane check`)
 
-graphs: graphviz $(BIN)/.installed ## regenerate docs/graphs/<stack>.dot and .svg for every stacks/Pulumi.<stack>.yaml
+graphs: graphviz $(BIN)/.installed-dev ## regenerate docs/graphs/<stack>.dot and .svg for every stacks/Pulumi.<stack>.yaml
 	@mkdir -p docs/graphs
 	@for f in stacks/Pulumi.*.yaml; do \
 	  s=$${f#stacks/Pulumi.}; s=$${s%.yaml}; \
@@ -74,5 +105,5 @@ graphs: graphviz $(BIN)/.installed ## regenerate docs/graphs/<stack>.dot and .sv
 	  $(BIN)/batchplane graph --stack $$s --format svg --output docs/graphs/$$s.svg || exit 1; \
 	done
 
-e2e-kind: $(BIN)/.installed ## end-to-end on a real kind cluster (needs docker, kind, kubectl, pulumi); ~15 min
+e2e-kind: $(BIN)/.installed-dev ## end-to-end on a real kind cluster (needs docker, kind, kubectl, pulumi); ~15 min
 	$(BIN)/pytest -m kind tests/e2e -v -rs

@@ -142,7 +142,7 @@ class StackDiff:
     costs: list[CostRow] = field(default_factory=list)
     objects: list[ObjectChange] | None = None
     decisions: list[DecisionChange] | None = None
-    prices: list[dict[str, str]] = field(default_factory=list)
+    prices: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -272,13 +272,14 @@ def _cost_rows(base: StackSummary, head: StackSummary) -> list[CostRow]:
     return out
 
 
-def _prices(*summaries: StackSummary) -> list[dict[str, str]]:
-    seen: dict[tuple[str, str, str, str], dict[str, str]] = {}
+def _prices(*summaries: StackSummary) -> list[dict[str, Any]]:
+    seen: dict[tuple[str, str, str, str, str], dict[str, Any]] = {}
     for s in summaries:
         for p in s.pools.values():
             if p.price is not None:
                 r = p.price
-                seen[(r.provider, r.machine_type, r.region, r.model)] = {
+                stale = p.price_stale
+                seen[(r.provider, r.machine_type, r.region, r.model, str(p.price_model))] = {
                     "provider": r.provider,
                     "machineType": r.machine_type,
                     "region": r.region,
@@ -286,6 +287,11 @@ def _prices(*summaries: StackSummary) -> list[dict[str, str]]:
                     "usdPerHour": str(r.usd_per_hour),
                     "source": r.source,
                     "retrieved": r.retrieved.isoformat(),
+                    # the pool's own price model when the row is its ceiling (flex-start priced at on-demand)
+                    "upperBoundFor": p.price_model if p.price_is_upper_bound else None,
+                    "staleAgainst": None
+                    if stale is None
+                    else {"url": stale.url, "commit": stale.commit, "generated": stale.generated.isoformat()},
                 }
     return [seen[k] for k in sorted(seen)]
 

@@ -33,7 +33,7 @@ from batchplane.accounting.model import from_stored
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.config.kueue import ResourceGroup
 from batchplane.pools import GPU_RESOURCE, BackedPool, flavor_pools
-from batchplane.pricing import PriceModel, PriceRow, PriceTable
+from batchplane.pricing import Dataset, PriceModel, PriceRow, PriceTable
 from batchplane.quantity import QuantityError, parse_quantity
 from batchplane.stack import Stack
 from batchplane.stack.pools import backed_pools
@@ -116,6 +116,13 @@ class PoolSummary:
         capacity: resource → the most the pool provides at max nodes (in the resource's unit).
         quota: resource → nominal quota summed over every ClusterQueue and Cohort on its flavors.
         price: the node price row, or None (no price).
+        provider: ``gcp`` or ``aws``: whose price table the pool is priced from. Defaults to ``gcp``.
+        price_is_upper_bound: True when ``price`` is the on-demand row standing for a flex-start pool whose own
+            rate the table does not have: flex-start SKUs are discounted against on-demand ("Flex-start VM SKUs
+            offer significant discounts compared to standard on-demand pricing",
+            https://cloud.google.com/blog/products/compute/introducing-flex-start-vms-for-the-compute-engine-instance-api),
+            so the figure is a ceiling. Defaults to False.
+        price_stale: the dataset the price row is older than (:meth:`PriceTable.stale`), or None.
     """
 
     name: str
@@ -131,6 +138,9 @@ class PoolSummary:
     capacity: dict[str, Decimal]
     quota: dict[str, Decimal]
     price: PriceRow | None
+    provider: str = "gcp"
+    price_is_upper_bound: bool = False
+    price_stale: Dataset | None = None
 
     @property
     def gpus_at_max(self) -> Decimal | None:
@@ -279,6 +289,10 @@ def _pool_summary(
     )
     machine, region, provisioning, model, provider = _pool_facts(stack, bp)
     price = None if machine is None or model is None else prices.lookup(provider, machine, region, model)
+    upper_bound = False
+    if price is None and model == "flex-start" and machine is not None:
+        price = prices.lookup(provider, machine, region, "on-demand")
+        upper_bound = price is not None
     return PoolSummary(
         name=bp.name,
         kind=bp.kind,
@@ -293,6 +307,9 @@ def _pool_summary(
         capacity=capacity,
         quota=quota,
         price=price,
+        provider=provider,
+        price_is_upper_bound=upper_bound,
+        price_stale=None if price is None else prices.stale(price),
     )
 
 

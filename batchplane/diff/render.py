@@ -12,7 +12,9 @@ JSON schema ``batchplane.dev/diff/v1`` (docs/diff.md documents every field)::
                   "rows": [{"scope": "team"|"pool"|"stack", "name", "pool", "gpus": {"before","after","delta"},
                             "usdPerHour": {"before","after","delta"},
                             "priced": {"before": bool, "after": bool}}],
-                  "prices": [{"provider","machineType","region","model","usdPerHour","source","retrieved"}]},
+                  "prices": [{"provider","machineType","region","model","usdPerHour","source","retrieved",
+                              "upperBoundFor": null|"flex-start",
+                              "staleAgainst": null|{"url","commit","generated"}}]},
      "objects":  null | [{"urn", "type", "status", "fields": [...], "replace": [...]}],
      "decisions": null | [{"shape", "namespace", "queue", "before": {"allowed","reason"}, "after": {...}, "message"}]}
 
@@ -315,7 +317,7 @@ def to_markdown(diff: StackDiff, title: str | None = None) -> str:
         lines.append("")
         for p in diff.prices:
             lines.append(
-                f"- {p['machineType']} {p['region']} {p['model']}: ${p['usdPerHour']}/h — "
+                f"- {p['machineType']} {p['region']} {p['model']}: ${p['usdPerHour']}/h{_price_caveats(p)} — "
                 f"[source]({p['source']}), retrieved {p['retrieved']}"
             )
         lines += ["", "</details>", ""]
@@ -339,5 +341,24 @@ def print_table(diff: StackDiff, console: Any = None) -> None:
         out.print(table)
     for p in diff.prices:
         out.print(
-            f"price: {p['machineType']} {p['region']} {p['model']} ${p['usdPerHour']}/h ({p['source']}, {p['retrieved']})"
+            f"price: {p['machineType']} {p['region']} {p['model']} ${p['usdPerHour']}/h{_price_caveats(p)} "
+            f"({p['source']}, {p['retrieved']})",
+            markup=False,
         )
+
+
+def _price_caveats(price: dict[str, Any]) -> str:
+    """What a price row used in the diff is not: the rate of the pool's own model, or as new as the dataset."""
+    out = ""
+    if price.get("upperBoundFor"):
+        out += (
+            f", the upper bound of {price['upperBoundFor']} (billed at discounted SKUs the price table has no "
+            "rate for)"
+        )
+    stale = price.get("staleAgainst")
+    if stale:
+        out += (
+            f", ⚠ older than the price dataset (commit {stale['commit'][:7]}, generated {stale['generated']}): "
+            "refresh the table"
+        )
+    return out

@@ -11,7 +11,8 @@ when its config says ``"enforcementLevel": "advisory"`` (Pulumi's own per-policy
 * a node's list price comes from the price table Batchplane ships (``batchplane/data/prices/gcp.csv``, read as a file
   of the checkout), by machine type, region (``location`` or the first of
   ``nodeLocations``) and provisioning model (Spot → ``spot``; flex-start or queued provisioning → ``flex-start``;
-  a reservation → no list price; else ``on-demand``); a pool without a row has no price and is left out of the sums
+  a reservation → no list price; else ``on-demand``; a flex-start pool without a flex-start row is priced at its
+  on-demand row, the ceiling of its discounted SKUs); a pool without a row has no price and is left out of the sums
   (the message names it). A GPU costs the node's price / GPUs per node; the stack's figure is
   ``min(GPU quota, GPUs at max) × that`` summed over pools. List price, maximum, not a bill.
 
@@ -143,6 +144,9 @@ def gke_pools(
         machine = text(get(r.props, "nodeConfig", "machineType")) or ""
         region, model = pool_region(r.props), price_model(r.props)
         usd = None if model is None or region is None else prices.get((machine, region, model))
+        if usd is None and model == "flex-start" and region is not None:
+            # no flex-start rate: the on-demand row is the ceiling, as in `batchplane diff` (docs/diff.md)
+            usd = prices.get((machine, region, "on-demand"))
         why = (
             ""
             if usd is not None

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.support import fastyaml
 from tests.support.crdcheck import CrdCatalog
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
@@ -27,7 +27,7 @@ def catalog() -> CrdCatalog:
 def sample_objects(folder: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield ``("<file>#<n> <Kind>/<name>", object)`` for each YAML document in shared/samples/<folder>."""
     for path in sorted((SAMPLES / folder).glob("*.yaml")):
-        for index, document in enumerate(yaml.safe_load_all(path.read_text(encoding="utf-8"))):
+        for index, document in enumerate(fastyaml.safe_load_all(path.read_text(encoding="utf-8"))):
             if isinstance(document, dict):
                 name = document.get("metadata", {}).get("name") or document["metadata"].get("generateName")
                 yield f"{path.name}#{index} {document['kind']}/{name}", document

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from batchplane.config.rules import Located
+from batchplane.pricing import PriceRow, PriceTable
 from batchplane.stack import Stack, load_stack_file
 from batchplane.yamlfile import read_yaml_file
 from tests.conftest import STACKS_DIR
@@ -119,3 +120,11 @@ def decrement_first_quota(doc: dict[str, Any]) -> tuple[Any, ...]:
                 holder[key] -= 1
                 return path
     raise AssertionError("no quota to change")
+
+
+def h100_price(table: PriceTable) -> PriceRow | None:
+    """The row gke-prod-dws's flex-start a3-highgpu-8g pool in us-central1 is priced from: its own flex-start row,
+    else its on-demand row as the ceiling (batchplane/diff/model.py)."""
+    return table.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start") or table.lookup(
+        "gcp", "a3-highgpu-8g", "us-central1", "on-demand"
+    )

@@ -19,6 +19,7 @@ from batchplane.pricing import load_price_table
 from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
 from tests.diff.helpers import (
     decrement_first_quota,
+    h100_price,
     prod_dws_with_team_a_h100,
     stack_document,
     write_document,
@@ -77,7 +78,7 @@ def test_the_issue_example_prints_the_quota_margin_and_gpu_deltas_in_json(
     assert [(c["pool"], c["margin"]) for c in data["capacity"]] == [("h100", {"before": 8, "after": 0})]
     costs = data["costs"]
     assert costs["label"] == "list price, maximum, not a bill"
-    flex = load_price_table().lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    flex = h100_price(load_price_table())
     assert flex is not None
     eight_h100 = float(round(8 * flex.usd_per_hour / 8, 4))  # 8 more GPUs, each 1/8 of the node's price
     assert [(r["scope"], r["gpus"]["delta"], r["usdPerHour"]["delta"]) for r in costs["rows"]] == [
@@ -85,8 +86,8 @@ def test_the_issue_example_prints_the_quota_margin_and_gpu_deltas_in_json(
         ("pool", 8, eight_h100),
         ("stack", 8, eight_h100),
     ]
-    assert {(p["machineType"], p["model"], p["source"]) for p in costs["prices"]} >= {
-        ("a3-highgpu-8g", "flex-start", flex.source)
+    assert {(p["machineType"], p["model"], p["source"], p["upperBoundFor"]) for p in costs["prices"]} >= {
+        ("a3-highgpu-8g", flex.model, flex.source, None if flex.model == "flex-start" else "flex-start")
     }
     delta = usd_delta(8 * flex.usd_per_hour / 8)
     markdown = runner.invoke(
@@ -97,7 +98,7 @@ def test_the_issue_example_prints_the_quota_margin_and_gpu_deltas_in_json(
         f"| team team-a on h100 | 16 GPUs · {usd(16 * flex.usd_per_hour / 8)} | 24 GPUs · {usd(24 * flex.usd_per_hour / 8)} | +8 GPUs | {delta} |"
         in markdown.stdout
     )
-    assert f"a3-highgpu-8g us-central1 flex-start: ${flex.usd_per_hour}/h" in markdown.stdout
+    assert f"a3-highgpu-8g us-central1 {flex.model}: ${flex.usd_per_hour}/h" in markdown.stdout
     terminal = runner.invoke(
         app,
         ["diff", "--base-config", str(PROD), "--config", str(head), "--no-objects"],
@@ -125,14 +126,18 @@ def test_on_an_on_demand_pool_the_markdown_shows_delta_dollars_per_hour_and_the_
     assert result.exit_code == 0, result.output
     out = result.stdout
     g2 = load_price_table().lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
-    assert g2 is not None
+    a3 = load_price_table().lookup("gcp", "a3-highgpu-8g", "us-central1", "on-demand")
+    assert g2 is not None and a3 is not None and a3.usd_per_hour == Decimal("88.4899999025753")
     l4 = 12 * g2.usd_per_hour  # the l4 pool's 12 GPUs of quota, unchanged
-    assert "| team team-a on h100 | 16 GPUs · $175.67/h | 24 GPUs · $263.50/h | +8 GPUs | +$87.83/h |" in out
+    assert "| team team-a on h100 | 16 GPUs · $176.98/h | 24 GPUs · $265.47/h | +8 GPUs | +$88.49/h |" in out
+    share = a3.usd_per_hour / 8
     assert (
-        f"| stack gke-prod-dws | 36 GPUs · {usd(Decimal('263.4984') + l4)} | 44 GPUs · {usd(Decimal('351.3312') + l4)}"
-        f" | +8 GPUs | {usd_delta(Decimal('87.8328'))} |" in out
+        f"| stack gke-prod-dws | 36 GPUs · {usd(24 * share + l4)} | 44 GPUs · {usd(32 * share + l4)}"
+        f" | +8 GPUs | {usd_delta(a3.usd_per_hour)} |" in out
     )
-    assert "a3-highgpu-8g us-central1 on-demand: $87.8328/h" in out and "retrieved 2026-09-26" in out
+    assert (
+        "a3-highgpu-8g us-central1 on-demand: $88.4899999025753/h —" in out and "retrieved 2026-07-30" in out
+    )
     assert "list price, maximum, not a bill" in out
 
 

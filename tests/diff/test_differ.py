@@ -18,10 +18,10 @@ from batchplane.pricing import PriceRow, PriceTable, load_price_table
 from batchplane.quantity import parse_quantity
 from batchplane.stack import load_stack_file
 from tests.conftest import TEMPLATE_NAMES
-from tests.diff.helpers import prod_dws_with_team_a_h100, quota_slots, template, with_quota
+from tests.diff.helpers import h100_price, prod_dws_with_team_a_h100, quota_slots, template, with_quota
 
 PRICES = load_price_table()
-A3 = Decimal("87.8328")
+A3 = Decimal("88.4899999025753")  # the dataset's a3-highgpu-8g us-central1 on-demand
 WITH_QUEUES = [name for name in TEMPLATE_NAMES if quota_slots(template(name))]
 
 
@@ -137,7 +137,7 @@ def test_prod_dws_team_a_h100_8_to_16_gives_exactly_the_expected_deltas(tmp_path
     assert [(c.pool, c.resource, c.capacity, c.quota, c.margin, c.unbacked) for c in diff.capacity] == [
         ("h100", "nvidia.com/gpu", (32, 32), (24, 32), (8, 0), False)
     ]
-    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    flex = h100_price(PRICES)
     g2 = PRICES.lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
     assert flex is not None and g2 is not None
     share, l4 = flex.usd_per_hour / 8, 12 * g2.usd_per_hour  # the l4 pool's 12 GPUs of quota, unchanged

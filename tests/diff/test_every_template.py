@@ -111,7 +111,10 @@ def _price(pool: PoolSummary) -> PriceRow | None:
     if pool.price_model is None or pool.machine_type is None:
         return None
     provider = "gcp" if pool.kind.startswith("GKE") else "aws"
-    return PRICES.lookup(provider, pool.machine_type, pool.region, pool.price_model)
+    row = PRICES.lookup(provider, pool.machine_type, pool.region, pool.price_model)
+    if row is None and pool.price_model == "flex-start":  # its on-demand row is the ceiling (docs/diff.md)
+        row = PRICES.lookup(provider, pool.machine_type, pool.region, "on-demand")
+    return row
 
 
 def _cluster(name: str) -> str:

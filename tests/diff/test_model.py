@@ -8,10 +8,10 @@ from pathlib import Path
 from batchplane.diff.model import resource_unit, summarize
 from batchplane.pricing import load_price_table
 from batchplane.stack import load_stack_file
-from tests.diff.helpers import prod_dws_with_team_a_h100, stack_document, template, write_document
+from tests.diff.helpers import h100_price, prod_dws_with_team_a_h100, stack_document, template, write_document
 
 PRICES = load_price_table()
-A3_ON_DEMAND = Decimal("87.8328")
+A3_ON_DEMAND = Decimal("88.4899999025753")  # the dataset's a3-highgpu-8g us-central1 on-demand
 
 
 def test_units_are_cores_gib_and_gpus() -> None:
@@ -49,26 +49,45 @@ def test_prod_dws_pools_show_capacity_quota_and_margin_as_the_capacity_check_cou
 
 
 def test_a_pool_without_a_price_row_has_no_price_never_an_estimate(tmp_path: Path) -> None:
-    only_on_demand_a3 = tmp_path / "gcp.csv"
-    only_on_demand_a3.write_text(
+    only_a_spot_a3 = tmp_path / "gcp.csv"
+    only_a_spot_a3.write_text(
         "machine_type,region,model,usd_per_hour,source,retrieved,note\n"
-        "a3-highgpu-8g,us-central1,on-demand,87.8328,https://x.example/p,2026-01-01,\n"
+        "a3-highgpu-8g,us-central1,spot,50.6,https://x.example/p,2026-01-01,\n"
     )
-    summary = summarize(template("gke-prod-dws"), load_price_table([only_on_demand_a3]))
-    assert summary.pools["h100"].price is None  # flex-start: not the on-demand row, not a discount of it
+    summary = summarize(template("gke-prod-dws"), load_price_table([only_a_spot_a3]))
+    assert summary.pools["h100"].price is None  # flex-start: never the Spot row, never a discount of anything
     assert summary.pools["h100"].quota_usd_per_hour is None
     assert summary.pools["l4"].price is None
     assert summary.total_usd_per_hour is None
     assert summary.team_total("team-a") is None
 
 
+def test_a_flex_start_pool_without_its_own_row_is_priced_at_the_on_demand_row_as_its_ceiling(
+    tmp_path: Path,
+) -> None:
+    table = tmp_path / "gcp.csv"
+    table.write_text(
+        "machine_type,region,model,usd_per_hour,source,retrieved,note\n"
+        "a3-highgpu-8g,us-central1,on-demand,88,https://x.example/p,2026-01-01,\n"
+    )
+    h100 = summarize(template("gke-prod-dws"), load_price_table([table])).pools["h100"]
+    assert h100.price is not None and (h100.price.model, h100.price.usd_per_hour) == ("on-demand", 88)
+    assert h100.price_is_upper_bound
+    table.write_text(
+        table.read_text() + "a3-highgpu-8g,us-central1,flex-start,37,https://x.example/q,2026-01-01,\n"
+    )
+    h100 = summarize(template("gke-prod-dws"), load_price_table([table])).pools["h100"]
+    assert h100.price is not None and (h100.price.model, h100.price_is_upper_bound) == ("flex-start", False)
+
+
 def test_the_prod_dws_flex_start_h100_and_on_demand_l4_pools_are_priced_from_their_rows() -> None:
     summary = summarize(template("gke-prod-dws"), PRICES)
     h100, l4 = summary.pools["h100"], summary.pools["l4"]
-    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    flex = h100_price(PRICES)
     g2 = PRICES.lookup("gcp", "g2-standard-8", "us-central1", "on-demand")
     assert flex is not None and g2 is not None
     assert h100.price == flex and l4.price == g2
+    assert h100.price_is_upper_bound == (flex.model == "on-demand")
     assert h100.quota_usd_per_hour == 24 * flex.usd_per_hour / 8
     assert l4.quota_usd_per_hour == 12 * g2.usd_per_hour
     assert summary.total_usd_per_hour == h100.quota_usd_per_hour + l4.quota_usd_per_hour
@@ -183,7 +202,7 @@ def test_a_team_borrows_up_the_cohort_tree_from_a_parent_cohorts_quota(tmp_path:
     with_parent = summarize(load_stack_file(_two_level(tmp_path, parent_gpus=8)), PRICES)
     assert [without.team_costs[(t, "h100")].gpus for t in ("team-a", "team-b", "team-c")] == [24, 24, 24]
     assert [with_parent.team_costs[(t, "h100")].gpus for t in ("team-a", "team-b", "team-c")] == [32, 32, 32]
-    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    flex = h100_price(PRICES)
     assert flex is not None
     assert with_parent.team_costs[("team-a", "h100")].usd_per_hour == 32 * flex.usd_per_hour / 8
 
@@ -202,7 +221,7 @@ def test_raising_a_parent_cohorts_quota_shows_in_the_diff_as_more_gpus_and_dolla
     base = load_stack_file(_two_level(tmp_path, parent_gpus=0))
     head = load_stack_file(_two_level(tmp_path, parent_gpus=8))
     diff = compare(base, head, prices=PRICES, decisions=False)
-    flex = PRICES.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    flex = h100_price(PRICES)
     assert flex is not None
     share = flex.usd_per_hour / 8
     assert [(q.kind, q.owner, q.flavor, q.field, q.before, q.after) for q in diff.quotas] == [

@@ -6,7 +6,6 @@ import importlib
 import pkgutil
 
 import pytest
-import yaml
 
 import batchplane.frameworks as registry
 from batchplane.accounting.podsets import POD_SETS_OF_FRAMEWORK, SIMPLE_EXTRACTORS, TRAINJOB_KIND
@@ -16,6 +15,7 @@ from batchplane.frameworks import BY_GVK, BY_KIND, BY_NAME, FRAMEWORKS, JobFrame
 from batchplane.targets.openshift.config import RHBOK_FRAMEWORKS, RHBOK_INTEGRATIONS, RedHatKueue
 from batchplane.webhook.decisions import FRAMEWORK_OF_KIND
 from tests.conftest import SHARED
+from tests.support import fastyaml
 
 #: Integrations.Frameworks of Kueue's manager Configuration, in the order of its API docs
 #: (apis/config/v1beta2/configuration_types.go at v0.19.2), transcribed independently of the registry.
@@ -77,7 +77,7 @@ def test_each_source_is_a_kueue_v0_19_2_controller_file() -> None:
 
 
 def test_rhbok_names_are_the_kueue_operator_crd_enum_in_its_order() -> None:
-    crd = yaml.safe_load(
+    crd = fastyaml.safe_load(
         (SHARED / "crds/kueue-operator/release-1.4/kueue.openshift.io_kueues.yaml").read_text(
             encoding="utf-8"
         )
@@ -112,7 +112,7 @@ def test_the_rhbok_framework_setting_accepts_exactly_the_crd_enum() -> None:
 )
 def test_group_version_kind_and_plural_match_the_operators_crd(directory: str, name: str) -> None:
     f = BY_NAME[name]
-    crd = yaml.safe_load(
+    crd = fastyaml.safe_load(
         (SHARED / "crds" / directory / f"{f.group}_{f.plural}.yaml").read_text(encoding="utf-8")
     )
     assert crd["spec"]["group"] == f.group

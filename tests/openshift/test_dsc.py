@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from batchplane.targets.openshift.dsc import (
 from batchplane.targets.openshift.olm import data_science_cluster, openshift_plan
 from tests.conftest import SHARED
 from tests.operators.conftest import openshift_target, with_operators
+from tests.support import fastyaml
 from tests.support.crdcheck import CrdCatalog
 
 CRDS = SHARED / "crds"
@@ -40,7 +40,7 @@ DSC_SCHEMAS = [
 
 def components_schema(folder: str, version: str) -> dict[str, Any]:
     path = CRDS / folder / "datasciencecluster.opendatahub.io_datascienceclusters.yaml"
-    crd = yaml.safe_load(path.read_text(encoding="utf-8"))
+    crd = fastyaml.safe_load(path.read_text(encoding="utf-8"))
     [served] = [v for v in crd["spec"]["versions"] if v["name"] == version]
     schema: dict[str, Any] = served["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"][
         "components"
@@ -288,7 +288,7 @@ def test_embedded_kueue_and_an_explicit_red_hat_build_of_kueue_are_refused() -> 
 
 def test_templates_render_dscs_the_crd_accepts(catalog: CrdCatalog) -> None:
     for path in sorted(Path(__file__).resolve().parents[2].joinpath("stacks").glob("Pulumi.openshift*.yaml")):
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))["config"]
+        config = fastyaml.safe_load(path.read_text(encoding="utf-8"))["config"]
         stack = load_stack(config)
         assert isinstance(stack.config.target, OpenShiftTarget)
         dsc = data_science_cluster(stack.config.target)

@@ -53,9 +53,6 @@ BAD = [
         [
             "batchplane:operators.training.values: the v1 Training Operator has no Helm chart (kustomize manifests "
             "only); values apply to trainer-v2",
-            "warning: batchplane:operators.training.kind: the v1 Training Operator is deprecated (maintenance only; its "
-            "Kueue integration is off by default since Kueue 0.19 and slated for removal in 0.20): plan the move to "
-            "trainer-v2 (docs/operators.md)",
         ],
         id="training-operator-v1-has-no-chart",
     ),
@@ -265,18 +262,28 @@ def test_valid_operators_config_loads_with_defaults() -> None:
     ) == ("v1.21.1", "1.7.0", "0.19.2", "none", False)
 
 
+@pytest.mark.parametrize("environment", ["staging", "production"])
+def test_the_deprecated_v1_training_operator_is_a_warning_where_a_stack_is_meant_to_last(
+    environment: str,
+) -> None:
+    cfg = with_operators({"training": {"kind": "training-operator-v1"}})
+    cfg["batchplane:environment"] = environment
+    warnings = [str(w) for w in load_stack(cfg).warnings if "training.kind" in str(w)]
+    assert warnings == [
+        "warning: batchplane:operators.training.kind: the v1 Training Operator is deprecated (maintenance only; its "
+        "Kueue integration is off by default since Kueue 0.19 and slated for removal in 0.20): plan the move to "
+        "trainer-v2 (docs/operators.md)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("operators", "kueue", "exp_warnings"),
     [
         pytest.param(
             {"training": {"kind": "training-operator-v1"}},
             {},
-            [
-                "warning: batchplane:operators.training.kind: the v1 Training Operator is deprecated (maintenance only; its "
-                "Kueue integration is off by default since Kueue 0.19 and slated for removal in 0.20): plan the move to "
-                "trainer-v2 (docs/operators.md)"
-            ],
-            id="training-operator-v1-deprecated",
+            [],
+            id="training-operator-v1-on-a-dev-stack-no-warning",
         ),
         pytest.param(
             {},

@@ -19,7 +19,7 @@ from tests.conftest import REPO_ROOT
 from tests.diff.helpers import prod_dws_with_team_a_h100
 from tests.policies.factories import DEV, PRODUCTION, Stack, cluster_queue_spec, flavor_quota, kueue
 
-A3 = Decimal("87.8328")
+A3 = Decimal("88.4899999025753")  # a3-highgpu-8g us-central1 on-demand, the price dataset
 
 
 def pool(name: str = "h100", **node_config: Any) -> dict[str, Any]:
@@ -76,19 +76,24 @@ def test_team_cost_is_its_gpus_share_of_the_node_list_price() -> None:
     ((message, who),) = stack.check(budget.budget_gpu_cost, config=limit)
     assert who == "team-a"
     assert message.startswith(
-        'ClusterQueue "team-a" can claim GPUs worth $263.50/h at list price; the limit is $263.00/h'
-    )
-    assert stack.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerTeam": 263.5}) == []
+        'ClusterQueue "team-a" can claim GPUs worth $265.47/h at list price; the limit is $263.00/h'
+    )  # 24 GPUs × $88.49/8
+    assert stack.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerTeam": 265.47}) == []
 
 
 def test_stack_cost_is_the_quota_min_capacity_at_list_price_and_names_unpriced_pools() -> None:
     stack = prod_like(team_a_gpus=16)  # quota 32 of 32 GPUs: 4 nodes
     ((message, _),) = stack.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 300})
     assert message.startswith(
-        "the stack's GPU quota can claim nodes worth $351.33/h at list price; the limit is $300.00/h"
+        "the stack's GPU quota can claim nodes worth $353.96/h at list price; the limit is $300.00/h"
     )
-    flex = prod_like(pool(flexStart=True), team_a_gpus=16)  # billed at the flex-start row, not on-demand
-    row = load_price_table().lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start")
+    flex = prod_like(
+        pool(flexStart=True), team_a_gpus=16
+    )  # its flex-start row, else on-demand as the ceiling
+    table = load_price_table()
+    row = table.lookup("gcp", "a3-highgpu-8g", "us-central1", "flex-start") or table.lookup(
+        "gcp", "a3-highgpu-8g", "us-central1", "on-demand"
+    )
     assert row is not None
     ((message, _),) = flex.check(budget.budget_gpu_cost, config={"maxUsdPerHourPerStack": 0})
     assert message.startswith(

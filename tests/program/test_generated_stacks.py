@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import run_program
@@ -121,6 +121,11 @@ def test_the_property_catches_the_workload_priority_class_crash_when_it_is_reint
             return True
         return False
 
-    failing = find(stack_configs, breaks, settings=settings(max_examples=200, deadline=None, database=None))
+    # No shrinking: the first config that breaks is the proof (each shrink step re-runs the whole program, which made
+    # this the slowest test of the suite: docs/performance.md).
+    no_shrink = settings(
+        max_examples=200, deadline=None, database=None, phases=(Phase.explicit, Phase.generate)
+    )
+    failing = find(stack_configs, breaks, settings=no_shrink)
     assert failing["batchplane:kueue"]["workloadPriorityClasses"]
     assert "unexpected keyword argument 'value'" in str(found[-1])

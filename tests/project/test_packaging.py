@@ -1,13 +1,16 @@
-"""Packaging (issue #21): the library declares ranges, the program and the webhook image pin exactly, and each
-process's extra covers what it imports."""
+"""Packaging (issues #21, #30): the library declares ranges; uv.lock pins everything; the pip-readable pins
+(requirements.txt for the program, webhook/requirements.txt for the image) are exported from it; each process's extra
+covers what it imports."""
 
 from __future__ import annotations
 
 import importlib.metadata as metadata
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,11 +23,13 @@ PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)")
 
 
 def pins(path: Path) -> dict[str, str]:
-    """``name -> version`` of a requirements file's ``name==version`` lines."""
+    """``name -> version`` of a requirements file's ``name==version`` lines whose marker holds here."""
     found = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if match := PIN.match(line.strip()):
-            found[canonicalize_name(match.group(1))] = match.group(2)
+            req = Requirement(line.strip())
+            if req.marker is None or req.marker.evaluate():
+                found[canonicalize_name(match.group(1))] = match.group(2)
     return found
 
 
@@ -102,7 +107,70 @@ def test_the_library_declares_ranges_not_pins() -> None:
 
 def test_the_program_requirements_install_the_package_itself() -> None:
     lines = (REPO_ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    assert "-e .[cli]" in lines
+    assert "-e ." in lines
+
+
+UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+
+
+def uv(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+    assert UV is not None, "uv is a dev dependency (pyproject.toml `dev` extra)"
+    return subprocess.run([UV, *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def test_uv_lock_agrees_with_pyproject() -> None:
+    """`make lock` (`uv lock`) after changing a range; the lead's merge re-locks the same way."""
+    done = uv("lock", "--check", "--offline")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_changed_range_without_a_new_lock_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "uv.lock").write_bytes((REPO_ROOT / "uv.lock").read_bytes())
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"PyYAML>=6.0.2,<7",' in text
+    (tmp_path / "pyproject.toml").write_text(text.replace('"PyYAML>=6.0.2,<7",', '"PyYAML>=6.0.3,<7",'))
+    done = uv("lock", "--check", "--offline", cwd=tmp_path)
+    assert done.returncode != 0 and "--check" in done.stderr
+
+
+#: Each pip-readable file and the `uv export` that writes it (`make lock`).
+EXPORTS = {
+    "requirements.txt": ["--output-file", "requirements.txt"],
+    "webhook/requirements.txt": [
+        *("--no-default-groups", "--extra", "webhook", "--no-emit-project"),
+        *("--output-file", "webhook/requirements.txt"),
+    ],
+}
+
+
+@pytest.mark.parametrize("path", sorted(EXPORTS))
+def test_the_pip_requirements_are_exactly_what_uv_exports_from_the_lock(path: str, tmp_path: Path) -> None:
+    done = uv("export", "--frozen", "--no-hashes", "--quiet", *EXPORTS[path][:-1], str(tmp_path / "out.txt"))
+    assert done.returncode == 0, done.stderr
+    exported = (tmp_path / "out.txt").read_text(encoding="utf-8")
+    # the header names the command with the output path as given; compare the pins and the header's rest
+    assert exported.replace(str(tmp_path / "out.txt"), path) == (REPO_ROOT / path).read_text(encoding="utf-8")
+
+
+def test_the_default_group_pulumi_install_syncs_is_the_cli_extra_and_nothing_of_dev() -> None:
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["tool"]["uv"]["default-groups"] == ["run"]
+    assert project["dependency-groups"]["run"] == ["batchplane[cli]"]
+    lock = tomllib.loads((REPO_ROOT / "uv.lock").read_text(encoding="utf-8"))
+    (me,) = [p for p in lock["package"] if p["name"] == "batchplane"]
+    assert [d["name"] for d in me["dev-dependencies"]["run"]] == ["batchplane"]
+
+
+def test_the_makefile_bootstraps_the_uv_the_dev_extra_pins() -> None:
+    makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
+    match = re.search(r"^UV_VERSION := (\S+)$", makefile, re.M)
+    assert match is not None
+    (dev_uv,) = [r for r in declared(frozenset({"dev"})) if canonicalize_name(r.name) == "uv"]
+    assert str(dev_uv.specifier) == f"=={match.group(1)}"
+    workflows = "".join(
+        f.read_text(encoding="utf-8") for f in (REPO_ROOT / ".github" / "workflows").glob("*.yml")
+    )
+    assert set(re.findall(r"\buv==(\S+)", workflows)) <= {match.group(1)}
 
 
 def test_the_webhook_image_installs_no_pulumi_and_no_kubernetes_client() -> None:

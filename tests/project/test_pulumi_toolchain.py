@@ -1,16 +1,16 @@
-"""Pulumi's own install path (issue #22): what the pip toolchain installs from a clean copy runs the program.
+"""Pulumi's own install path (issues #22, #30): what the uv toolchain installs from a clean copy runs the program.
 
-``Pulumi.yaml`` declares ``runtime.options: {toolchain: pip, virtualenv: .venv}``. ``pulumi install`` (and
-``pulumi new`` / the first ``pulumi up`` when .venv is missing) then does exactly this, transcribed from
-``InstallDependencies`` in pulumi/pulumi ``sdk/python/toolchain/pip.go``
-(https://github.com/pulumi/pulumi/blob/01ba6bcc239f50446aeb12fc237afe94f6e938ab/sdk/python/toolchain/pip.go):
+``Pulumi.yaml`` declares ``runtime.options: {toolchain: uv, virtualenv: .venv}``. ``pulumi install`` (and
+``pulumi new`` / the first ``pulumi up`` when .venv is missing) then does this, transcribed from
+``InstallDependencies`` and ``uvCommand`` in pulumi/pulumi ``sdk/python/toolchain/uv.go``
+(https://github.com/pulumi/pulumi/blob/008a315303507297fd13aea17efd6516379cd4ec/sdk/python/toolchain/uv.go):
+with a ``uv.lock`` found searching up from the project directory, it runs ``uv sync`` there with
+``UV_PROJECT_ENVIRONMENT=<absolute virtualenv path>`` (``virtualenv`` relative to the project root). No
+requirements.txt is read: only when neither ``uv.lock`` nor ``pyproject.toml`` exists does it ``uv init`` and
+``uv add -r requirements.txt``.
 
-1. ``python3 -m venv <project>/.venv`` (``CommandPath``: ``$PULUMI_PYTHON_CMD``, else ``python3``, else ``python``);
-2. ``.venv/bin/python -m pip install --upgrade pip setuptools wheel`` in the project directory, the venv activated;
-3. "If ``requirements.txt`` doesn't exist, exit early"; else ``.venv/bin/python -m pip install -r requirements.txt``.
-
-The test repeats those steps on a copy of the repository's files (``git ls-files``: no .venv, no build output),
-then runs the real ``__main__.py`` under the SDK's mock engine (``batchplane.offline``) with that venv's python.
+The test repeats that on a copy of the repository's files (``git ls-files``: no .venv, no build output), then runs
+the real ``__main__.py`` under the SDK's mock engine (``batchplane.offline``) with that venv's python.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,27 +46,27 @@ def clean_copy(dest: Path) -> Path:
 
 
 def activated(venv: Path) -> dict[str, str]:
-    """The environment ``ActivateVirtualEnv`` gives pip: VIRTUAL_ENV set, its bin first on PATH, no PYTHONHOME."""
+    """The environment ``ActivateVirtualEnv`` gives the program: VIRTUAL_ENV set, its bin first on PATH."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV")}
     env["VIRTUAL_ENV"] = str(venv)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
-def pulumi_pip_install(project: Path) -> Path:
-    """pip.go's ``InstallDependencies`` for ``virtualenv: .venv``; returns the venv."""
+UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+
+
+def pulumi_uv_install(project: Path, *extra: str) -> Path:
+    """uv.go's ``InstallDependencies`` for ``virtualenv: .venv`` with a uv.lock: ``uv sync``; returns the venv."""
+    assert UV is not None, "uv is a dev dependency (pyproject.toml `dev` extra)"
     venv = (project / ".venv").resolve()
-    python3 = os.environ.get("PULUMI_PYTHON_CMD") or shutil.which("python3") or shutil.which("python")
-    assert python3 is not None
-    subprocess.run([python3, "-m", "venv", str(venv)], check=True, capture_output=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install"]
-    for args in (["--upgrade", "pip", "setuptools", "wheel"], ["-r", "requirements.txt"]):
-        if args[0] == "-r" and not (project / "requirements.txt").exists():
-            break  # "If `requirements.txt` doesn't exist, exit early."
-        done = subprocess.run(
-            [*pip, *args], cwd=project, env=activated(venv), capture_output=True, text=True, check=False
-        )
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV")}
+    env["UV_PROJECT_ENVIRONMENT"] = str(venv)
+    env["UV_PYTHON_DOWNLOADS"] = "never"  # the machine's python3, as on a developer's machine
+    done = subprocess.run(
+        [UV, "sync", *extra], cwd=project, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return venv
 
 
@@ -91,36 +92,43 @@ def run_program_with(venv: Path, project: Path) -> subprocess.CompletedProcess[s
     )
 
 
-def test_the_pip_toolchain_installs_what_the_program_needs_from_a_clean_copy(tmp_path: Path) -> None:
-    import json
-
-    project = clean_copy(tmp_path / "project")
-    venv = pulumi_pip_install(project)
-    done = run_program_with(venv, project)
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.splitlines()[-1])
-    assert Path(result["package"]).is_relative_to(project)  # `-e .` of this copy, not the developer's venv
-    assert {"batchplane:cluster:BatchCluster", "batchplane:admission:QuotaWebhook"} <= set(result["types"])
-    assert "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue" in result["types"]
-
-
-def test_without_requirements_txt_the_toolchain_leaves_a_venv_the_program_cannot_run_in(
-    tmp_path: Path,
-) -> None:
-    """What issue #22 found: the toolchain creates .venv, upgrades pip and stops, so the program fails."""
-    project = clean_copy(tmp_path / "project")
-    (project / "requirements.txt").unlink()
-    venv = pulumi_pip_install(project)
-    installed = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "freeze"],
-        cwd=tmp_path,
+def installed(venv: Path) -> set[str]:
+    listed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "freeze"]
+        if (venv / "bin" / "pip").exists()
+        else [str(UV), "pip", "list", "--format", "freeze"],
         env=activated(venv),
         capture_output=True,
         text=True,
         check=True,
     ).stdout.lower()
-    assert "batchplane" not in installed and "pulumi" not in installed
+    return {line.split("==")[0] for line in listed.splitlines() if "==" in line}
+
+
+def test_the_uv_toolchain_installs_what_the_program_needs_and_no_dev_tool_from_a_clean_copy(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    project = clean_copy(tmp_path / "project")
+    venv = pulumi_uv_install(project)
+    done = run_program_with(venv, project)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert Path(result["package"]).is_relative_to(project)  # the editable install of this copy
+    assert {"batchplane:cluster:BatchCluster", "batchplane:admission:QuotaWebhook"} <= set(result["types"])
+    assert "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue" in result["types"]
+    packages = installed(venv)
+    assert {"pulumi", "pulumi-kubernetes", "pulumi-policy", "typer"} <= packages
+    assert packages & {"pytest", "hypothesis", "mypy", "ruff", "import-linter"} == set()
+
+
+def test_without_the_default_group_uv_sync_leaves_a_venv_the_program_cannot_run_in(tmp_path: Path) -> None:
+    """Why pyproject.toml sets ``default-groups = ["run"]``: a bare ``uv sync`` installs only the core package."""
+    project = clean_copy(tmp_path / "project")
+    venv = pulumi_uv_install(project, "--no-default-groups")
+    packages = installed(venv)
+    assert "batchplane" in packages and "pulumi" not in packages
     done = run_program_with(venv, project)
     assert done.returncode != 0
-    # The program's directory is on sys.path, so batchplane's source is found; its dependencies are not.
     assert "ModuleNotFoundError: No module named" in done.stderr
