@@ -14,7 +14,7 @@ from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.render import render_resources
 from batchplane.stack import load_stack
 from tests.config.factories import base_config
-from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
+from tests.conftest import REPO_ROOT, SHARED, template_path
 from tests.support.crdcheck import CrdCatalog
 
 WORKERS = [
@@ -25,7 +25,7 @@ KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
 
 def kind_with(section: dict[str, Any]) -> dict[str, Any]:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("kind")))
     config["batchplane:multiKueue"] = section
     return config
 

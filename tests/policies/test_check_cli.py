@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from tests.conftest import REPO_ROOT, TEMPLATE_NAMES
+from tests.conftest import REPO_ROOT, TEMPLATE_NAMES, template_path
 
 pytestmark = pytest.mark.slow
 
@@ -248,7 +248,7 @@ def test_usage_errors_exit_2(args: list[str], message: str) -> None:
 def test_two_thousand_local_queues_pass_through_the_policy_pack(tmp_path: Path) -> None:
     from batchplane.yamlfile import read_yaml_file
 
-    doc = read_yaml_file(REPO_ROOT / "stacks" / "Pulumi.kind.yaml")
+    doc = read_yaml_file(template_path("kind"))
     doc["config"]["batchplane:kueue"]["localQueues"] = [
         {"name": "default", "namespace": f"team-{i:04d}", "clusterQueue": "cluster-queue"}
         for i in range(2000)
@@ -301,7 +301,7 @@ def test_a_base_ref_without_the_stack_file_is_a_new_stack_with_no_baseline(tmp_p
         check=True,
     )
     stack = tmp_path / "Pulumi.kind.yaml"
-    shutil.copy(REPO_ROOT / "stacks" / "Pulumi.kind.yaml", stack)
+    shutil.copy(template_path("kind"), stack)
     result = run_check("--config", str(stack), "--base", "HEAD", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
