@@ -85,7 +85,7 @@ def test_only_the_named_cluster_queues_dispatch() -> None:
         ({"workers": [WORKERS[0], WORKERS[0]]}, ["batchplane:multiKueue: worker names must be unique: us-east4 listed more than once"]),
         ({"workers": []}, ["batchplane:multiKueue.workers: at least 1 entries allowed, 0 given"]),
         ({"workers": [{"name": f"w{i}", "kubeconfigSecret": f"s{i}"} for i in range(21)]}, ["batchplane:multiKueue.workers: at most 20 entries allowed, 21 given"]),
-        ({"workers": [{"name": "w", "kubeconfig": "x"}]}, ["batchplane:multiKueue.workers[0].kubeconfig: unknown key"]),
+        ({"workers": [{"name": "w", "kubeconfig": "x"}]}, ["batchplane:multiKueue.workers[0].kubeconfig: unknown key; did you mean `kubeconfigSecret`?"]),
     ],
     ids=["unknown-cluster-queue", "duplicate-worker", "no-worker", "21-workers", "misspelt-key"],
 )  # fmt: skip
