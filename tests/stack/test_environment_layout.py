@@ -75,6 +75,8 @@ def team_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository as a team has it after ``batchplane new my-env --from gke-dev``-like copying: a template's
     file copied to ``stacks/Pulumi.my-env.yaml``."""
     repo = copy_repository(tmp_path_factory.mktemp("clone"))
+    for own in (repo / "stacks").glob("Pulumi.*.yaml"):  # this checkout's environments: not part of the proof
+        own.unlink()
     shutil.copy(repo / "templates" / "Pulumi.gke-dev.yaml", repo / "stacks" / "Pulumi.my-env.yaml")
     return repo
 
