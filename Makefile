@@ -97,12 +97,12 @@ imports: $(BIN)/.installed-dev ## the layering contracts (import-linter, [tool.i
 
 all-checks: lint typecheck imports test ## lint, typecheck, import contracts and the tests (the policy pack is `batchplane check`)
 
-graphs: graphviz $(BIN)/.installed-dev ## regenerate docs/graphs/<stack>.dot and .svg for every stacks/Pulumi.<stack>.yaml
+graphs: graphviz $(BIN)/.installed-dev ## regenerate docs/graphs/<template>.dot and .svg for every templates/Pulumi.<template>.yaml
 	@mkdir -p docs/graphs
-	@for f in stacks/Pulumi.*.yaml; do \
-	  s=$${f#stacks/Pulumi.}; s=$${s%.yaml}; \
-	  $(BIN)/batchplane graph --stack $$s --format dot --output docs/graphs/$$s.dot || exit 1; \
-	  $(BIN)/batchplane graph --stack $$s --format svg --output docs/graphs/$$s.svg || exit 1; \
+	@for f in templates/Pulumi.*.yaml; do \
+	  s=$${f#templates/Pulumi.}; s=$${s%.yaml}; \
+	  $(BIN)/batchplane graph --config $$f --format dot --output docs/graphs/$$s.dot || exit 1; \
+	  $(BIN)/batchplane graph --config $$f --format svg --output docs/graphs/$$s.svg || exit 1; \
 	done
 
 e2e-kind: $(BIN)/.installed-dev ## end-to-end on a real kind cluster (needs docker, kind, kubectl, pulumi); ~15 min

@@ -82,9 +82,9 @@ def timed(label: str, config: dict[str, Any], stack: str) -> None:
 
 def main() -> None:
     warm = time.perf_counter()
-    run_program(REPO, "kind", read_stack_file(REPO / "stacks" / "Pulumi.kind.yaml"))
+    run_program(REPO, "kind", read_stack_file(REPO / "templates" / "Pulumi.kind.yaml"))
     print(f"first preview (kind, includes SDK imports): {time.perf_counter() - warm:.2f} s")
-    for path in sorted((REPO / "stacks").glob("Pulumi.*.yaml")):
+    for path in sorted((REPO / "templates").glob("Pulumi.*.yaml")):
         name = path.name[len("Pulumi.") : -len(".yaml")]
         timed(f"template {name}", read_stack_file(path), name)
     timed("generated: 1000 LocalQueues", generated(1000), "gen-1000-lq")

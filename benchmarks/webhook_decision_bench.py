@@ -84,7 +84,9 @@ print(json.dumps(out))
 def measure(tree: Path, n: int, repeats: int, package: Path | None = None) -> dict[str, dict[str, object]]:
     """Run the loop with ``tree``'s gke-dws stack, importing batchplane from ``package`` (default: ``tree``)."""
     samples = (REPO / ".." / "shared" / "samples").resolve()
-    stack = tree / "stacks" / "Pulumi.gke-dws.yaml"
+    # templates/ since issue #30; a tree from before keeps its templates in stacks/
+    folder = "templates" if (tree / "templates" / "Pulumi.gke-dws.yaml").is_file() else "stacks"
+    stack = tree / folder / "Pulumi.gke-dws.yaml"
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, str(samples), str(n), str(repeats), str(stack)],
         cwd=package or tree,  # `python -c` puts the working directory first on sys.path

@@ -19,10 +19,31 @@ if COMPILED:
     sys.path.insert(0, str(Path(COMPILED).resolve()))
     importlib.import_module("batchplane")
 
+from batchplane.stack import layout  # noqa: E402  (after the compiled copy is first on sys.path)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = (REPO_ROOT / ".." / "shared").resolve()
-STACKS_DIR = REPO_ROOT / "stacks"
-TEMPLATE_NAMES = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+
+# Two kinds of stack file (batchplane/stack/layout.py). Tests that hold the project's own templates to their
+# goldens, pictures, README table and pinned facts iterate TEMPLATE_NAMES and open template_path(name); the generic
+# checks (tests/stack/test_environments.py: validate, policy pack, offline preview, CRD check) run on every
+# ENVIRONMENT_NAMES too, so a team's environment is tested and never fails a template test by being there.
+#: The shipped templates: templates/Pulumi.<name>.yaml.
+TEMPLATES_DIR = REPO_ROOT / layout.TEMPLATES_DIR
+TEMPLATE_NAMES = layout.template_names(REPO_ROOT)
+#: The team's environments (Pulumi's stackConfigDir): stacks/Pulumi.<name>.yaml.
+STACKS_DIR = REPO_ROOT / layout.STACKS_DIR
+ENVIRONMENT_NAMES = layout.environment_names(REPO_ROOT)
+
+
+def template_path(name: str) -> Path:
+    """The shipped template ``templates/Pulumi.<name>.yaml`` (the one helper tests use to open a template)."""
+    return layout.template_path(REPO_ROOT, name)
+
+
+def environment_path(name: str) -> Path:
+    """The team's environment ``stacks/Pulumi.<name>.yaml``."""
+    return layout.environment_path(REPO_ROOT, name)
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Keep one ``batchplane diff`` comment per pull request up to date (the ``policy`` workflow's ``diff`` job).
+"""Keep a ``batchplane diff`` comment on a pull request up to date (the ``policy`` workflow's ``diff`` job).
 
-    diff_comment.py --repo OWNER/NAME --pr NUMBER FILE.md [FILE.md ...]
+    diff_comment.py --repo OWNER/NAME --pr NUMBER [--key STACK] FILE.md [FILE.md ...]
 
 Joins the Markdown files (each ``batchplane diff --markdown`` output, or an error section) into one comment that
-starts with the marker ``<!-- batchplane-diff -->``, then through the GitHub REST API (version 2022-11-28):
+starts with the marker ``<!-- batchplane-diff -->`` — or, with ``--key STACK`` (the workflow passes each matrix
+entry's key: the environment's name, ``templates/<name>`` for a template), ``<!-- batchplane-diff: STACK -->``, so
+each stack keeps one comment of its own — then through the GitHub REST API (version 2022-11-28):
 
 1. lists the PR's issue comments (``GET /repos/{owner}/{repo}/issues/{number}/comments``, 100 a page, following the
    ``Link: <…>; rel="next"`` header);
@@ -83,12 +85,18 @@ def list_comments(api: str, repo: str, pr: int, token: str) -> list[dict[str, An
     return out
 
 
-def ours(comment: dict[str, Any]) -> bool:
+def marker(key: str | None = None) -> str:
+    """The first line of the comment: :data:`MARKER`, or ``<!-- batchplane-diff: KEY -->`` for one stack's."""
+    return MARKER if key is None else f"<!-- batchplane-diff: {key} -->"
+
+
+def ours(comment: dict[str, Any], key: str | None = None) -> bool:
     user = comment.get("user") or {}
-    return str(comment.get("body", "")).startswith(MARKER) and user.get("type") == "Bot"
+    first = str(comment.get("body", "")).split("\n", 1)[0]
+    return first == marker(key) and user.get("type") == "Bot"
 
 
-def compose(files: list[Path]) -> str:
+def compose(files: list[Path], key: str | None = None) -> str:
     parts = []
     for path in files:
         text = path.read_text(encoding="utf-8").strip()
@@ -96,7 +104,8 @@ def compose(files: list[Path]) -> str:
             text = text[len(MARKER) :].strip()
         if text:
             parts.append(text)
-    body = "\n\n".join([MARKER, "## batchplane diff", *(parts or ["No stack file changed."])]) + "\n"
+    title = "## batchplane diff" if key is None else f"## batchplane diff: `{key}`"
+    body = "\n\n".join([marker(key), title, *(parts or ["No stack file changed."])]) + "\n"
     if len(body) > MAX_BODY:
         body = (
             body[: MAX_BODY - 200]
@@ -105,9 +114,9 @@ def compose(files: list[Path]) -> str:
     return body
 
 
-def upsert(api: str, repo: str, pr: int, token: str, body: str) -> str:
-    """Create or update the one comment; returns ``created``, ``updated`` or ``unchanged``."""
-    existing = next((c for c in list_comments(api, repo, pr, token) if ours(c)), None)
+def upsert(api: str, repo: str, pr: int, token: str, body: str, key: str | None = None) -> str:
+    """Create or update the one comment (of ``key``); returns ``created``, ``updated`` or ``unchanged``."""
+    existing = next((c for c in list_comments(api, repo, pr, token) if ours(c, key)), None)
     if existing is None:
         request("POST", f"{api}/repos/{repo}/issues/{pr}/comments", token, {"body": body})
         return "created"
@@ -122,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repo", required=True, help="OWNER/NAME")
     parser.add_argument("--pr", required=True, type=int, help="pull request number")
     parser.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL", "https://api.github.com"))
+    parser.add_argument("--key", help="one comment per key (the stack's matrix key) instead of one per PR")
     parser.add_argument("files", nargs="*", type=Path)
     args = parser.parse_args(argv)
     token = os.environ.get("GITHUB_TOKEN", "")
@@ -132,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"diff_comment.py: --repo {args.repo!r} is not OWNER/NAME", file=sys.stderr)
         return 2
     try:
-        body = compose(args.files)
-        result = upsert(args.api_url.rstrip("/"), args.repo, args.pr, token, body)
+        body = compose(args.files, args.key)
+        result = upsert(args.api_url.rstrip("/"), args.repo, args.pr, token, body, args.key)
     except ApiError as exc:
         if exc.status == 403:
             print(
@@ -145,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, urllib.error.URLError) as exc:
         print(f"diff_comment.py: {exc}", file=sys.stderr)
         return 1
-    print(f"batchplane diff comment {result} on {args.repo}#{args.pr}")
+    which = "" if args.key is None else f" of {args.key}"
+    print(f"batchplane diff comment{which} {result} on {args.repo}#{args.pr}")
     return 0
 
 

@@ -26,8 +26,10 @@ def _root() -> None:
 # Subcommand modules register themselves on `app` (import for side effect).
 from batchplane.cli import appwrapper as _appwrapper  # noqa: E402,F401
 from batchplane.cli import check as _check  # noqa: E402,F401
+from batchplane.cli import ci as _ci  # noqa: E402,F401
 from batchplane.cli import diff as _diff  # noqa: E402,F401
 from batchplane.cli import graph as _graph  # noqa: E402,F401
+from batchplane.cli import new as _new  # noqa: E402,F401
 from batchplane.cli import preflight as _preflight  # noqa: E402,F401
 from batchplane.cli import preview as _preview  # noqa: E402,F401
 from batchplane.cli import reference as _reference  # noqa: E402,F401

@@ -12,6 +12,14 @@ from typing import Annotated, NoReturn
 import typer
 
 from batchplane.errors import ConfigLoadError, ConfigValidationError
+from batchplane.stack.layout import (
+    environment_names,
+    environment_path,
+    find_stack_file,
+    stack_name_of,
+    template_names,
+    template_path,
+)
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -19,7 +27,11 @@ EXIT_USAGE = 2
 
 StackOption = Annotated[
     str | None,
-    typer.Option("--stack", "-s", help="Stack name: reads stacks/Pulumi.<NAME>.yaml."),
+    typer.Option(
+        "--stack",
+        "-s",
+        help="Stack name: reads stacks/Pulumi.<NAME>.yaml (your environment), else templates/Pulumi.<NAME>.yaml.",
+    ),
 ]
 ConfigOption = Annotated[
     Path | None,
@@ -45,26 +57,24 @@ def project_root() -> Path:
 def resolve_stack_file(stack: str | None, config: Path | None, root: Path | None = None) -> tuple[str, Path]:
     """Turn ``--stack``/``--config`` into ``(stack_name, config_file)``; exits 2 on misuse.
 
-    ``--stack NAME`` reads ``<root>/stacks/Pulumi.NAME.yaml``; ``--config PATH`` reads PATH and
-    takes the stack name from its ``Pulumi.<name>.yaml`` file name (or the file stem).
+    ``--stack NAME`` reads ``<root>/stacks/Pulumi.NAME.yaml`` (the team's environment) or, when there is none,
+    ``<root>/templates/Pulumi.NAME.yaml`` (a shipped template): :func:`batchplane.stack.layout.find_stack_file`,
+    the one resolution every command uses. ``--config PATH`` reads PATH and takes the stack name from its
+    ``Pulumi.<name>.yaml`` file name (or the file stem).
     """
     if (stack is None) == (config is None):
         fail_usage("give exactly one of --stack NAME or --config PATH")
     if config is not None:
-        name = config.name
-        if name.startswith("Pulumi.") and name.endswith((".yaml", ".yml")):
-            name = name[len("Pulumi.") :].rsplit(".", 1)[0]
-        else:
-            name = config.stem
-        return name, config
+        return stack_name_of(config), config
     assert stack is not None
     base = root or project_root()
-    path = base / "stacks" / f"Pulumi.{stack}.yaml"
-    if not path.is_file():
-        known = sorted(
-            p.name[len("Pulumi.") : -len(".yaml")] for p in (base / "stacks").glob("Pulumi.*.yaml")
+    path = find_stack_file(base, stack)
+    if path is None:
+        fail_usage(
+            f"no stack config {environment_path(base, stack)} or {template_path(base, stack)} "
+            f"(environments: {', '.join(environment_names(base)) or 'none'}; "
+            f"templates: {', '.join(template_names(base)) or 'none'})"
         )
-        fail_usage(f"no stack config {path} (stacks: {', '.join(known) or 'none'})")
     return stack, path
 
 

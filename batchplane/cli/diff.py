@@ -33,6 +33,7 @@ from batchplane.cli.common import (
     github_annotation,
     project_root,
     read_at_ref,
+    resolve_stack_file,
 )
 from batchplane.errors import ConfigIssue, ConfigLoadError, ConfigValidationError
 
@@ -48,11 +49,6 @@ BaseRefOption = Annotated[
 ]
 
 
-def _stack_name(path: Path) -> str:
-    name = path.name
-    if name.startswith("Pulumi.") and name.endswith((".yaml", ".yml")):
-        return name[len("Pulumi.") :].rsplit(".", 1)[0]
-    return path.stem
 
 
 def _display(path: Path) -> str:
@@ -137,13 +133,10 @@ def diff(
         fail_usage("give at most one of --json and --markdown")
     if (base_config is None) == (base is None):
         fail_usage("give exactly one of --base-config PATH or --base GITREF")
-    if (stack is None) == (config is None):
-        fail_usage("give exactly one of --stack NAME or --config PATH")
     root = (project_dir or project_root()).resolve()
-    head_path = config if config is not None else root / "stacks" / f"Pulumi.{stack}.yaml"
+    name, head_path = resolve_stack_file(stack, config, root)
     if not head_path.is_file():
         fail_usage(f"no stack config {head_path}")
-    name = stack or _stack_name(head_path)
     annotate = github or (os.environ.get("GITHUB_ACTIONS") == "true" and not (json_output or markdown))
     shown = _display(head_path)
     with tempfile.TemporaryDirectory(prefix="batchplane-diff-") as tmp:

@@ -19,6 +19,7 @@ from batchplane.cli.common import (
 )
 from batchplane.preflight.run import Environment
 from batchplane.stack import load_stack_file
+from batchplane.stack.layout import template_names, template_path
 
 
 def environment(project: str | None) -> Environment:
@@ -39,8 +40,8 @@ def preflight_command(
         bool,
         typer.Option(
             "--requirements",
-            help="Print what the stack needs (Markdown, no API calls); without --stack, every stack in stacks/ "
-            "(docs/requirements.md).",
+            help="Print what the stack needs (Markdown, no API calls); without --stack, every template in "
+            "templates/ (docs/requirements.md).",
         ),
     ] = False,
 ) -> None:
@@ -52,12 +53,11 @@ def preflight_command(
     from batchplane.preflight.requirements import stack_requirements
 
     if requirements and stack is None and config is None:
-        stacks = sorted((project_root() / "stacks").glob("Pulumi.*.yaml"))
+        root = project_root()
         loaded = []
         with config_errors_exit():
-            for path in stacks:
-                name = path.name[len("Pulumi.") : -len(".yaml")]
-                loaded.append(stack_requirements(load_stack_file(path, name)))
+            for name in template_names(root):
+                loaded.append(stack_requirements(load_stack_file(template_path(root, name), name)))
         typer.echo(requirements_markdown(loaded), nl=False)
         raise typer.Exit(EXIT_OK)
     name, path = resolve_stack_file(stack, config)

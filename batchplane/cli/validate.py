@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
@@ -16,7 +17,21 @@ from batchplane.cli.common import (
 )
 from batchplane.components.quota_webhook.manifests import deployment_problems
 from batchplane.errors import ConfigValidationError
-from batchplane.stack import load_stack_file
+from batchplane.stack import Stack, load_stack_file
+
+
+def validated(path: Path, name: str) -> Stack:
+    """What ``validate`` checks: the stack file loaded with every rule, then what its deployment would refuse.
+
+    Raises:
+        ConfigLoadError: the file cannot be read or is not YAML.
+        ConfigValidationError: every error (with the warnings found alongside).
+    """
+    loaded = load_stack_file(path, name)
+    problems = deployment_problems(loaded)
+    if problems:
+        raise ConfigValidationError(loaded.warnings + problems)
+    return loaded
 
 
 @app.command()
@@ -24,10 +39,7 @@ def validate(stack: StackOption = None, config: ConfigOption = None) -> None:
     """Validate a stack config: exit 0 when valid, 1 with every error (stderr, one per line), 2 on I/O errors."""
     name, path = resolve_stack_file(stack, config)
     with config_errors_exit():
-        loaded = load_stack_file(path, name)
-        problems = deployment_problems(loaded)
-        if problems:
-            raise ConfigValidationError(loaded.warnings + problems)
+        loaded = validated(path, name)
     for warning in loaded.warnings:
         print(str(warning), file=sys.stderr)
     k = loaded.kueue

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_USAGE, config_errors_exit, resolve_stack_file
+from batchplane.cli.common import EXIT_USAGE, StackOption, config_errors_exit, resolve_stack_file
 from batchplane.webhook.command import serve_command
 
 webhook_app = typer.Typer(
@@ -29,9 +29,7 @@ webhook_app = typer.Typer(
 
 @webhook_app.command("policy")
 def policy_command(
-    stack: Annotated[
-        str | None, typer.Option("--stack", "-s", help="Stack name: reads stacks/Pulumi.<NAME>.yaml.")
-    ] = None,
+    stack: StackOption = None,
     config: Annotated[Path | None, typer.Option("--config", "-c", help="Any stack config file.")] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")

@@ -13,14 +13,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from batchplane.config.base import ConfigModel
-from batchplane.config.kueue import KueueConfig, LocalQueue
+from batchplane.config.kueue import ClusterQueue, KueueConfig, LocalQueue
 from batchplane.config.operators import OperatorsConfig, check_operators, kueue_frameworks
+from batchplane.config.renames import renamed
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue, tenant_namespaces
+from batchplane.config.suggest import keys_at, nearest_key
 from batchplane.config.teams import TeamsConfig, expand_team
 from batchplane.config.webhook import (
     WebhookConfig,
@@ -35,6 +37,7 @@ from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_INTEGRATIONS
 from batchplane.pools import fit_quotas_to_pools
+from batchplane.stack.partial import PartialTeams, outside_stand_ins, partial_teams
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
 from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
@@ -164,29 +167,26 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     parsed.update({key: repair.value for key, repair in repairs.items()})
     if "target" in failed:
         parsed["target"] = {"kind": "kind"}  # a stand-in; the rules that need the target are skipped
+    # teams whose failed members are stand-ins (stack/partial.py): the reference rules still run
+    partial = (
+        partial_teams(ours["teams"], f"{CONFIG_NAMESPACE}:teams")
+        if failed & {"target", "kueue", "teams"} == {"teams"} and "teams" in ours
+        else None
+    )
+    if partial is not None:
+        parsed["teams"] = partial.value
     config = StackConfig.model_validate(parsed)
     config, image_issues = _default_build(config, failed)
     issues += image_issues
     expanded_ok = not failed & {"target", "kueue", "teams"}
     kueue, expand_issues = _expand_reporting(config)
+    if partial is not None:
+        expand_issues = [i for i in expand_issues if outside_stand_ins(i.path, partial.stand_ins)]
     issues += expand_issues
     if config.multi_kueue is not None and expanded_ok and not expand_issues and "multiKueue" not in failed:
         issues += expand_multikueue(config.multi_kueue, kueue)
-    if expanded_ok and not expand_issues:
-        issues += check_kueue(kueue)
-        if size_to_pools:
-            issues += fit_quotas_to_pools(kueue, backed_pools(config))
-        issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
-        issues += platform_for(config.target).check_queues(config.environment, kueue)
-        if not kueue.cluster_queues and not kueue.local_queues:
-            issues.append(
-                ConfigIssue(
-                    f"{CONFIG_NAMESPACE}:kueue",
-                    "the stack declares no ClusterQueue and no LocalQueue: nothing will be admitted "
-                    "(declare kueue.clusterQueues/localQueues or teams)",
-                    severity="warning",
-                )
-            )
+    if not expand_issues and (expanded_ok or partial is not None):
+        issues += _queue_rules(config, kueue, partial, size_to_pools=size_to_pools)
     elif "target" not in failed:  # the queues did not parse: the target's own rules still run
         platform = platform_for(config.target)
         issues += platform.check_target(config.environment, kueue)
@@ -198,7 +198,10 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
         )
     if config.webhook.build is not None and not failed & {"webhook", "target"}:
         issues += _build_problems(config)
-    if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
+    tenants_known = not failed & {"webhook", "kueue", "teams"} or (
+        partial is not None and "webhook" not in failed
+    )
+    if tenants_known and not expand_issues:
         installed = config.operators.installed_namespaces() if config.operators is not None else {}
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)
         queues = [(lq.obj.namespace, str(lq.path.key("namespace"))) for lq in kueue.local_queues]
@@ -229,6 +232,34 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
     return Stack(
         name=stack_name, config=config, kueue=kueue, warnings=issues, other_config=other, workers=workers
     )
+
+
+def _queue_rules(
+    config: StackConfig, kueue: ExpandedKueue, partial: PartialTeams | None, *, size_to_pools: bool
+) -> list[ConfigIssue]:
+    """The Kueue, pool and platform rules on the expanded objects: all of them when ``target``, ``kueue`` and
+    ``teams`` parsed; on a partial ``teams`` (stack/partial.py) the rules needing only names, references, cohorts
+    and namespaces — no quota sums (pool capacity) — with what they say at a stand-in dropped."""
+    platform = platform_for(config.target)
+    if partial is not None:
+        found = check_kueue(kueue) + platform.check_target(config.environment, kueue)
+        found += platform.check_queues(config.environment, kueue)
+        return [i for i in found if outside_stand_ins(i.path, partial.stand_ins)]
+    issues = check_kueue(kueue)
+    if size_to_pools:
+        issues += fit_quotas_to_pools(kueue, backed_pools(config))
+    issues += check_pools(config, kueue)  # target rules, pool-backed flavors, capacity
+    issues += platform.check_queues(config.environment, kueue)
+    if not kueue.cluster_queues and not kueue.local_queues:
+        issues.append(
+            ConfigIssue(
+                f"{CONFIG_NAMESPACE}:kueue",
+                "the stack declares no ClusterQueue and no LocalQueue: nothing will be admitted "
+                "(declare kueue.clusterQueues/localQueues or teams)",
+                severity="warning",
+            )
+        )
+    return issues
 
 
 def load_stack_config(
@@ -479,6 +510,16 @@ def _parse_sections(ours: Mapping[str, Any]) -> tuple[list[ConfigIssue], set[str
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         failed = {str(err["loc"][0]) for err in errors if err["loc"]}
+        # an unknown top-level key that stands for an absent section (`team` for `teams`): that section's rules
+        # would report the consequences of the typo (a LocalQueue naming a team's ClusterQueue), so it counts as failed
+        failed |= {
+            meant
+            for err in errors
+            if err["type"] == "extra_forbidden"
+            and len(err["loc"]) == 1
+            and (meant := _meant_section(str(err["loc"][0]))) is not None
+            and meant not in ours
+        }
         repairs: dict[str, Repair] = {}
         for key in sorted(failed & REPAIRABLE_SECTIONS):
             if key in ours and (repair := repair_section(ours[key], _section_errors(key))) is not None:
@@ -588,7 +629,7 @@ def expand(config: StackConfig) -> ExpandedKueue:
                 cq, lq = expand_team(config.teams, team, flavor_order)
             except ValidationError as exc:
                 problems = "; ".join(
-                    f"{'.'.join(to_camel(str(part)) for part in e['loc'])}: {_message(e)}"
+                    f"{'.'.join(to_camel(str(part)) for part in e['loc'])}: {_message(e, ClusterQueue)}"
                     for e in exc.errors()
                 )
                 raise ExpansionError(
@@ -634,6 +675,45 @@ def _pydantic_issues(exc: ValidationError) -> list[ConfigIssue]:
     return [ConfigIssue(_loc_path(err), _message(err)) for err in exc.errors(include_url=False)]
 
 
+def _unknown_key(loc: list[int | str], root: type[BaseModel] | None) -> str:
+    """``unknown key``, with what it became when it is a key of an older release (:mod:`batchplane.config.renames`:
+    "renamed in 0.1.0: use `maxNodes`") or else the nearest key the model at that path accepts ("did you mean
+    `maxNodes`?", :mod:`batchplane.config.suggest`); a top-level key is named with its namespace."""
+    key = str(loc[-1]) if loc else ""
+    head, dot, rest = key.partition(".")
+    top = len(loc) == 1
+    if top and dot and _edit_distance(head.lower(), CONFIG_NAMESPACE) <= 2:
+        return f"unknown key; did you mean '{CONFIG_NAMESPACE}:{rest}'?"
+    model = root or StackConfig
+    if root is None and (rename := renamed(_strip_tags(loc))) is not None:
+        new = f"{CONFIG_NAMESPACE}:{rename.new}" if top else rename.new_key
+        return f"unknown key: renamed in {rename.release}: use `{new}`"
+    near = nearest_key(key, keys_at(model, loc[:-1]))
+    if near is None:
+        return "unknown key"
+    return (
+        f"unknown key; did you mean `{CONFIG_NAMESPACE}:{near}`?"
+        if top
+        else f"unknown key; did you mean `{near}`?"
+    )
+
+
+def _meant_section(key: str) -> str | None:
+    """The top-level key an unknown top-level ``key`` stands for: its rename, else the nearest key; or None."""
+    rename = renamed([key])
+    if rename is not None:
+        return rename.new
+    return nearest_key(key, keys_at(StackConfig, []))
+
+
+def _strip_tags(loc: list[int | str]) -> list[int | str]:
+    """An error location without pydantic's union tags and ``[key]`` markers, as the stack file spells it."""
+    out = list(loc)
+    if len(out) >= 2 and isinstance(out[0], str) and out[1] in _UNION_TAGS.get(out[0], ()):
+        del out[1]
+    return [part for part in out if part != "[key]"]
+
+
 def _loc_path(err: ErrorDetails) -> str:
     loc = list(err["loc"])
     if len(loc) >= 2 and isinstance(loc[0], str) and loc[1] in _UNION_TAGS.get(loc[0], ()):
@@ -650,7 +730,9 @@ def _loc_path(err: ErrorDetails) -> str:
     return path
 
 
-def _message(err: ErrorDetails) -> str:
+def _message(err: ErrorDetails, root: type[BaseModel] | None = None) -> str:
+    """The message of one pydantic error; ``root`` is the model its location starts from (:class:`StackConfig`
+    when None), which an unknown key's suggestion walks."""
     kind = err["type"]
     ctx = err.get("ctx") or {}
     if kind == "value_error":
@@ -658,11 +740,7 @@ def _message(err: ErrorDetails) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "extra_forbidden":
-        key = str(err["loc"][-1]) if err["loc"] else ""
-        head, dot, rest = key.partition(".")
-        if len(err["loc"]) == 1 and dot and _edit_distance(head.lower(), CONFIG_NAMESPACE) <= 2:
-            return f"unknown key; did you mean '{CONFIG_NAMESPACE}:{rest}'?"
-        return "unknown key"
+        return _unknown_key(list(err["loc"]), root)
     if kind == "union_tag_invalid":
         return f"unknown kind {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
     if kind == "union_tag_not_found":

@@ -77,7 +77,8 @@ def test_unknown_stack_lists_the_stacks_and_exits_2(runner: CliRunner) -> None:
     result = runner.invoke(app, ["validate", "--stack", "nope"])
     assert result.exit_code == 2
     assert "no stack config" in result.stderr
-    assert f"(stacks: {', '.join(TEMPLATE_NAMES)})" in result.stderr
+    assert "stacks/Pulumi.nope.yaml or " in result.stderr and "templates/Pulumi.nope.yaml" in result.stderr
+    assert f"templates: {', '.join(TEMPLATE_NAMES)})" in result.stderr
 
 
 @pytest.mark.parametrize(

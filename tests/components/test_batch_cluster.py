@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from batchplane.offline import ProgramRun, run_program
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, template_path
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ PROGRAM = """
 def two_clusters(tmp_path_factory: pytest.TempPathFactory) -> ProgramRun:
     project = tmp_path_factory.mktemp("two-clusters")
     (project / "Pulumi.yaml").write_text("name: batchplane\nruntime: python\n", encoding="utf-8")
-    stack_file = REPO_ROOT / "stacks" / "Pulumi.kind.yaml"
+    stack_file = template_path("kind")
     (project / "__main__.py").write_text(
         textwrap.dedent(PROGRAM).format(stack_file=str(stack_file)), encoding="utf-8"
     )
@@ -77,11 +77,9 @@ def test_each_cluster_reaches_its_own_context_through_its_own_provider(two_clust
 
 def test_a_gke_cluster_registers_its_name_endpoint_and_kubeconfig_as_a_secret() -> None:
     from batchplane.offline import read_stack_file
-    from tests.conftest import STACKS_DIR
+    from tests.conftest import template_path
 
-    run = run_program(
-        REPO_ROOT, "gke-dev", read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"), preview=False
-    )
+    run = run_program(REPO_ROOT, "gke-dev", read_stack_file(template_path("gke-dev")), preview=False)
     cluster = run.get("batchplane:cluster:BatchCluster", "batchplane")
     gke = run.get("gcp:container/cluster:Cluster", "gke-cluster")
     outputs = run.component_outputs[cluster.urn]
@@ -113,7 +111,7 @@ def test_a_gke_target_refuses_a_connection_because_it_declares_its_cluster(
 ) -> None:
     project = tmp_path_factory.mktemp("gke-connection")
     (project / "Pulumi.yaml").write_text("name: batchplane\nruntime: python\n", encoding="utf-8")
-    stack_file = REPO_ROOT / "stacks" / "Pulumi.gke-dev.yaml"
+    stack_file = template_path("gke-dev")
     (project / "__main__.py").write_text(
         textwrap.dedent(GKE_WITH_CONNECTION).format(stack_file=str(stack_file)), encoding="utf-8"
     )
@@ -124,10 +122,10 @@ def test_a_gke_target_refuses_a_connection_because_it_declares_its_cluster(
 def test_multikueue_kubeconfigs_on_a_stack_without_multikueue_is_refused_before_declaring() -> None:
     from batchplane.components.batch_cluster import BatchClusterArgs
     from batchplane.stack import load_stack_file
-    from tests.conftest import STACKS_DIR
+    from tests.conftest import template_path
 
     args = BatchClusterArgs(
-        stack=load_stack_file(STACKS_DIR / "Pulumi.kind.yaml"), multikueue_kubeconfigs={"west": "kubeconfig"}
+        stack=load_stack_file(template_path("kind")), multikueue_kubeconfigs={"west": "kubeconfig"}
     )
     with pytest.raises(ValueError, match=r"multikueue_kubeconfigs: the stack declares no multiKueue section"):
         args.resolve("kind")
@@ -136,9 +134,9 @@ def test_multikueue_kubeconfigs_on_a_stack_without_multikueue_is_refused_before_
 def test_multikueue_kubeconfigs_naming_an_undeclared_worker_is_refused_with_every_unknown_name() -> None:
     from batchplane.components.batch_cluster import BatchClusterArgs
     from batchplane.stack import load_stack_file
-    from tests.conftest import STACKS_DIR
+    from tests.conftest import template_path
 
-    stack = load_stack_file(STACKS_DIR / "Pulumi.gke-multiregion-dws.yaml")
+    stack = load_stack_file(template_path("gke-multiregion-dws"))
     declared = [w.name for w in stack.config.multi_kueue.workers] if stack.config.multi_kueue else []
     assert declared
     good = BatchClusterArgs(stack=stack, multikueue_kubeconfigs={declared[0]: "kubeconfig"})

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from batchplane.offline import ProgramRun, read_stack_file, run_program
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ BUILDS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
 @cache
 def run(platform: str) -> ProgramRun:
     stack, build, _ = BUILDS[platform]
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path(stack)))
     config["batchplane:webhook"] = {**config.get("batchplane:webhook", {}), "build": build}
     return run_program(REPO_ROOT, stack, config)
 

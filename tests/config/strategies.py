@@ -174,9 +174,9 @@ def mutated(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]]) -> dict[st
 
 def _templates() -> list[dict[str, Any]]:
     from batchplane.offline.stackfile import read_stack_file
-    from tests.conftest import STACKS_DIR
+    from tests.conftest import TEMPLATES_DIR
 
-    return [read_stack_file(path) for path in sorted(STACKS_DIR.glob("Pulumi.*.yaml"))]
+    return [read_stack_file(path) for path in sorted(TEMPLATES_DIR.glob("Pulumi.*.yaml"))]
 
 
 #: The shipped templates (GKE, OpenShift, kind) as config maps, to mutate: their targets, pools and operators

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from batchplane.cli import app
 from batchplane.errors import ConfigLoadError
 from batchplane.yamlfile import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES, read_yaml_file, read_yaml_text
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 
 REJECTED = [
     pytest.param("a: 1\nb: 2\na: 3\n", "s: duplicate key 'a' at line 3, column 1 (first at line 1, column 1)", id="dup-key"),
@@ -150,7 +150,7 @@ def test_a_file_over_the_size_bound_is_refused_before_it_is_read(tmp_path: Path)
 
 
 def kind_stack_with(extra: str) -> str:
-    return (STACKS_DIR / "Pulumi.kind.yaml").read_text(encoding="utf-8") + extra
+    return (template_path("kind")).read_text(encoding="utf-8") + extra
 
 
 DISAGREEMENTS = [

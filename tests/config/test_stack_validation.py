@@ -29,7 +29,7 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         {CQ + "cohrt": "x"},
-        ["batchplane:kueue.clusterQueues[0].cohrt: unknown key"],
+        ["batchplane:kueue.clusterQueues[0].cohrt: unknown key; did you mean `cohortName`?"],
         id="unknown-nested-key",
     ),
     pytest.param(

@@ -14,7 +14,7 @@ from batchplane.config.rules import Located
 from batchplane.pricing import PriceRow, PriceTable
 from batchplane.stack import Stack, load_stack_file
 from batchplane.yamlfile import read_yaml_file
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 
 SNAKE = {
     "nominalQuota": "nominal_quota",
@@ -26,7 +26,7 @@ SNAKE = {
 @functools.cache
 def template(name: str) -> Stack:
     """A template stack, loaded once per session (Stack and its models are immutable)."""
-    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
+    return load_stack_file(template_path(name))
 
 
 def quota_slots(stack: Stack) -> list[tuple[int, int, int, int]]:
@@ -57,7 +57,7 @@ def with_quota(stack: Stack, slot: tuple[int, int, int, int], field: str, text: 
 
 def stack_document(name: str) -> dict[str, Any]:
     """A template's whole file as plain (alias-free) data."""
-    doc = read_yaml_file(STACKS_DIR / f"Pulumi.{name}.yaml")
+    doc = read_yaml_file(template_path(name))
     return dict(json.loads(json.dumps(doc)))
 
 

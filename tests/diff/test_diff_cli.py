@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from batchplane.cli import app
 from batchplane.diff.render import COMMENT_MARKER, SCHEMA, usd, usd_delta
 from batchplane.pricing import load_price_table
-from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import REPO_ROOT, TEMPLATE_NAMES, template_path
 from tests.diff.helpers import (
     decrement_first_quota,
     h100_price,
@@ -25,7 +25,7 @@ from tests.diff.helpers import (
     write_document,
 )
 
-PROD = STACKS_DIR / "Pulumi.gke-prod-dws.yaml"
+PROD = template_path("gke-prod-dws")
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_every_template_against_a_copy_with_one_quota_lowered_shows_that_one_cha
     doc = stack_document(name)
     decrement_first_quota(doc)
     head = write_document(doc, tmp_path / f"Pulumi.{name}.yaml")
-    args = ["--base-config", str(STACKS_DIR / f"Pulumi.{name}.yaml"), "--config", str(head), "--no-objects"]
+    args = ["--base-config", str(template_path(name)), "--config", str(head), "--no-objects"]
     data = _json(runner, *args)
     assert data["schema"] == SCHEMA and data["empty"] is False
     quotas = data["quotas"]
@@ -187,7 +187,7 @@ def test_stack_against_a_git_ref_reads_the_base_from_that_commit(runner: CliRunn
 
 
 def test_a_stack_absent_at_the_base_ref_is_all_added(runner: CliRunner, repo: Path) -> None:
-    shutil.copy(STACKS_DIR / "Pulumi.gke-dev.yaml", repo / "stacks" / "Pulumi.gke-dev.yaml")
+    shutil.copy(template_path("gke-dev"), repo / "stacks" / "Pulumi.gke-dev.yaml")
     data = _json(runner, "--stack", "gke-dev", "--base", "HEAD", "--project-dir", str(repo), "--no-objects")
     assert data["quotas"] and all(q["status"] == "added" for q in data["quotas"])
     assert data["decisions"] is None

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from batchplane.diff.render import COMMENT_MARKER
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, template_path
 
 SCRIPT = REPO_ROOT / ".github" / "scripts" / "diff_comment.py"
 RECORDED = Path(__file__).parent / "recorded"
@@ -103,7 +103,9 @@ def serve() -> Iterator[Any]:
         server.server_close()
 
 
-def _run(replay: Replay, *files: Path, token: str = "ghs_test") -> subprocess.CompletedProcess[str]:
+def _run(
+    replay: Replay, *files: Path, token: str = "ghs_test", key: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {"GITHUB_TOKEN": token, "PATH": "/usr/bin:/bin"}
     return subprocess.run(
         [
@@ -115,6 +117,7 @@ def _run(replay: Replay, *files: Path, token: str = "ghs_test") -> subprocess.Co
             "42",
             "--api-url",
             replay.api,
+            *(["--key", key] if key is not None else []),
             *map(str, files),
         ],
         capture_output=True,
@@ -218,7 +221,7 @@ def test_the_real_markdown_of_a_diff_posts_as_the_comment(serve: Any, tmp_path: 
         [
             "diff",
             "--base-config",
-            str(REPO_ROOT / "stacks/Pulumi.gke-prod-dws.yaml"),
+            str(template_path("gke-prod-dws")),
             "--config",
             str(head),
             "--markdown",
@@ -235,3 +238,22 @@ def test_the_real_markdown_of_a_diff_posts_as_the_comment(serve: Any, tmp_path: 
         "| ClusterQueue team-a | h100 | nvidia.com/gpu | nominalQuota | 8 GPUs | 16 GPUs | +8 GPUs |" in body
     )
     assert "list price, maximum, not a bill" in body
+
+
+def test_with_a_key_each_stack_keeps_its_own_comment_and_only_that_one_is_updated(
+    serve: Any, bodies: list[Path]
+) -> None:
+    replay = serve("one_comment_per_stack")
+    result = _run(replay, bodies[1], key="kind")
+    assert result.returncode == 0, result.stderr
+    assert [(r["method"], r["path"]) for r in replay.seen] == [
+        ("GET", "/repos/octo-org/platform/issues/42/comments?per_page=100"),
+        (
+            "PATCH",
+            "/repos/octo-org/platform/issues/comments/2002",
+        ),  # kind's; not gke-prod-dws's, not the old one
+    ]
+    body = replay.seen[-1]["json"]["body"]
+    assert body.splitlines()[:3] == ["<!-- batchplane-diff: kind -->", "", "## batchplane diff: `kind`"]
+    assert "Pulumi.kind.yaml" in body and "gke-prod-dws" not in body
+    assert "batchplane diff comment of kind updated on octo-org/platform#42" in result.stdout

@@ -11,7 +11,7 @@ import pytest
 from batchplane.diff.objects import changed_paths, diff_objects, replace_paths, summarize_objects
 from batchplane.offline.engine import run_program
 from batchplane.stack import read_stack_file
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 from tests.diff.helpers import stack_document, write_document
 
 POOL = "gcp:container/nodePool:NodePool"
@@ -110,9 +110,7 @@ def test_the_real_program_shows_an_h100_pool_moved_to_a3_mega_replaced_by_its_ac
     pool["machineType"] = "a3-megagpu-8g"
     pool["accelerator"]["type"] = "nvidia-h100-mega-80gb"
     head_file = write_document(doc, tmp_path / "Pulumi.gke-prod-dws.yaml")
-    base = run_program(
-        REPO_ROOT, "gke-prod-dws", read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml")
-    ).resources
+    base = run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(template_path("gke-prod-dws"))).resources
     head = run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(head_file)).resources
     changes = diff_objects(base, head)
     (pool_change,) = [c for c in changes if c.type == POOL]

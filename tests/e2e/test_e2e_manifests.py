@@ -19,7 +19,7 @@ from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.quantity import parse_quantity
 from batchplane.stack import load_stack_file
 from batchplane.webhook.decisions import Decider
-from tests.conftest import SHARED, STACKS_DIR
+from tests.conftest import SHARED, template_path
 from tests.e2e.conftest import KIND_CONFIG, MANIFESTS, NEVER_FITS, SMALL_JOBS, missing_tools
 from tests.support.crdcheck import CrdCatalog
 
@@ -34,7 +34,7 @@ def manifest(name: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def decider() -> Decider:
-    return Decider(render_policy(load_stack_file(STACKS_DIR / "Pulumi.kind.yaml")))
+    return Decider(render_policy(load_stack_file(template_path("kind"))))
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_batchplane_requests_accounts_each_e2e_manifest(name: str, exp_total: di
 
 
 def test_small_jobs_fit_the_kind_queue_together_so_kueue_admits_both() -> None:
-    stack = load_stack_file(STACKS_DIR / "Pulumi.kind.yaml")
+    stack = load_stack_file(template_path("kind"))
     (cq,) = stack.kueue.cluster_queues
     nominal = {
         r.name: parse_quantity(r.nominal_quota) for r in cq.obj.resource_groups[0].flavors[0].resources

@@ -37,7 +37,7 @@ import yaml
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.stack import Stack, load_stack_file
 from batchplane.webhook.decisions import Decider
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, template_path
 from tests.e2e.conftest import KIND_CONFIG, MANIFESTS, NEVER_FITS, SMALL_JOBS, missing_tools
 
 pytestmark = pytest.mark.kind
@@ -88,7 +88,7 @@ def copy_project(into: Path, cluster_name: str) -> Path:
     for tree in ("webhook", "batchplane"):
         shutil.copytree(REPO_ROOT / tree, project / tree, ignore=shutil.ignore_patterns("__pycache__"))
     (project / ".venv").symlink_to(REPO_ROOT / ".venv", target_is_directory=True)
-    doc = yaml.safe_load((REPO_ROOT / "stacks" / f"Pulumi.{STACK}.yaml").read_text(encoding="utf-8"))
+    doc = yaml.safe_load((template_path(STACK)).read_text(encoding="utf-8"))
     doc["config"]["batchplane:target"]["clusterName"] = cluster_name
     (project / "stacks" / f"Pulumi.{STACK}.yaml").write_text(
         yaml.safe_dump(doc, sort_keys=False), encoding="utf-8"

@@ -14,7 +14,7 @@ from batchplane.errors import ConfigValidationError
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun, RecordedResource
 from batchplane.offline.stackfile import read_stack_file
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -238,12 +238,12 @@ def modes_run() -> ProgramRun:
 
 @pytest.fixture(scope="module")
 def prod_run() -> ProgramRun:
-    return run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    return run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(template_path("gke-prod-dws")))
 
 
 @pytest.fixture(scope="module")
 def dev_run() -> ProgramRun:
-    return run_program(REPO_ROOT, "gke-dev", read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    return run_program(REPO_ROOT, "gke-dev", read_stack_file(template_path("gke-dev")))
 
 
 @pytest.mark.parametrize(("pool_name", "want"), WANT_POOLS)
@@ -480,7 +480,7 @@ def test_bad_gke_config_raises_before_any_resource_is_declared() -> None:
 def test_gke_ray_addon_replaces_the_kuberay_chart(
     kuberay: dict[str, Any], want_addon: dict[str, Any] | None, want_kuberay_release: bool
 ) -> None:
-    config = read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")
+    config = read_stack_file(template_path("gke-dev"))
     config["batchplane:operators"] = {**config["batchplane:operators"], "kuberay": kuberay}
     run = run_program(REPO_ROOT, "gke-dev", config)
     (cluster,) = run.of_type("gcp:container/cluster:Cluster")

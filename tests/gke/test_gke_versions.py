@@ -95,11 +95,11 @@ def test_pulumi_up_stops_before_the_cluster_when_the_channel_default_is_below_th
 ) -> None:
     from batchplane.offline import load_stack_file, mocks, run_program
     from batchplane.targets.gke.cluster import VersionUnavailableError
-    from tests.conftest import REPO_ROOT, STACKS_DIR
+    from tests.conftest import REPO_ROOT, template_path
 
     monkeypatch.setattr(mocks, "GKE_VERSION", "1.30.9-gke.100")
     with pytest.raises(VersionUnavailableError) as caught:
-        run_program(REPO_ROOT, "gke-dws", load_stack_file(STACKS_DIR / "Pulumi.gke-dws.yaml"))
+        run_program(REPO_ROOT, "gke-dws", load_stack_file(template_path("gke-dws")))
     assert caught.value.problems == [
         "batchplane:target.releaseChannel: the REGULAR channel's default version in us-east4-c is 1.30.9-gke.100, "
         "below 1.31.1, the minimum GKE version for queued provisioning with Kueue ≥ 0.13 (autoscaling.x-k8s.io/v1 "
@@ -110,8 +110,8 @@ def test_pulumi_up_stops_before_the_cluster_when_the_channel_default_is_below_th
 
 def test_the_templates_pin_no_version_and_their_clusters_follow_the_channel() -> None:
     from batchplane.offline import load_stack_file, run_program
-    from tests.conftest import REPO_ROOT, STACKS_DIR
+    from tests.conftest import REPO_ROOT, template_path
 
-    run = run_program(REPO_ROOT, "gke-dev", load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")).to_json()
+    run = run_program(REPO_ROOT, "gke-dev", load_stack_file(template_path("gke-dev"))).to_json()
     clusters = [r for r in run["resources"] if r["type"] == "gcp:container/cluster:Cluster"]
     assert clusters and all("minMasterVersion" not in c["inputs"] for c in clusters)

@@ -17,7 +17,7 @@ from batchplane.diff.objects import diff_objects
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.targets.gke.resources import NODE_ACCOUNT_ID_RE, node_account_id
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +42,7 @@ def config(
 ) -> dict[str, Any]:
     """The gke-dev template (it deploys the quota webhook, building its image by default) in project proj-1, cluster
     ml-cluster; ``build`` names the repository, ``published`` runs a published image instead of building."""
-    out = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    out = copy.deepcopy(read_stack_file(template_path("gke-dev")))
     out["batchplane:target"].update({"project": "proj-1", "clusterName": "ml-cluster"})
     if node_service_account is not None:
         out["batchplane:target"]["nodeServiceAccount"] = node_service_account
@@ -232,7 +232,7 @@ def test_a_multikueue_stack_creates_one_account_per_cluster() -> None:
     program = run_program(
         REPO_ROOT,
         "gke-multiregion-dws",
-        read_stack_file(STACKS_DIR / "Pulumi.gke-multiregion-dws.yaml"),
+        read_stack_file(template_path("gke-multiregion-dws")),
         preview=False,
     )
     clusters = program.of_type(CLUSTER)

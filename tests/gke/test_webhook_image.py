@@ -13,7 +13,7 @@ from batchplane import __version__
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 
 BUILD = {
     "registry": "artifact-registry",
@@ -26,7 +26,7 @@ PINNED = "ghcr.io/batchplane/quota-webhook@sha256:" + "b" * 64
 
 
 def prod_with_build() -> dict[str, Any]:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("gke-prod-dws")))
     config.setdefault("batchplane:webhook", {})["build"] = BUILD
     return config
 
@@ -73,7 +73,7 @@ def test_the_deployment_runs_the_pushed_image() -> None:
 
 
 def test_a_build_needs_a_gke_target() -> None:
-    config = read_stack_file(STACKS_DIR / "Pulumi.kind.yaml")
+    config = read_stack_file(template_path("kind"))
     config = {**config, "batchplane:webhook": {"build": BUILD}}
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)
@@ -84,13 +84,13 @@ def test_a_build_needs_a_gke_target() -> None:
 
 
 def test_the_production_template_builds_into_a_batchplane_repository_by_default() -> None:
-    stack = load_stack(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    stack = load_stack(read_stack_file(template_path("gke-prod-dws")))
     assert stack.config.webhook.build is not None
     assert (stack.config.webhook.build.registry, stack.config.webhook.build.repository) == (
         "artifact-registry",
         "batchplane",
     )
-    run = run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    run = run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(template_path("gke-prod-dws")))
     (image,) = run.of_type("docker-build:index:Image")
     (repository,) = run.of_type("gcp:artifactregistry/repository:Repository")
     assert image.inputs["tags"] == [
@@ -100,7 +100,7 @@ def test_the_production_template_builds_into_a_batchplane_repository_by_default(
 
 
 def test_a_published_image_pinned_by_digest_declares_no_repository_and_no_build() -> None:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("gke-prod-dws")))
     config["batchplane:webhook"] = {"image": PINNED}
     run = run_program(REPO_ROOT, "gke-prod-dws", config)
     assert run.of_type("docker-build:index:Image") == []
@@ -110,7 +110,7 @@ def test_a_published_image_pinned_by_digest_declares_no_repository_and_no_build(
 
 
 def test_production_refuses_a_published_image_pinned_only_by_tag_naming_the_key() -> None:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("gke-prod-dws")))
     config["batchplane:webhook"] = {"image": "ghcr.io/batchplane/quota-webhook:0.1.0"}
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)
@@ -123,7 +123,7 @@ def test_production_refuses_a_published_image_pinned_only_by_tag_naming_the_key(
 
 @pytest.mark.parametrize("environment", ["dev", "staging"])
 def test_outside_production_a_published_image_may_be_pinned_by_tag(environment: str) -> None:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-prod-dws.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("gke-prod-dws")))
     config["batchplane:environment"] = environment
     config["batchplane:webhook"] = {"image": "ghcr.io/batchplane/quota-webhook:0.1.0"}
     stack = load_stack(config)

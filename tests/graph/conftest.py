@@ -10,20 +10,20 @@ from typing import Any
 import yaml
 
 from batchplane.stack import Stack, load_stack, load_stack_file
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
 def shipped(name: str) -> Stack:
-    """The validated shipped stack ``stacks/Pulumi.<name>.yaml``."""
-    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
+    """The validated shipped template ``templates/Pulumi.<name>.yaml``."""
+    return load_stack_file(template_path(name))
 
 
 def many_teams_config(teams: int) -> dict[str, Any]:
     """gke-prod-dws scaled to ``teams`` teams: its H100 (8 GPUs/node) and L4 pools sized so every team
     keeps 8 H100s and 4 L4s, the teams' cohort ``ml`` declared with parent cohort ``org``."""
-    raw = yaml.safe_load((STACKS_DIR / "Pulumi.gke-prod-dws.yaml").read_text(encoding="utf-8"))["config"]
+    raw = yaml.safe_load((template_path("gke-prod-dws")).read_text(encoding="utf-8"))["config"]
     raw = copy.deepcopy(raw)
     pools = raw["batchplane:target"]["gpuPools"]
     pools[0]["maxNodes"] = teams

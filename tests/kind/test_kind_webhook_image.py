@@ -15,7 +15,7 @@ from batchplane import __version__
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 from tests.program.test_bringup import bringup_problems
 
 TAG = f"quota-webhook:{__version__}"
@@ -23,7 +23,7 @@ PUBLISHED = "ghcr.io/batchplane/quota-webhook:0.1.0"
 
 
 def kind_with_build(**webhook: Any) -> dict[str, Any]:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("kind")))
     config["batchplane:webhook"] = {"build": {"registry": "kind"}, **webhook}
     return config
 
@@ -31,7 +31,7 @@ def kind_with_build(**webhook: Any) -> dict[str, Any]:
 @cache
 def run(preview: bool) -> ProgramRun:
     """The kind template as shipped: no `batchplane:webhook` key, so the default build."""
-    return run_program(REPO_ROOT, "kind", read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"), preview=preview)
+    return run_program(REPO_ROOT, "kind", read_stack_file(template_path("kind")), preview=preview)
 
 
 def test_the_template_builds_into_the_local_engine_under_the_version_tag_and_never_pushes() -> None:
@@ -74,7 +74,7 @@ def test_the_deployment_runs_the_loaded_tag_only_after_the_load() -> None:
         ),
         (
             {
-                **copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")),
+                **copy.deepcopy(read_stack_file(template_path("gke-dev"))),
                 "batchplane:webhook": {"build": {"registry": "kind"}},
             },
             "batchplane:webhook.build.registry: registry kind needs a kind target, not gke: use artifact-registry on "
@@ -103,7 +103,7 @@ def test_a_configured_image_names_the_tag_that_is_built_and_loaded() -> None:
 
 
 def test_a_published_image_without_build_is_run_as_is_and_nothing_is_built() -> None:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("kind")))
     config["batchplane:webhook"] = {"image": PUBLISHED}
     r = run_program(REPO_ROOT, "kind", config, preview=False)
     assert r.of_type("docker-build:index:Image") == [] and r.of_type("command:local:Command") == []
@@ -112,7 +112,7 @@ def test_a_published_image_without_build_is_run_as_is_and_nothing_is_built() -> 
 
 
 def test_a_switched_off_webhook_builds_nothing() -> None:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("kind")))
     config["batchplane:webhook"] = {"enabled": False}
     assert load_stack(config).config.webhook.build is None
     r = run_program(REPO_ROOT, "kind", config, preview=True)
@@ -134,7 +134,7 @@ def test_a_rebuilt_image_under_the_same_tag_rolls_the_pods_through_the_build_con
 
 def test_a_digest_pinned_build_needs_no_revision_annotation() -> None:
     # Artifact Registry: the reference is the pushed digest, which changes with every rebuild by itself
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("gke-dev")))
     r = run_program(REPO_ROOT, "gke-dev", config)
     deployment = r.get("kubernetes:apps/v1:Deployment", "quota-webhook-deployment")
     annotations = deployment.inputs["spec"]["template"]["metadata"]["annotations"]

@@ -9,7 +9,7 @@ import pytest
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.stack import load_stack, load_stack_file
 from tests.config.factories import base_config, with_changes
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 
 MANAGED = {"app.kubernetes.io/managed-by": "batchplane"}
 
@@ -24,7 +24,7 @@ def by_kind(objs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 
 def test_openshift_ai_template_renders_the_documented_distributed_workloads_setup() -> None:
-    stack = load_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
+    stack = load_stack_file(template_path("openshift-ai"))
     objs = namespaces(stack.kueue) + kueue_objects(stack.kueue)
     # target kind openshift: tenant namespaces opt in to the Red Hat build of Kueue's webhooks.
     assert objs == [
@@ -78,7 +78,7 @@ def test_openshift_ai_template_renders_the_documented_distributed_workloads_setu
 
 
 def test_gke_dws_template_wires_the_provisioning_admission_check() -> None:
-    stack = load_stack_file(STACKS_DIR / "Pulumi.gke-dws.yaml")
+    stack = load_stack_file(template_path("gke-dws"))
     objs = kueue_objects(stack.kueue)
     assert [o["kind"] for o in objs] == [
         "ResourceFlavor",

@@ -16,7 +16,7 @@ from batchplane.kueue import kueue_objects
 from batchplane.multikueue import with_multikueue
 from batchplane.offline import load_stack_file as read_stack_config
 from batchplane.stack import load_stack, load_stack_file
-from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import SHARED, TEMPLATE_NAMES, template_path
 from tests.support.crdcheck import CrdCatalog
 
 
@@ -165,7 +165,7 @@ def every_field_config(api_version: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
 def test_every_template_emits_only_crd_valid_kueue_objects(template: str, kueue_crds: CrdCatalog) -> None:
-    stack = load_stack_file(STACKS_DIR / f"Pulumi.{template}.yaml")
+    stack = load_stack_file(template_path(template))
     objs = kueue_objects(stack.kueue)
     assert objs, f"template {template} declares no Kueue objects"
     for obj in objs:
@@ -178,7 +178,7 @@ API_VERSIONS = ["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"]
 def template_objects(template: str, api_version: str) -> list[dict[str, Any]]:
     """Every Kueue object a template declares (the manager's MultiKueue objects and each declared worker's
     objects included) with ``batchplane:kueue.apiVersion`` set to ``api_version``."""
-    raw = copy.deepcopy(read_stack_config(STACKS_DIR / f"Pulumi.{template}.yaml"))
+    raw = copy.deepcopy(read_stack_config(template_path(template)))
     raw.setdefault("batchplane:kueue", {})["apiVersion"] = api_version
     stack = load_stack(raw, template)
     out: list[dict[str, Any]] = []
@@ -243,7 +243,7 @@ def test_a_stack_using_every_field_emits_crd_valid_objects(api_version: str, kue
 
 
 def test_a_wrong_object_is_rejected_by_the_same_check(kueue_crds: CrdCatalog) -> None:
-    stack = load_stack_file(STACKS_DIR / "Pulumi.kind.yaml")
+    stack = load_stack_file(template_path("kind"))
     cq = copy.deepcopy(next(o for o in kueue_objects(stack.kueue) if o["kind"] == "ClusterQueue"))
     cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"] = (
         "1"  # no cohort: CEL rule

@@ -17,14 +17,14 @@ from batchplane.graph.model import build_graph
 from batchplane.multikueue.worker import cluster_role_rules, worker_kubeconfig
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import Stack, load_stack
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 
 TEMPLATE = "gke-multiregion-dws"
 WORKERS = ["us-east4", "europe-west4", "asia-southeast1"]
 
 
 def template() -> dict[str, Any]:
-    return copy.deepcopy(read_stack_file(STACKS_DIR / f"Pulumi.{TEMPLATE}.yaml"))
+    return copy.deepcopy(read_stack_file(template_path(TEMPLATE)))
 
 
 @cache
@@ -263,7 +263,7 @@ def test_graph_draws_the_workers_with_their_pools_behind_the_dispatching_queues(
 
 def with_openshift_worker(**target_changes: Any) -> dict[str, Any]:
     config = template()
-    target = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")["batchplane:target"])
+    target = copy.deepcopy(read_stack_file(template_path("openshift-ai"))["batchplane:target"])
     target.update(target_changes)
     config["batchplane:multiKueue"]["workers"][2] = {
         "name": "ocp",

@@ -14,7 +14,7 @@ from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.render import render_resources
 from batchplane.stack import load_stack
 from tests.config.factories import base_config
-from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
+from tests.conftest import REPO_ROOT, SHARED, template_path
 from tests.support.crdcheck import CrdCatalog
 
 WORKERS = [
@@ -25,7 +25,7 @@ KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
 
 def kind_with(section: dict[str, Any]) -> dict[str, Any]:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("kind")))
     config["batchplane:multiKueue"] = section
     return config
 
@@ -85,7 +85,7 @@ def test_only_the_named_cluster_queues_dispatch() -> None:
         ({"workers": [WORKERS[0], WORKERS[0]]}, ["batchplane:multiKueue: worker names must be unique: us-east4 listed more than once"]),
         ({"workers": []}, ["batchplane:multiKueue.workers: at least 1 entries allowed, 0 given"]),
         ({"workers": [{"name": f"w{i}", "kubeconfigSecret": f"s{i}"} for i in range(21)]}, ["batchplane:multiKueue.workers: at most 20 entries allowed, 21 given"]),
-        ({"workers": [{"name": "w", "kubeconfig": "x"}]}, ["batchplane:multiKueue.workers[0].kubeconfig: unknown key"]),
+        ({"workers": [{"name": "w", "kubeconfig": "x"}]}, ["batchplane:multiKueue.workers[0].kubeconfig: unknown key; did you mean `kubeconfigSecret`?"]),
     ],
     ids=["unknown-cluster-queue", "duplicate-worker", "no-worker", "21-workers", "misspelt-key"],
 )  # fmt: skip

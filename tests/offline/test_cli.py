@@ -102,7 +102,8 @@ def test_preview_of_an_unknown_stack_exits_2(runner: CliRunner) -> None:
     result = runner.invoke(app, ["preview", "--project-dir", PLATFORM, "--stack", "nope"])
     assert result.exit_code == 2
     assert result.stderr == (
-        f"batchplane: no stack config {FIXTURES / 'platform' / 'stacks' / 'Pulumi.nope.yaml'} (stacks: bad, dev)\n"
+        f"batchplane: no stack config {FIXTURES / 'platform' / 'stacks' / 'Pulumi.nope.yaml'} or "
+        f"{FIXTURES / 'platform' / 'templates' / 'Pulumi.nope.yaml'} (environments: bad, dev; templates: none)\n"
     )
 
 

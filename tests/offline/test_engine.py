@@ -349,7 +349,7 @@ def test_resource_references_stay_urns_after_a_provider_sdk_registered_its_resou
     # references to gcp resources via getResource on a worker-thread loop and the run would fail
     # ("attached to a different loop").
     repo = Path(__file__).resolve().parents[2]
-    run_program(repo, "gke-dev", read_stack_file(repo / "stacks" / "Pulumi.gke-dev.yaml"))
+    run_program(repo, "gke-dev", read_stack_file(repo / "templates" / "Pulumi.gke-dev.yaml"))
 
     run = run_fixture("gke", "dev")
     assert run.get("fixture:index:Ref", "ref").inputs["targets"] == [

@@ -287,7 +287,9 @@ def test_embedded_kueue_and_an_explicit_red_hat_build_of_kueue_are_refused() -> 
 
 
 def test_templates_render_dscs_the_crd_accepts(catalog: CrdCatalog) -> None:
-    for path in sorted(Path(__file__).resolve().parents[2].joinpath("stacks").glob("Pulumi.openshift*.yaml")):
+    for path in sorted(
+        Path(__file__).resolve().parents[2].joinpath("templates").glob("Pulumi.openshift*.yaml")
+    ):
         config = fastyaml.safe_load(path.read_text(encoding="utf-8"))["config"]
         stack = load_stack(config)
         assert isinstance(stack.config.target, OpenShiftTarget)

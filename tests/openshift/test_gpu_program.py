@@ -16,7 +16,7 @@ from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun, RecordedResource
 from batchplane.offline.stackfile import read_stack_file
 from tests.config.factories import DELETE
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 from tests.openshift.conftest import ocp_with
 
 pytestmark = pytest.mark.slow
@@ -32,9 +32,7 @@ ATOMIC = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 
 @pytest.fixture(scope="module")
 def template_run() -> ProgramRun:
-    return run_program(
-        REPO_ROOT, "openshift-ai-gpu", read_stack_file(STACKS_DIR / "Pulumi.openshift-ai-gpu.yaml")
-    )
+    return run_program(REPO_ROOT, "openshift-ai-gpu", read_stack_file(template_path("openshift-ai-gpu")))
 
 
 def kueue_object(run: ProgramRun, kind: str, name: str) -> dict[str, Any]:
@@ -364,7 +362,7 @@ def test_cluster_autoscaler_owned_elsewhere_is_not_declared() -> None:
 
 
 def test_openshift_stack_without_gpu_pools_declares_no_gpu_capacity() -> None:
-    run = run_program(REPO_ROOT, "openshift-ai", read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
+    run = run_program(REPO_ROOT, "openshift-ai", read_stack_file(template_path("openshift-ai")))
     assert run.of_type("batchplane:openshift:GpuCapacity") == []
     assert run.of_type("kubernetes:nvidia.com/v1:ClusterPolicy") == []
 

@@ -18,7 +18,7 @@ from batchplane.errors import ConfigValidationError
 from batchplane.offline import read_stack_file, run_program
 from batchplane.offline.render import render_resources
 from batchplane.stack import load_stack
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 
 DOCS_FLAVOR = {
     "apiVersion": "kueue.x-k8s.io/v1beta1",
@@ -71,7 +71,7 @@ DOCS_COMPONENTS = {
 
 @cache
 def rendered() -> list[dict[str, Any]]:
-    run = run_program(REPO_ROOT, "openshift-ai-2", read_stack_file(STACKS_DIR / "Pulumi.openshift-ai-2.yaml"))
+    run = run_program(REPO_ROOT, "openshift-ai-2", read_stack_file(template_path("openshift-ai-2")))
     return [r.manifest for r in render_resources(run.resources).objects]
 
 
@@ -115,7 +115,7 @@ def test_dsc_v1_enables_the_docs_components_with_embedded_kueue_and_no_red_hat_b
 
 
 def config(**kueue: Any) -> dict[str, Any]:
-    cfg = read_stack_file(STACKS_DIR / "Pulumi.openshift-ai-2.yaml")
+    cfg = read_stack_file(template_path("openshift-ai-2"))
     cfg["batchplane:kueue"] = {**cfg["batchplane:kueue"], **kueue}
     return cfg
 

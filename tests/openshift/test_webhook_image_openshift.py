@@ -14,14 +14,14 @@ from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.mocks import OFFLINE_REGISTRY_ROUTE_HOST
 from batchplane.stack import load_stack
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 from tests.program.test_bringup import bringup_problems
 
 HOST = "default-route-openshift-image-registry.apps.ocp.example.com"
 
 
 def openshift_with_build(**build: Any) -> dict[str, Any]:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("openshift-ai")))
     config["batchplane:webhook"] = {"build": {"registry": "openshift", "registryHost": HOST, **build}}
     return config
 
@@ -84,7 +84,7 @@ def test_the_deployment_runs_the_pushed_image_by_digest_from_the_internal_regist
 
 
 def test_registry_host_is_allowed_only_with_the_openshift_registry() -> None:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("openshift-ai")))
     config["batchplane:webhook"] = {"build": {"registry": "artifact-registry", "registryHost": HOST}}
     with pytest.raises(ConfigValidationError) as caught:
         load_stack(config)
@@ -96,7 +96,7 @@ def test_registry_host_is_allowed_only_with_the_openshift_registry() -> None:
 @cache
 def default_run(preview: bool) -> ProgramRun:
     """The openshift-ai template as shipped: no `batchplane:webhook` key, so the default build."""
-    config = read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
+    config = read_stack_file(template_path("openshift-ai"))
     return run_program(REPO_ROOT, "openshift-ai", config, preview=preview)
 
 

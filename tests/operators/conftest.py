@@ -15,6 +15,7 @@ from batchplane.offline.model import ProgramRun
 from batchplane.offline.stackfile import read_stack_file
 from batchplane.operators.readiness import ClusterApiError
 from tests.config.factories import base_config
+from tests.conftest import template_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,8 +100,8 @@ class FakeCluster:
 
 
 def run_stack(name: str, config: dict[str, Any] | None = None) -> ProgramRun:
-    """Run the real program under the offline engine for ``stacks/Pulumi.<name>.yaml`` (or ``config``)."""
-    cfg = config if config is not None else read_stack_file(REPO_ROOT / "stacks" / f"Pulumi.{name}.yaml")
+    """Run the real program under the offline engine for ``templates/Pulumi.<name>.yaml`` (or ``config``)."""
+    cfg = config if config is not None else read_stack_file(template_path(name))
     return run_program(REPO_ROOT, name, cfg)
 
 

@@ -9,6 +9,7 @@ import yaml
 
 from batchplane.errors import ConfigValidationError
 from batchplane.offline.model import ProgramRun, RecordedResource
+from tests.conftest import template_path
 from tests.operators.conftest import openshift_target, run_stack, with_operators
 
 GATE = "pulumi-python:dynamic:Resource"
@@ -209,9 +210,8 @@ def test_rejected_combination_registers_nothing() -> None:
 
 def test_gke_stack_gates_through_the_generated_kubeconfig_and_tolerates_system_nodes() -> None:
     from batchplane.offline.stackfile import read_stack_file
-    from tests.operators.conftest import REPO_ROOT
 
-    cfg = read_stack_file(REPO_ROOT / "stacks" / "Pulumi.gke-prod-dws.yaml")
+    cfg = read_stack_file(template_path("gke-prod-dws"))
     cfg["batchplane:operators"] = {"kuberay": {"enabled": False, "gkeRayAddon": True}}
     run = run_stack("gke-prod-dws", cfg)
     gate = run.get(GATE, "operators-kueue-ready")

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from tests.conftest import REPO_ROOT, TEMPLATE_NAMES
+from tests.conftest import REPO_ROOT, TEMPLATE_NAMES, template_path
 
 pytestmark = pytest.mark.slow
 
@@ -253,7 +253,7 @@ def test_a_stack_config_over_the_kernels_128_kib_argument_limit_passes_through_t
     config as large with 1,500 resources instead of 4,000 (the program's run is most of this test's time)."""
     from batchplane.yamlfile import read_yaml_file
 
-    doc = read_yaml_file(REPO_ROOT / "stacks" / "Pulumi.kind.yaml")
+    doc = read_yaml_file(template_path("kind"))
     doc["config"]["batchplane:kueue"]["localQueues"] = [
         {
             "name": f"queue-{i:04d}".ljust(63, "q"),
@@ -310,7 +310,7 @@ def test_a_base_ref_without_the_stack_file_is_a_new_stack_with_no_baseline(tmp_p
         check=True,
     )
     stack = tmp_path / "Pulumi.kind.yaml"
-    shutil.copy(REPO_ROOT / "stacks" / "Pulumi.kind.yaml", stack)
+    shutil.copy(template_path("kind"), stack)
     result = run_check("--config", str(stack), "--base", "HEAD", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

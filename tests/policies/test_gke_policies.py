@@ -15,7 +15,7 @@ from tests.policies.factories import DEV, PRODUCTION, UNKNOWN, Stack, check_reso
 POOL = gke.NODE_POOL
 CLUSTER = gke.CLUSTER
 
-#: The queued H100 pool of stacks/Pulumi.gke-prod-dws.yaml, as the program registers it.
+#: The queued H100 pool of templates/Pulumi.gke-prod-dws.yaml, as the program registers it.
 QUEUED_POOL: dict[str, Any] = {
     "autoscaling": {"locationPolicy": "ANY", "totalMaxNodeCount": 4, "totalMinNodeCount": 0},
     "cluster": "batchplane-prod",

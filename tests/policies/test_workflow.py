@@ -1,4 +1,5 @@
-"""The PR workflow: least privilege, SHA-pinned actions, no persisted credentials, every stack checked."""
+"""The PR workflow: least privilege, SHA-pinned actions, no persisted credentials, every stack file the pull request
+touches checked and diffed (a matrix from the changed files), one PR comment per stack file."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, template_path
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "policy.yml"
 
@@ -33,6 +34,7 @@ def test_workflow_runs_on_pull_requests_with_no_default_permissions() -> None:
     assert document[True] == {"pull_request": None}  # YAML 1.1 reads the key `on` as True
     assert document["permissions"] == {}
     assert {name: job["permissions"] for name, job in document["jobs"].items()} == {
+        "matrix": {"contents": "read"},
         "check": {"contents": "read"},
         "diff": {"contents": "read", "pull-requests": "write"},  # the only job that writes: the PR comment
         "credentials": {},
@@ -47,32 +49,63 @@ def test_every_action_is_pinned_to_a_full_commit_sha() -> None:
 
 def test_checkouts_do_not_persist_credentials() -> None:
     checkouts = [s for s in steps(load()) if s.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 3
+    assert len(checkouts) == 4
     assert all(s["with"]["persist-credentials"] is False for s in checkouts)
 
 
-def test_check_job_runs_batchplane_check_on_every_stack_with_annotations_against_the_pr_base() -> None:
-    job = load()["jobs"]["check"]
+MATRIX_ENV = {
+    "BASE_SHA": "${{ github.event.pull_request.base.sha }}",
+    "STACK_FILE": "${{ matrix.file }}",
+    "REMOVED": "${{ matrix.removed }}",
+}
+
+
+def test_the_matrix_job_lists_the_stack_files_the_pull_request_touches() -> None:
+    job = load()["jobs"]["matrix"]
+    assert job["steps"][0]["with"]["fetch-depth"] == 0  # the base commit, for the changed files
+    step = job["steps"][-1]
+    assert step["id"] == "matrix" and step["env"] == {"BASE_SHA": MATRIX_ENV["BASE_SHA"]}
+    assert step["run"] == 'python -m batchplane.ci matrix --base "${BASE_SHA}" --github-output'
+    assert job["outputs"] == {
+        "matrix": "${{ steps.matrix.outputs.matrix }}",
+        "count": "${{ steps.matrix.outputs.count }}",
+    }
+
+
+@pytest.mark.parametrize("name", ["check", "diff"])
+def test_check_and_diff_run_once_per_stack_file_of_the_matrix(name: str) -> None:
+    job = load()["jobs"][name]
+    assert job["needs"] == "matrix" and job["if"] == "needs.matrix.outputs.count != '0'"
+    assert job["strategy"] == {"fail-fast": False, "matrix": "${{ fromJSON(needs.matrix.outputs.matrix) }}"}
     assert job["steps"][0]["with"]["fetch-depth"] == 0  # the base commit, for --base
-    script = job["steps"][-1]["run"]
-    assert "for file in stacks/Pulumi.*.yaml" in script
-    assert 'batchplane check --stack "${stack}" --github --base "${BASE_SHA}"' in script
-    assert "${{" not in script  # event values reach the shell through env
+    assert "${{" not in "".join(
+        step.get("run", "") for step in job["steps"]
+    )  # values reach the shell through env
 
 
-def test_diff_job_diffs_every_changed_stack_against_the_pr_base_and_keeps_one_comment() -> None:
+def test_check_job_runs_batchplane_check_on_its_stack_file_with_its_policy_config_against_the_pr_base() -> (
+    None
+):
+    step = load()["jobs"]["check"]["steps"][-1]
+    assert step["env"] == {**MATRIX_ENV, "POLICY_CONFIG": "${{ matrix.policyConfig }}"}
+    assert (
+        'batchplane check --config "${STACK_FILE}" --github --base "${BASE_SHA}" "${config[@]}"'
+        in step["run"]
+    )
+
+
+def test_diff_job_diffs_its_stack_file_against_the_pr_base_and_keeps_one_comment_per_stack_file() -> None:
     job = load()["jobs"]["diff"]
-    checkout = job["steps"][0]
-    assert checkout["with"]["fetch-depth"] == 0
     diff_step, comment_step = job["steps"][-2], job["steps"][-1]
-    assert diff_step["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
-    assert "git diff --name-only \"${BASE_SHA}\" HEAD -- 'stacks/Pulumi.*.yaml'" in diff_step["run"]
-    assert 'batchplane diff --stack "${stack}" --base "${BASE_SHA}" --markdown' in diff_step["run"]
+    assert diff_step["env"] == MATRIX_ENV
+    assert 'batchplane diff --config "${STACK_FILE}" --base "${BASE_SHA}" --markdown' in diff_step["run"]
     assert comment_step["if"] == "always()"
     assert comment_step["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
-    assert "python .github/scripts/diff_comment.py" in comment_step["run"]
-    # event values reach the shell through env, never spliced into the script
-    assert "${{" not in diff_step["run"] and "${{" not in comment_step["run"]
+    assert comment_step["env"]["STACK_KEY"] == "${{ matrix.key }}"
+    assert (
+        '.github/scripts/diff_comment.py --repo "${REPO}" --pr "${PR}" --key "${STACK_KEY}"'
+        in comment_step["run"]
+    )
 
 
 def test_preview_job_runs_only_with_credentials() -> None:
@@ -125,16 +158,20 @@ def _git(cwd: Path, *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A checkout as the check job sees it: the project with gke-prod-dws at the PR base, and a head commit that
-    turns the production `l4` node pool to Spot (`nodeConfig.spot` is force-new: the pool would be replaced).
+    """A checkout as the workflow's jobs see it: the project with two environments at the PR base — gke-prod-dws
+    (the production template as a team's environment) and kind-lab — and a head commit that turns gke-prod-dws's
+    production `l4` node pool to Spot (`nodeConfig.spot` is force-new: the pool would be replaced) and edits a doc.
     Returns (the work tree, the base commit)."""
     repo = tmp_path_factory.mktemp("pr")
     for name in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(REPO_ROOT / name, repo / name)
     shutil.copytree(REPO_ROOT / "policies", repo / "policies", ignore=shutil.ignore_patterns("__pycache__"))
     (repo / "stacks").mkdir()
-    stack = (REPO_ROOT / "stacks" / PROD_STACK).read_text(encoding="utf-8")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "notes.md").write_text("# notes\n", encoding="utf-8")
+    stack = template_path("gke-prod-dws").read_text(encoding="utf-8")
     (repo / "stacks" / PROD_STACK).write_text(stack, encoding="utf-8")
+    shutil.copy(template_path("kind"), repo / "stacks" / "Pulumi.kind-lab.yaml")
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "base")
@@ -145,29 +182,85 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     )
     assert spot != stack
     (repo / "stacks" / PROD_STACK).write_text(spot, encoding="utf-8")
+    (repo / "docs" / "notes.md").write_text("# notes\n\nl4 on Spot.\n", encoding="utf-8")
     _git(repo, "commit", "-q", "-am", "l4 on Spot")
     return repo, base
 
 
-def _run_check_step(repo: Path, base: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """The check job's last step, as GitHub runs it (`bash -e`), with `batchplane` on PATH."""
-    step = load()["jobs"]["check"]["steps"][-1]
-    assert step["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
+def _expand(value: str, entry: dict[str, Any], base: str) -> str:
+    """A workflow ``env`` value as GitHub expands it for one matrix entry."""
+    value = value.replace("${{ github.event.pull_request.base.sha }}", base)
+    for key, item in entry.items():
+        value = value.replace(
+            f"${{{{ matrix.{key} }}}}", str(item).lower() if isinstance(item, bool) else str(item)
+        )
+    assert "${{" not in value, value
+    return value
+
+
+def _run_step(
+    step: dict[str, Any], repo: Path, base: str, tmp_path: Path, entry: dict[str, Any] | None = None
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    """One workflow step as GitHub runs it (`bash -e`) in ``repo``, with `batchplane` on PATH and its ``env``
+    expanded for ``entry``; returns the result and what the step wrote to ``$GITHUB_OUTPUT``."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(exist_ok=True)
     shim = bin_dir / "batchplane"
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -c "from batchplane.cli import main; main()" "$@"\n')
     shim.chmod(0o755)
+    python = bin_dir / "python"
+    if not python.exists():
+        python.symlink_to(sys.executable)
+    output = tmp_path / "github_output"
+    output.write_text("", encoding="utf-8")
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         "PYTHONPATH": str(REPO_ROOT),
-        "BASE_SHA": base,
         "GITHUB_ACTIONS": "true",
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_ENV": str(tmp_path / "github_env"),
+        **{key: _expand(value, entry or {}, base) for key, value in step.get("env", {}).items()},
     }
-    return subprocess.run(
+    result = subprocess.run(
         ["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True, timeout=600
     )
+    written = dict(
+        line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines() if "=" in line
+    )
+    return result, written
+
+
+def _matrix(repo: Path, base: str, tmp_path: Path) -> list[dict[str, Any]]:
+    """The matrix job's step run for real: the entries it hands to check and diff."""
+    result, outputs = _run_step(load()["jobs"]["matrix"]["steps"][-1], repo, base, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    entries: list[dict[str, Any]] = json.loads(outputs["matrix"])["include"]
+    assert outputs["count"] == str(len(entries))
+    return entries
+
+
+def _run_check_step(repo: Path, base: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The check job for the one stack file the recorded pull request touches."""
+    (entry,) = _matrix(repo, base, tmp_path)
+    result, _ = _run_step(load()["jobs"]["check"]["steps"][-1], repo, base, tmp_path, entry)
+    return result
+
+
+def test_the_matrix_of_the_recorded_pull_request_is_the_one_environment_it_changes(
+    pull_request: tuple[Path, str], tmp_path: Path
+) -> None:
+    repo, base = pull_request
+    assert _matrix(repo, base, tmp_path) == [  # not kind-lab (untouched), nothing for the doc
+        {
+            "key": "gke-prod-dws",
+            "name": "gke-prod-dws",
+            "file": f"stacks/{PROD_STACK}",
+            "kind": "environment",
+            "policyConfig": "",
+            "removed": False,
+        }
+    ]
 
 
 def test_the_check_step_fails_a_pr_that_replaces_a_production_node_pool(
@@ -196,3 +289,20 @@ def test_the_check_step_passes_it_when_the_stacks_policy_config_allows_replacing
     result = _run_check_step(allowed, base, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "::error " not in result.stdout
+
+
+def test_the_diff_step_writes_the_markdown_of_its_stack_file_for_the_comment(
+    pull_request: tuple[Path, str], tmp_path: Path
+) -> None:
+    repo, base = pull_request
+    work = tmp_path / "work"
+    shutil.copytree(repo, work, symlinks=True)
+    (entry,) = _matrix(work, base, tmp_path)
+    result, _ = _run_step(load()["jobs"]["diff"]["steps"][-2], work, base, tmp_path, entry)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "github_env").read_text(
+        encoding="utf-8"
+    ) == "status=0\n"  # the comment step's exit code
+    markdown = (work / "diff-comment" / "diff.md").read_text(encoding="utf-8")
+    assert markdown.startswith("<!-- batchplane-diff -->")
+    assert "l4" in markdown and "replace" in markdown.lower()

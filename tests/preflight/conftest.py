@@ -7,7 +7,7 @@ from typing import Any
 
 from batchplane.offline import read_stack_file
 from batchplane.stack import Stack, load_stack, load_stack_file
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 
 PROJECT = "bp-demo-123456"
 """The project every GCP recording answers for."""
@@ -40,13 +40,13 @@ def gke_stack(pools: list[dict[str, Any]], **target: Any) -> Stack:
 
 
 def template(name: str) -> Stack:
-    """A stack template from ``stacks/``."""
-    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+    """A stack template from ``templates/``."""
+    return load_stack_file(template_path(name), name)
 
 
 def template_with(name: str, **webhook: Any) -> Stack:
-    """A stack template from ``stacks/`` with ``batchplane:webhook`` set to ``webhook``."""
-    config = read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
+    """A stack template from ``templates/`` with ``batchplane:webhook`` set to ``webhook``."""
+    config = read_stack_file(template_path(name))
     return load_stack({**config, "batchplane:webhook": webhook}, name)
 
 

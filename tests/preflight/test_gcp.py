@@ -16,7 +16,7 @@ from google.auth.exceptions import RefreshError
 from batchplane.preflight import Environment, Report, preflight
 from batchplane.preflight.gcp import CredentialsMissing
 from batchplane.stack import Stack, load_stack, read_stack_file
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 from tests.preflight.conftest import PROJECT, gke_stack, pool, template
 from tests.preflight.replay import Replay, load
 
@@ -85,7 +85,7 @@ def test_a_fresh_project_lists_every_blocker_at_once() -> None:
 
 
 def test_nodes_on_the_default_account_are_warned_when_the_org_policy_leaves_it_without_roles() -> None:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("gke-dev")))
     config["batchplane:target"]["nodeServiceAccount"] = "default"
     report, _ = run(load_stack(config, "gke-dev"), "gcp/fresh-project.json")
     (warning,) = [w for w in report.warnings if w.check == "org-policy"]

@@ -18,7 +18,7 @@ from batchplane.preflight.requirements import (
 )
 from batchplane.stack import load_stack, read_stack_file
 from batchplane.targets.gke.machines import FIXED_GPU_MACHINES, MACHINE_SHAPES
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 from tests.preflight.conftest import gke_stack, pool, template, template_with
 
 
@@ -146,7 +146,7 @@ def test_a_created_node_account_needs_the_deployer_to_create_it_and_grant_its_ro
     assert {"roles/iam.serviceAccountAdmin", "roles/resourcemanager.projectIamAdmin"} <= deployer
     assert "roles/iam.serviceAccountUser" in deployer  # attaching any account to the node VMs needs actAs
     for setting in ("default", "nodes@bp-demo-123456.iam.gserviceaccount.com"):
-        config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+        config = copy.deepcopy(read_stack_file(template_path("gke-dev")))
         config["batchplane:target"]["nodeServiceAccount"] = setting
         req = stack_requirements(load_stack(config, "gke-dev"))
         roles = {r.role for r in req.roles}

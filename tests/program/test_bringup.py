@@ -30,7 +30,7 @@ import pytest
 
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.model import RecordedResource
-from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import REPO_ROOT, TEMPLATE_NAMES, template_path
 
 Pred = Callable[[RecordedResource], bool]
 
@@ -217,7 +217,7 @@ def _direct(
 
 @cache
 def template_run(name: str) -> ProgramRun:
-    return run_program(REPO_ROOT, name, read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=False)
+    return run_program(REPO_ROOT, name, read_stack_file(template_path(name)), preview=False)
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
@@ -299,7 +299,7 @@ def test_a_stack_that_pushes_the_webhook_image_deploys_it_only_after_the_nodes_m
 
 
 def test_a_production_openshift_stack_approves_only_pinned_csvs_after_each_subscription() -> None:
-    config = read_stack_file(STACKS_DIR / "Pulumi.openshift-ai.yaml")
+    config = read_stack_file(template_path("openshift-ai"))
     config["batchplane:environment"] = "production"
     target = config["batchplane:target"]
     for key, csv in (

@@ -16,7 +16,7 @@ from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.mocks import OFFLINE_REGISTRY_ROUTE_HOST
 from batchplane.offline.model import RecordedResource
 from batchplane.offline.render import render_resources
-from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import REPO_ROOT, SHARED, TEMPLATE_NAMES, template_path
 from tests.support.crdcheck import CrdCatalog
 
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/"  # v1beta2, or v1beta1 (openshift-ai-2: embedded Kueue of RHOAI 2.x)
@@ -26,7 +26,7 @@ CLUSTER_TOKEN = "batchplane:cluster:BatchCluster"
 
 @cache
 def template_run(name: str, preview: bool = True) -> ProgramRun:
-    return run_program(REPO_ROOT, name, read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"), preview=preview)
+    return run_program(REPO_ROOT, name, read_stack_file(template_path(name)), preview=preview)
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +158,7 @@ INTERNAL_REGISTRY_REPOSITORY = "image-registry.openshift-image-registry.svc:5000
 def test_every_template_builds_the_webhook_image_for_its_platform_and_the_deployment_runs_that_build(
     template: str,
 ) -> None:
-    kind = read_stack_file(STACKS_DIR / f"Pulumi.{template}.yaml")["batchplane:target"]["kind"]
+    kind = read_stack_file(template_path(template))["batchplane:target"]["kind"]
     by_cluster = clusters(template_run(template, preview=False))
     deployments = 0
     for cluster, resources in by_cluster.items():

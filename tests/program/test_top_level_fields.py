@@ -14,14 +14,14 @@ import pytest
 from batchplane.offline import run_program
 from batchplane.offline.render import render_resources
 from batchplane.offline.stackfile import read_stack_file
-from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
+from tests.conftest import REPO_ROOT, SHARED, template_path
 from tests.support.crdcheck import CrdCatalog
 
 WPC_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass"
 
 
 def kind_config_with(**kueue: Any) -> dict[str, Any]:
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.kind.yaml"))
+    config = copy.deepcopy(read_stack_file(template_path("kind")))
     config["batchplane:kueue"].update(kueue)
     return config
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from batchplane.offline import read_stack_file, run_program
-from tests.conftest import REPO_ROOT, STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import REPO_ROOT, TEMPLATE_NAMES, template_path
 from tests.program.urn_snapshot import BEFORE_BATCH_CLUSTER, GOLDEN, TEMPLATES, new_resources, snapshot
 
 pytestmark = pytest.mark.slow
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 @cache
 def preview(stack: str) -> dict[str, Any]:
-    run = run_program(REPO_ROOT, stack, read_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml"))
+    run = run_program(REPO_ROOT, stack, read_stack_file(template_path(stack)))
     return run.to_json()
 
 
@@ -67,7 +67,7 @@ WEBHOOK_IMAGE_BUILD = {
 @pytest.mark.parametrize("stack", TEMPLATE_NAMES)
 def test_every_webhook_runs_an_image_the_stack_builds_and_the_snapshot_pins_the_builds(stack: str) -> None:
     doc = preview(stack)
-    kind = read_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml")["batchplane:target"]["kind"]
+    kind = read_stack_file(template_path(stack))["batchplane:target"]["kind"]
     webhooks = sum(r["type"] == "batchplane:admission:QuotaWebhook" for r in doc["resources"])
     build = ["batchplane:image:WebhookImage", "docker-build:index:Image", *WEBHOOK_IMAGE_BUILD[kind]]
     assert webhooks >= 1

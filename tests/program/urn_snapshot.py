@@ -107,12 +107,12 @@ def new_resources(preview: dict[str, Any], known: set[str]) -> list[str]:
 
 
 def preview_json(stack: str) -> dict[str, Any]:
-    """Run the program offline on ``stacks/Pulumi.<stack>.yaml`` and return its preview document."""
+    """Run the program offline on ``templates/Pulumi.<stack>.yaml`` and return its preview document."""
     from batchplane.offline.engine import run_program
     from batchplane.offline.stackfile import read_stack_file
 
     root = Path(__file__).resolve().parents[2]
-    config = read_stack_file(root / "stacks" / f"Pulumi.{stack}.yaml")
+    config = read_stack_file(root / "templates" / f"Pulumi.{stack}.yaml")
     return run_program(root, stack, config).to_json()
 
 

@@ -76,7 +76,7 @@ import json, sys
 from pathlib import Path
 import batchplane
 from batchplane.offline import read_stack_file, run_program
-run = run_program(Path("."), "kind", read_stack_file(Path("stacks/Pulumi.kind.yaml")))
+run = run_program(Path("."), "kind", read_stack_file(Path("templates/Pulumi.kind.yaml")))
 print(json.dumps({"package": batchplane.__file__, "types": sorted({r.type for r in run.resources})}))
 """
 

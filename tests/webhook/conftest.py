@@ -28,7 +28,7 @@ from batchplane.webhook.server import build_server, run_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / ".." / "shared" / "samples"
-STACKS = REPO_ROOT / "stacks"
+TEMPLATES = REPO_ROOT / "templates"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
@@ -54,8 +54,8 @@ def labeled(obj: dict[str, Any], queue: str | None, namespace: str | None = None
 
 
 def stack_policy(name: str) -> PolicyDocument:
-    """The policy document of ``stacks/Pulumi.<name>.yaml``."""
-    return render_policy(load_stack_file(STACKS / f"Pulumi.{name}.yaml"))
+    """The policy document of the template ``templates/Pulumi.<name>.yaml``."""
+    return render_policy(load_stack_file(TEMPLATES / f"Pulumi.{name}.yaml"))
 
 
 def policy_from(kueue: dict[str, Any], **extra: Any) -> PolicyDocument:

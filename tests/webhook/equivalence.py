@@ -28,7 +28,7 @@ from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.offline import load_stack_file as read_config
 from batchplane.stack import load_stack
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider
-from tests.conftest import TEMPLATE_NAMES
+from tests.conftest import TEMPLATE_NAMES, template_path
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = (REPO / ".." / "shared" / "samples").resolve()
@@ -131,7 +131,7 @@ def decisions() -> dict[str, list[Any]]:
     """Every template's generated reviews, decided by this tree's Decider."""
     out: dict[str, list[Any]] = {}
     for template in TEMPLATES:
-        stack = load_stack(read_config(REPO / "stacks" / f"Pulumi.{template}.yaml"), template)
+        stack = load_stack(read_config(template_path(template)), template)
         policy = render_policy(stack)
         decider = Decider(policy)
         rng = random.Random(f"{SEED}:{template}")

@@ -17,7 +17,7 @@ from batchplane.stack import load_stack
 from batchplane.webhook.decisions import Decider
 from batchplane.webhook.policy import PolicyDocument
 from tests.conftest import TEMPLATE_NAMES
-from tests.webhook.conftest import STACKS, job, stack_policy
+from tests.webhook.conftest import TEMPLATES, job, stack_policy
 
 POOL = "cloud.google.com/gke-nodepool"
 ACCELERATOR = "cloud.google.com/gke-accelerator"
@@ -162,7 +162,7 @@ def test_on_the_resource_groups_keys_a_pod_set_the_only_matching_flavor_is_too_s
 
 def _gke_prod_dws(declare_accelerator: bool) -> PolicyDocument:
     """gke-prod-dws (Kueue 0.19.2 from Helm); optionally with the GPU flavors declaring the accelerator label too."""
-    raw = yaml.safe_load((STACKS / "Pulumi.gke-prod-dws.yaml").read_text())["config"]
+    raw = yaml.safe_load((TEMPLATES / "Pulumi.gke-prod-dws.yaml").read_text())["config"]
     if declare_accelerator:
         gpu = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
         queued = {

@@ -17,7 +17,7 @@ from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.stack import load_stack_file
 from batchplane.webhook.compile import MODULES
 from batchplane.webhook.decisions import Decider
-from tests.conftest import REPO_ROOT, SHARED, STACKS_DIR
+from tests.conftest import REPO_ROOT, SHARED, template_path
 
 PACKAGE = REPO_ROOT / "batchplane"
 
@@ -50,7 +50,7 @@ def _containers(obj: Any) -> Iterator[dict[str, Any]]:
 def test_every_module_whose_code_a_review_runs_is_compiled() -> None:
     """Profile real reviews (allowed and denied, RayJob and Job) and require every batchplane module that runs
     code on the way to be in the compiled set: a new hot-path module must be added to batchplane/webhook/compile.py."""
-    decider = Decider(render_policy(load_stack_file(STACKS_DIR / "Pulumi.gke-dws.yaml")))
+    decider = Decider(render_policy(load_stack_file(template_path("gke-dws"))))
     ran: set[str] = set()
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:

@@ -15,14 +15,14 @@ from batchplane.offline.model import ProgramRun, RecordedResource
 from batchplane.offline.stackfile import load_stack_file as load_config
 from batchplane.stack import load_stack_file
 from batchplane.webhook.policy import policy_checksum
-from tests.webhook.conftest import REPO_ROOT, STACKS
+from tests.webhook.conftest import REPO_ROOT, TEMPLATES
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def kind_run() -> ProgramRun:
-    return run_program(REPO_ROOT, "kind", load_config(STACKS / "Pulumi.kind.yaml"))
+    return run_program(REPO_ROOT, "kind", load_config(TEMPLATES / "Pulumi.kind.yaml"))
 
 
 def _one(run: ProgramRun, type_suffix: str) -> RecordedResource:
@@ -121,7 +121,7 @@ def test_webhook_has_no_api_permissions(kind_run: ProgramRun) -> None:
 
 
 def test_policy_configmap_matches_the_checksum_that_rolls_the_pods(kind_run: ProgramRun) -> None:
-    stack = load_stack_file(STACKS / "Pulumi.kind.yaml", "kind")
+    stack = load_stack_file(TEMPLATES / "Pulumi.kind.yaml", "kind")
     policy = render_policy(stack)
     data = _one(kind_run, ":ConfigMap").inputs["data"]["policy.json"]
     annotations = _one(kind_run, ":Deployment").inputs["spec"]["template"]["metadata"]["annotations"]
@@ -130,8 +130,8 @@ def test_policy_configmap_matches_the_checksum_that_rolls_the_pods(kind_run: Pro
 
 
 def test_a_different_policy_changes_the_checksum() -> None:
-    stack = load_stack_file(STACKS / "Pulumi.kind.yaml", "kind")
-    raw: dict[str, Any] = load_config(STACKS / "Pulumi.kind.yaml")
+    stack = load_stack_file(TEMPLATES / "Pulumi.kind.yaml", "kind")
+    raw: dict[str, Any] = load_config(TEMPLATES / "Pulumi.kind.yaml")
     raw["batchplane:webhook"] = {"namespaces": [{"name": "team-b", "limits": {"maxGpusPerWorkload": 1}}]}
     from batchplane.stack import load_stack
 
@@ -140,7 +140,7 @@ def test_a_different_policy_changes_the_checksum() -> None:
 
 
 def test_disabled_webhook_registers_nothing() -> None:
-    raw: dict[str, Any] = load_config(STACKS / "Pulumi.kind.yaml")
+    raw: dict[str, Any] = load_config(TEMPLATES / "Pulumi.kind.yaml")
     raw["batchplane:webhook"] = {"enabled": False}
     run = run_program(REPO_ROOT, "kind", raw)
     assert [r.name for r in run.resources if r.name.startswith("quota-webhook")] == []

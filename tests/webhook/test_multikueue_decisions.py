@@ -18,7 +18,7 @@ from batchplane.offline import load_stack_file
 from batchplane.stack import load_stack
 from batchplane.webhook.decisions import Decider
 from batchplane.webhook.policy import PolicyDocument, parse_policy
-from tests.conftest import STACKS_DIR
+from tests.conftest import template_path
 from tests.webhook.conftest import job
 from tests.webhook.test_quota import _brute_force_fits, _groups
 
@@ -130,7 +130,7 @@ def test_onflavors_scoping_never_denies_for_the_workers() -> None:
 
 @cache
 def template_decider() -> Decider:
-    config = copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.gke-multiregion-dws.yaml"))
+    config = copy.deepcopy(load_stack_file(template_path("gke-multiregion-dws")))
     return Decider(render_policy(load_stack(config, "gke-multiregion-dws")))
 
 

@@ -17,7 +17,8 @@ from batchplane.errors import ConfigValidationError
 from batchplane.stack import load_stack
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import load_policy, node_affinity_keys_of, parse_policy, policy_json
-from tests.webhook.conftest import REPO_ROOT, stack_policy
+from tests.conftest import template_path
+from tests.webhook.conftest import stack_policy
 
 
 def test_kind_stack_policy_maps_the_tenant_namespace_to_its_queues() -> None:
@@ -105,9 +106,7 @@ def test_operator_namespaces_are_excluded_from_the_webhook() -> None:
 
 
 def test_cli_prints_the_policy_of_a_stack() -> None:
-    result = CliRunner().invoke(
-        app, ["webhook", "policy", "--config", str(REPO_ROOT / "stacks" / "Pulumi.kind.yaml")]
-    )
+    result = CliRunner().invoke(app, ["webhook", "policy", "--config", str(template_path("kind"))])
     assert result.exit_code == 0
     assert result.stdout == policy_json(stack_policy("kind"))
 

@@ -21,7 +21,7 @@ from batchplane.stack import load_stack
 from batchplane.webhook import policy as policy_module
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import load_policy, policy_json
-from tests.conftest import REPO_ROOT, STACKS_DIR
+from tests.conftest import REPO_ROOT, template_path
 
 MESSAGE = (
     "batchplane:webhook: the webhook's policy document for this stack's queues and its 3 MultiKueue workers' "
@@ -30,7 +30,7 @@ MESSAGE = (
 
 
 def template() -> dict[str, object]:
-    return copy.deepcopy(load_stack_file(STACKS_DIR / "Pulumi.gke-multiregion-dws.yaml"))
+    return copy.deepcopy(load_stack_file(template_path("gke-multiregion-dws")))
 
 
 def test_the_templates_fit_with_room_to_spare() -> None:
@@ -46,9 +46,7 @@ def test_validate_and_the_program_refuse_the_same_oversized_policy(monkeypatch: 
     want = MESSAGE.format(size=size)
     assert [str(p) for p in deployment_problems(stack)] == [want]
 
-    result = CliRunner().invoke(
-        app, ["validate", "--config", str(STACKS_DIR / "Pulumi.gke-multiregion-dws.yaml")]
-    )
+    result = CliRunner().invoke(app, ["validate", "--config", str(template_path("gke-multiregion-dws"))])
     assert (result.exit_code, want in result.stderr) == (1, True), result.stderr
 
     with pytest.raises(ConfigValidationError) as caught:
