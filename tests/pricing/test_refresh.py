@@ -24,7 +24,7 @@ from batchplane.pricing.refresh import (
     refresh,
 )
 from batchplane.stack import load_stack_file
-from tests.conftest import STACKS_DIR
+from tests.conftest import TEMPLATES_DIR
 from tests.diff.helpers import prod_dws_with_team_a_h100, template
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pricing.yml"
@@ -91,7 +91,7 @@ def test_refresh_prices_the_stacks_pools_replaces_old_dataset_rows_and_keeps_han
         + f"a3-highgpu-8g,us-central1,on-demand,1,{DATASET_REPOSITORY}/blob/{old_commit}/pricing.yml,2025-01-01,\n"
         + "a3-highgpu-8g,us-central1,flex-start,7,https://x.example/bill,2026-06-01,a hand row\n"
     )
-    text = refresh(current, read_dataset(str(FIXTURE)), COMMIT, [STACKS_DIR / "Pulumi.gke-dev.yaml"])
+    text = refresh(current, read_dataset(str(FIXTURE)), COMMIT, [TEMPLATES_DIR / "Pulumi.gke-dev.yaml"])
     (tmp_path / "gcp.csv").write_text(text)
     table = load_price_table([tmp_path / "gcp.csv"])
     keys = {(r.machine_type, r.region, r.model): r for r in table.rows}
@@ -175,7 +175,7 @@ def test_main_writes_the_file_taking_the_commit_from_the_url_form(
                 "--output",
                 str(out),
                 "--stacks",
-                str(STACKS_DIR / "Pulumi.gke-dev.yaml"),
+                str(TEMPLATES_DIR / "Pulumi.gke-dev.yaml"),
             ]
         )
         == 0
@@ -191,7 +191,7 @@ def test_main_without_a_commit_is_a_usage_error_and_a_missing_price_exit_1(tmp_p
         main(["--dataset", str(FIXTURE), "--output", str(out)])
     assert usage.value.code == 2
     multi = (
-        STACKS_DIR / "Pulumi.gke-multiregion-dws.yaml"
+        TEMPLATES_DIR / "Pulumi.gke-multiregion-dws.yaml"
     )  # europe-west4, asia-southeast1: not in the fixture
     assert (
         main(["--dataset", str(FIXTURE), "--commit", COMMIT, "--output", str(out), "--stacks", str(multi)])
