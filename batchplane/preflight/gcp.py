@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from batchplane.preflight.report import Report
 from batchplane.preflight.requirements import GkeCluster, OrgPolicyRequirement, QuotaNeed, Requirements
 from batchplane.targets.gke.config import parse_gke_version
+from batchplane.targets.gke.versions import matching_versions, newest_first
 
 if TYPE_CHECKING:
     from requests.adapters import BaseAdapter
@@ -830,13 +831,6 @@ def _compute_disabled(req: Requirements, report: Report, policies: dict[str, _Ef
 # --- GKE versions ---------------------------------------------------------------------------------
 
 
-def matching_versions(valid: Iterable[str], wanted: str) -> list[str]:
-    """The versions of ``valid`` that ``wanted`` selects: itself, or, as a prefix, every version below it
-    (``1.33`` → ``1.33.5-gke.1000``; GKE's ``min_master_version`` accepts a prefix), newest first."""
-    out = [v for v in valid if v == wanted or v.startswith((wanted + ".", wanted + "-"))]
-    return sorted(out, key=lambda v: parse_gke_version(v) or (0, 0, 0, 0), reverse=True)
-
-
 def _version(cluster: GkeCluster, report: Report, clients: GcpClients, project: str) -> None:
     want = cluster.version
     path = want.path
@@ -864,7 +858,7 @@ def _version(cluster: GkeCluster, report: Report, clients: GcpClients, project: 
     if want.version is not None:
         matches = matching_versions(valid, want.version)
         if not matches:
-            newest = ", ".join(matching_versions(valid, "1")[:4])
+            newest = ", ".join(newest_first(valid)[:4])
             report.blocker(
                 "version",
                 f"{path}.minMasterVersion",

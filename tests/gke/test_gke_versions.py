@@ -5,6 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from batchplane.stack import load_stack
 from batchplane.targets.gke.config import GkeTarget, version_floor
@@ -115,3 +117,49 @@ def test_the_templates_pin_no_version_and_their_clusters_follow_the_channel() ->
     run = run_program(REPO_ROOT, "gke-dev", load_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")).to_json()
     clusters = [r for r in run["resources"] if r["type"] == "gcp:container/cluster:Cluster"]
     assert clusters and all("minMasterVersion" not in c["inputs"] for c in clusters)
+
+
+# --- one version matcher for the deploy-time check and preflight (issue #29, item 15) ---------------------------
+
+
+def test_a_pinned_patch_version_matches_the_offered_gke_builds_of_that_patch() -> None:
+    # GKE's minMasterVersion accepts 1.X.Y, which the location offers as 1.X.Y-gke.N: it is offered.
+    t = target(target__minMasterVersion="1.32.2")
+    versions = offered("1.32.2-gke.1652000", "1.33.1-gke.100", ("1.33.1-gke.100", "1.32.2-gke.1652000"))
+    assert deploy_version_problems(t, versions) == []
+
+
+_part = st.integers(min_value=0, max_value=40)
+_gke = st.tuples(st.just(1), _part, _part, st.integers(min_value=0, max_value=2_000_000))
+
+
+def _text(v: tuple[int, int, int, int]) -> str:
+    return f"{v[0]}.{v[1]}.{v[2]}-gke.{v[3]}"
+
+
+@given(
+    versions=st.lists(_gke, min_size=1, max_size=12, unique=True), depth=st.integers(min_value=2, max_value=4)
+)
+@settings(max_examples=200, deadline=None)
+def test_a_version_prefix_selects_exactly_the_versions_that_agree_on_its_parts(
+    versions: list[tuple[int, int, int, int]], depth: int
+) -> None:
+    from batchplane.preflight.gcp import matching_versions as preflight_matcher
+    from batchplane.targets.gke.versions import matching_versions
+
+    valid = [_text(v) for v in versions]
+    wanted_parts = versions[0]
+    wanted = ".".join(str(p) for p in wanted_parts[: min(depth, 3)])
+    if depth == 4:
+        wanted = _text(wanted_parts)
+    keep = min(depth, 4)
+    expected = {_text(v) for v in versions if v[:keep] == wanted_parts[:keep]}
+    got = matching_versions(valid, wanted)
+    assert set(got) == expected and _text(wanted_parts) in got
+    # newest first, and preflight asks the same matcher
+    assert got == sorted(
+        got, key=lambda s: tuple(int(x) for x in s.replace("-gke.", ".").split(".")), reverse=True
+    )
+    assert preflight_matcher is matching_versions
+    # a shorter number is never a prefix of a longer one (1.3 does not select 1.33.x)
+    assert all(v.split(".")[1] == str(wanted_parts[1]) for v in got)
