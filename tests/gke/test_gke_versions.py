@@ -100,6 +100,8 @@ def test_pulumi_up_stops_before_the_cluster_when_the_channel_default_is_below_th
     from tests.conftest import REPO_ROOT, STACKS_DIR
 
     monkeypatch.setattr(mocks, "GKE_VERSION", "1.30.9-gke.100")
+    # as under `pulumi up`: the provider's answer is a fact (offline it is canned, and only noted: below)
+    monkeypatch.setattr(mocks, "CANNED_LOOKUPS", frozenset())
     with pytest.raises(VersionUnavailableError) as caught:
         run_program(REPO_ROOT, "gke-dws", load_stack_file(STACKS_DIR / "Pulumi.gke-dws.yaml"))
     assert caught.value.problems == [
@@ -163,3 +165,25 @@ def test_a_version_prefix_selects_exactly_the_versions_that_agree_on_its_parts(
     assert preflight_matcher is matching_versions
     # a shorter number is never a prefix of a longer one (1.3 does not select 1.33.x)
     assert all(v.split(".")[1] == str(wanted_parts[1]) for v in got)
+
+
+# --- offline, a canned answer is not a fact (issue #29, item 18) -------------------------------------------------
+
+
+def test_offline_a_pinned_version_is_noted_as_not_checked_never_refused_or_claimed_about_the_region() -> None:
+    from batchplane.offline import read_stack_file, run_program
+    from batchplane.stack import load_stack
+    from tests.conftest import REPO_ROOT, STACKS_DIR
+
+    config = read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")
+    config["batchplane:target"] = {**config["batchplane:target"], "minMasterVersion": "1.33"}
+    load_stack(config, "gke-dev")  # a valid stack
+    run = run_program(REPO_ROOT, "gke-dev", config)
+    [cluster] = run.of_type("gcp:container/cluster:Cluster")
+    assert cluster.inputs["minMasterVersion"] == "1.33"
+    notes = [m.message for m in run.logs if "not checked offline" in m.message]
+    assert len(notes) == 1 and notes[0].startswith(
+        'not checked offline: whether GKE offers minMasterVersion "1.33" in us-central1'
+    )
+    assert "(batchplane:target.minMasterVersion)" in notes[0] and "batchplane preflight" in notes[0]
+    assert not any("offered:" in m.message or m.severity == "error" for m in run.logs)
