@@ -335,6 +335,7 @@ def _load_workers(
                 raw, f"{stack_name}-{worker.name}", size_to_pools=inherits_queues
             )
             found = loaded.warnings + _declared_worker_problems(loaded, manager_integrations)
+            found += _unreachable_endpoint(loaded, worker.server, index)
         except ConfigValidationError as exc:
             found = exc.issues
         for issue in found:
@@ -357,6 +358,23 @@ def _load_workers(
         missing = missing_local_queues(section, manager_kueue, kueues)
         issues += missing or quota_balance(section, manager_kueue, kueues)
     return workers, issues
+
+
+def _unreachable_endpoint(worker: Stack, server: str | None, index: int) -> list[ConfigIssue]:
+    """A declared worker whose control plane has only a private IP (GKE ``privateNodes.privateEndpoint``) and no
+    ``server``: the manager's Kueue, in another cluster and usually another region, cannot reach the endpoint the
+    program knows (docs/multikueue.md, "Private workers")."""
+    key = worker.platform.private_endpoint_key()
+    if key is None or server is not None:
+        return []
+    return [
+        ConfigIssue(
+            f"{CONFIG_NAMESPACE}:target.{key}",
+            "the manager's Kueue cannot reach this worker's control plane at a private IP (another cluster, another "
+            "region): set privateEndpoint: false (GKE's authorized networks still restrict who reaches it), or set "
+            f"multiKueue.workers[{index}].server to an https URL the manager reaches (VPN, peering, Connect gateway)",
+        )
+    ]
 
 
 def _worker_servers(section: MultiKueueSection) -> list[ConfigIssue]:

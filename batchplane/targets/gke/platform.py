@@ -50,6 +50,13 @@ class GkePlatform(Platform):
         """``("gke", <location>, <cluster name>)``."""
         return ("gke", self.target.location(), self.target.cluster_name)
 
+    def private_endpoint_key(self) -> str | None:
+        """``privateNodes.privateEndpoint`` when it is true (the control plane has only its private IP)."""
+        private = self.target.private_nodes
+        if private is not None and private.enabled and private.private_endpoint:
+            return "privateNodes.privateEndpoint"
+        return None
+
     def created_node_account(self) -> tuple[str | None, str] | None:
         """``(target.project, <id>)`` when ``nodeServiceAccount`` is omitted
         (:func:`~batchplane.targets.gke.resources.node_account_id` of the cluster name), else ``None``."""
