@@ -45,7 +45,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import GkeCluster, OrgPolicyRequirement, QuotaNeed, Requirements
+from batchplane.preflight.requirements import (
+    GKE_NODE_IMAGE_PROJECT,
+    GkeCluster,
+    OrgPolicyRequirement,
+    QuotaNeed,
+    Requirements,
+)
 from batchplane.targets.gke.config import parse_gke_version
 from batchplane.targets.gke.versions import matching_versions, newest_first
 
@@ -362,6 +368,17 @@ def _judge_policy(need: OrgPolicyRequirement, eff: _Effective, req: Requirements
     if c == "compute.vmExternalIpAccess" and (eff.deny_all or eff.allowed):
         how = "denies every VM an external IP" if eff.deny_all else "allows external IPs only for listed VMs"
         report.blocker("org-policy", need.path, f"org policy constraints/{c} {how}; {need.why}", need.fix)
+    elif c in ("iam.disableServiceAccountCreation", "compute.requireShieldedVm") and eff.enforced:
+        report.blocker(
+            "org-policy", need.path, f"org policy constraints/{c} is enforced: {need.why}", need.fix
+        )
+    elif c == "compute.trustedImageProjects" and _untrusted(GKE_NODE_IMAGE_PROJECT, eff):
+        report.blocker(
+            "org-policy",
+            need.path,
+            f"org policy constraints/{c} does not allow {GKE_NODE_IMAGE_PROJECT}: {need.why}",
+            need.fix,
+        )
     elif c == "iam.automaticIamGrantsForDefaultServiceAccounts" and eff.enforced:
         report.warning(
             "org-policy", need.path, f"org policy constraints/{c} is enforced: {need.why}", need.fix
@@ -385,6 +402,14 @@ def _judge_policy(need: OrgPolicyRequirement, eff: _Effective, req: Requirements
                     "(value groups are not expanded here)",
                     need.fix,
                 )
+
+
+def _untrusted(project: str, eff: _Effective) -> bool:
+    """True when a list policy's condition-less rules refuse ``project`` (``projects/<id>``; values may carry the
+    ``is:`` prefix of the list-constraint syntax)."""
+    allowed = {v.removeprefix("is:") for v in eff.allowed}
+    denied = {v.removeprefix("is:") for v in eff.denied}
+    return eff.deny_all or project in denied or (bool(allowed) and project not in allowed)
 
 
 def _location_listed(region: str, values: Iterable[str]) -> bool:

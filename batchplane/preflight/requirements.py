@@ -87,6 +87,9 @@ GKE_APIS: dict[str, str] = {
     "iam.googleapis.com": "Workload Identity and the nodes' service account",
 }
 ARTIFACT_REGISTRY_API = "artifactregistry.googleapis.com"
+#: The project whose images GKE nodes boot (Container-Optimized OS and Ubuntu node images): GKE "Node images",
+#: "Node image source projects" (cloud.google.com/kubernetes-engine/docs/concepts/node-images#node_image_source_projects).
+GKE_NODE_IMAGE_PROJECT = "projects/gke-node-images"
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,7 @@ class GkeCluster:
             (``nodeServiceAccount: default``).
         creates_node_account: True when the stack creates the nodes' service account (``nodeServiceAccount``
             omitted) and grants it its project role.
+        secure_boot: True when every pool's nodes boot with Secure Boot (``secureBoot``).
         version: the channel and version.
         path: the target's key path.
     """
@@ -235,6 +239,7 @@ class GkeCluster:
     creates_node_account: bool
     version: VersionRequirement
     path: str
+    secure_boot: bool = False
 
 
 @dataclass(frozen=True)
@@ -484,6 +489,7 @@ def _cluster(target: GkeTarget, path: str) -> GkeCluster:
             target.release_channel, target.min_master_version, version_floor(target), path
         ),
         path=path,
+        secure_boot=target.secure_boot,
     )
 
 
@@ -675,6 +681,40 @@ def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
                 f"{default_sa[0].path}.nodeServiceAccount",
             )
         )
+    creating = [c for c in clusters if c.creates_node_account]
+    if creating:
+        out.append(
+            OrgPolicyRequirement(
+                "iam.disableServiceAccountCreation",
+                "not-enforced",
+                "the stack creates the nodes' service account (nodeServiceAccount omitted), which the policy refuses",
+                "set nodeServiceAccount to the email of an existing account that has roles/container."
+                "defaultNodeServiceAccount, or ask an org policy admin to exempt the project",
+                f"{creating[0].path}.nodeServiceAccount",
+            )
+        )
+    unshielded = [c for c in clusters if not c.secure_boot]
+    if unshielded:
+        out.append(
+            OrgPolicyRequirement(
+                "compute.requireShieldedVm",
+                "not-enforced",
+                "Compute Engine refuses node VMs without Secure Boot, and the pools do not turn it on",
+                "set secureBoot: true (Shielded nodes with Secure Boot on every pool; a deployed stack's pools are "
+                "replaced)",
+                f"{unshielded[0].path}.secureBoot",
+            )
+        )
+    out.append(
+        OrgPolicyRequirement(
+            "compute.trustedImageProjects",
+            "allows-values",
+            f"GKE node VMs boot images of {GKE_NODE_IMAGE_PROJECT}, which the policy does not trust",
+            f"ask an org policy admin to add {GKE_NODE_IMAGE_PROJECT} to constraints/compute.trustedImageProjects "
+            "for this project",
+            clusters[0].path,
+        )
+    )
     regions = sorted({c.region for c in clusters})
     out.append(
         OrgPolicyRequirement(

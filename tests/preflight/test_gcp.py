@@ -486,3 +486,39 @@ def test_spot_vcpus_move_to_the_preemptible_cpu_quota_once_the_project_has_one()
         )
         == {}
     )
+
+
+# --- org policies that stop the first `pulumi up` (issue #29, item 12) ----------------------------------------
+
+
+def test_service_account_creation_disabled_blocks_a_stack_that_creates_its_node_account() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/service-account-creation-disabled.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("org-policy", "batchplane:target.nodeServiceAccount")
+    assert "constraints/iam.disableServiceAccountCreation is enforced" in finding.message
+    assert "nodeServiceAccount" in finding.fix
+    # a stack naming an existing account creates none: nothing to block
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config["batchplane:target"]["nodeServiceAccount"] = f"nodes@{PROJECT}.iam.gserviceaccount.com"
+    named, _ = run(load_stack(config, "gke-dev"), "gcp/blockers/service-account-creation-disabled.json")
+    assert named.blockers == []
+
+
+def test_required_shielded_vms_block_pools_without_secure_boot_and_name_the_key_that_fixes_it() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/shielded-vm-required.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("org-policy", "batchplane:target.secureBoot")
+    assert "constraints/compute.requireShieldedVm is enforced" in finding.message
+    assert "secureBoot: true" in finding.fix
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config["batchplane:target"]["secureBoot"] = True
+    secure, _ = run(load_stack(config, "gke-dev"), "gcp/blockers/shielded-vm-required.json")
+    assert secure.blockers == []
+
+
+def test_trusted_image_projects_without_gke_node_images_block_every_gke_template() -> None:
+    report, _ = run(template("gke-prod-dws"), "gcp/blockers/trusted-images-exclude-gke.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("org-policy", "batchplane:target")
+    assert "constraints/compute.trustedImageProjects" in finding.message
+    assert "projects/gke-node-images" in finding.message and "projects/gke-node-images" in finding.fix

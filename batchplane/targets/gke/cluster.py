@@ -159,10 +159,13 @@ class GkeCluster(pulumi.ComponentResource):
                 opts=child,
             )
             grants = [self.node_role]
-            cluster_kwargs.setdefault(
-                "node_config",
-                {"service_account": self.node_account.email, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]},
-            )
+            node_config = dict(cluster_kwargs.get("node_config") or {})
+            if node_config.get("service_account") is None:
+                cluster_kwargs["node_config"] = {
+                    "service_account": self.node_account.email,
+                    "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
+                    **node_config,
+                }
         # The cluster's node_config describes only the default pool, which is removed once the cluster exists: later
         # changes of it are ignored, so they never replace the cluster (cluster-toolkit's gke-cluster does the same).
         self.cluster = gcp.container.Cluster(
