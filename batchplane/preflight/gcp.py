@@ -7,6 +7,7 @@ Google's maintained client libraries, over their REST transports (imported here 
 check                      call                                                        library
 =========================  ==========================================================  ===============================
 project                    ``projects.get``                                            google-cloud-resource-manager
+deployer's permissions     ``projects.testIamPermissions``                             google-cloud-resource-manager
 APIs enabled               ``services.batchGet``                                       google-cloud-service-usage
 org policies               ``projects.policies.getEffectivePolicy``                    google-cloud-org-policy
 quotas                     ``quotaInfos.list`` (service ``compute.googleapis.com``)    google-cloud-quotas
@@ -219,6 +220,7 @@ def check_gcp(req: Requirements, report: Report, clients: GcpClients, project: s
     if not _project_exists(req, report, clients, project):
         return
     enabled = _apis(req, report, clients, project)
+    _permissions(req, report, clients, project)
     policies = _org_policies(req, report, clients, project)
     usage: dict[tuple[str, str], float] = {}
     if enabled.get(COMPUTE_API, True):
@@ -306,6 +308,55 @@ def _apis(req: Requirements, report: Report, clients: GcpClients, project: str) 
                 f"gcloud services enable {api.service} --project {project}",
             )
     return {api.service: state.get(api.service, False) for api in req.apis}
+
+
+# --- the deployer's permissions -------------------------------------------------------------------
+
+#: A permission that may be granted on the resource itself rather than the project (``actAs`` on the node account):
+#: missing on the project it is a warning, not a blocker.
+_GRANTABLE_BELOW_PROJECT = frozenset({"iam.serviceAccounts.actAs"})
+
+
+def _permissions(req: Requirements, report: Report, clients: GcpClients, project: str) -> None:
+    """``projects.testIamPermissions`` (Resource Manager v3) with every permission the declared resources need
+    (:attr:`Requirements.permissions`): which of them the caller — who will run ``pulumi up`` — holds on the
+    project. Each resource type missing some is a blocker at its config key, naming the permissions and the role
+    that grants them."""
+    if not req.permissions:
+        return
+    wanted = list(dict.fromkeys(p for need in req.permissions for p in need.permissions))
+    try:
+        answer = clients.projects.test_iam_permissions(
+            request={"resource": f"projects/{project}", "permissions": wanted}
+        )
+    except Exception as exc:
+        if not _api_error(exc):
+            raise
+        report.warning(
+            "iam",
+            req.permissions[0].path,
+            f"the deployer's permissions not checked: {_short(exc)}",
+            "enable cloudresourcemanager.googleapis.com on your quota project, then run batchplane preflight again",
+        )
+        return
+    report.ran("iam")
+    granted = set(answer.permissions)
+    for need in req.permissions:
+        missing = [p for p in need.permissions if p not in granted]
+        if not missing:
+            continue
+        message = (
+            f"you lack {', '.join(missing)} on project {project}, which {need.resource_type} needs "
+            f"({need.path}); pulumi up fails when it gets there"
+        )
+        fix = (
+            f"gcloud projects add-iam-policy-binding {project} --member=<you> --role={need.role} "
+            "(or a custom role with these permissions)"
+        )
+        if set(missing) <= _GRANTABLE_BELOW_PROJECT:
+            report.warning("iam", need.path, message + " — unless granted on the service account itself", fix)
+        else:
+            report.blocker("iam", need.path, message, fix)
 
 
 # --- org policies ---------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ from batchplane.targets.gke.config import (
     GpuPool,
 )
 from batchplane.targets.gke.machines import MACHINE_SHAPES
+from batchplane.targets.gke.network import private_network_args, webhook_ports
 from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.olm import openshift_plan
@@ -321,6 +322,126 @@ class IamRole:
     why: str
 
 
+@dataclass(frozen=True)
+class ResourcePermissions:
+    """What the deployer needs to create, update and delete one kind of resource.
+
+    Attributes:
+        permissions: the IAM permissions, as ``projects.testIamPermissions`` names them.
+        role: the predefined role that grants them all (the fix to suggest).
+        source: where the permissions are documented.
+    """
+
+    permissions: tuple[str, ...]
+    role: str
+    source: str
+
+
+_GKE_API_PERMISSIONS = "https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions"
+
+#: Pulumi type token (pulumi-gcp 10.2.0) → what ``pulumi up`` needs on the project to manage it. One row per
+#: resource type the GKE stacks declare; ``iam.serviceAccounts.actAs`` is the nodes' account attached to the cluster
+#: and its pools. Sources: GKE "API permissions" (cluster and node-pool methods, node pools are
+#: ``container.clusters.update``), Compute Engine API reference "Authorization" of ``routers.insert``/``patch`` and
+#: ``firewalls.insert`` (which also needs ``compute.networks.updatePolicy``), IAM ``projects.serviceAccounts.create``,
+#: Resource Manager ``projects.setIamPolicy``, Artifact Registry "Access control with IAM" (permissions by role). The
+#: roles: IAM "Compute Engine roles" (cloud.google.com/iam/docs/roles-permissions/compute: Compute Network Admin
+#: creates, modifies and deletes networking resources "except for firewall rules and SSL certificates", which
+#: Compute Security Admin manages), "Kubernetes Engine roles", "Service accounts roles", "Artifact Registry roles".
+RESOURCE_PERMISSIONS: dict[str, ResourcePermissions] = {
+    "gcp:container/cluster:Cluster": ResourcePermissions(
+        (
+            "container.clusters.create",
+            "container.clusters.get",
+            "container.clusters.update",
+            "container.clusters.delete",
+            "container.operations.get",
+        ),
+        "roles/container.admin",
+        _GKE_API_PERMISSIONS,
+    ),
+    "gcp:container/nodePool:NodePool": ResourcePermissions(
+        ("container.clusters.get", "container.clusters.update", "container.operations.get"),
+        "roles/container.admin",
+        _GKE_API_PERMISSIONS,
+    ),
+    "node service account (attached to the node VMs)": ResourcePermissions(
+        ("iam.serviceAccounts.actAs",),
+        "roles/iam.serviceAccountUser",
+        "https://cloud.google.com/iam/docs/service-account-permissions",
+    ),
+    "gcp:serviceaccount/account:Account": ResourcePermissions(
+        (
+            "iam.serviceAccounts.create",
+            "iam.serviceAccounts.get",
+            "iam.serviceAccounts.update",
+            "iam.serviceAccounts.delete",
+        ),
+        "roles/iam.serviceAccountAdmin",
+        "https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts/create",
+    ),
+    "gcp:projects/iAMMember:IAMMember": ResourcePermissions(
+        ("resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"),
+        "roles/resourcemanager.projectIamAdmin",
+        "https://cloud.google.com/resource-manager/reference/rest/v3/projects/setIamPolicy",
+    ),
+    "gcp:compute/router:Router": ResourcePermissions(
+        ("compute.routers.create", "compute.routers.get", "compute.routers.update", "compute.routers.delete"),
+        "roles/compute.networkAdmin",
+        "https://cloud.google.com/compute/docs/reference/rest/v1/routers/insert",
+    ),
+    "gcp:compute/routerNat:RouterNat": ResourcePermissions(
+        ("compute.routers.get", "compute.routers.update"),
+        "roles/compute.networkAdmin",
+        "https://cloud.google.com/compute/docs/reference/rest/v1/routers/patch",
+    ),
+    "gcp:compute/firewall:Firewall": ResourcePermissions(
+        (
+            "compute.firewalls.create",
+            "compute.firewalls.get",
+            "compute.firewalls.update",
+            "compute.firewalls.delete",
+            "compute.networks.updatePolicy",
+        ),
+        "roles/compute.securityAdmin",
+        "https://cloud.google.com/compute/docs/reference/rest/v1/firewalls/insert",
+    ),
+    "gcp:artifactregistry/repository:Repository": ResourcePermissions(
+        (
+            "artifactregistry.repositories.create",
+            "artifactregistry.repositories.get",
+            "artifactregistry.repositories.update",
+            "artifactregistry.repositories.delete",
+            "artifactregistry.repositories.uploadArtifacts",
+        ),
+        "roles/artifactregistry.admin",
+        "https://cloud.google.com/artifact-registry/docs/access-control#permissions",
+    ),
+    "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember": ResourcePermissions(
+        ("artifactregistry.repositories.getIamPolicy", "artifactregistry.repositories.setIamPolicy"),
+        "roles/artifactregistry.admin",
+        "https://cloud.google.com/artifact-registry/docs/access-control#permissions",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class PermissionNeed:
+    """The permissions the deployer needs on the project for one kind of resource the stack declares.
+
+    Attributes:
+        resource_type: the key of :data:`RESOURCE_PERMISSIONS` (a Pulumi type token).
+        permissions: its permissions.
+        role: the predefined role that grants them.
+        path: the config key that makes the stack declare it (the first one, when several do).
+    """
+
+    resource_type: str
+    permissions: tuple[str, ...]
+    role: str
+    path: str
+
+
 @dataclass
 class Requirements:
     """Everything one stack needs before ``pulumi up``.
@@ -348,6 +469,8 @@ class Requirements:
             with BuildKit where it runs), or None.
         registry_route: OpenShift: the key path (``batchplane:webhook.build.registryHost``) whose omission makes
             ``pulumi up`` push through the internal registry's default route, which must then exist; or None.
+        permissions: GKE: the deployer's permissions on the project, one entry per resource type the stack declares
+            (:data:`RESOURCE_PERMISSIONS`).
     """
 
     stack: str
@@ -368,6 +491,7 @@ class Requirements:
     other_projects: list[tuple[str, str]] = field(default_factory=list)
     builds_image: str | None = None
     registry_route: str | None = None
+    permissions: list[PermissionNeed] = field(default_factory=list)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -460,7 +584,62 @@ def _gke_requirements(stack: Stack, targets: list[tuple[GkeTarget, str]], req: R
     req.quotas = gke_quotas(targets)
     req.unsized = unsized_pools(targets)
     req.org_policies = _org_policies(req.clusters)
-    req.roles = _roles(req, build is not None and build.registry == "artifact-registry")
+    builds = build is not None and build.registry == "artifact-registry"
+    req.permissions = gke_permissions(targets, _webhook_ports(stack), builds)
+    req.roles = _roles(req, builds)
+
+
+def _webhook_ports(stack: Stack) -> list[int]:
+    """The ports the webhook firewall rule of private nodes opens (none: no rule), as the program computes them
+    (``cluster_webhook_ports`` in ``targets/gke/deploy.py``)."""
+    ops = stack.config.operators
+    return webhook_ports(
+        kueue=ops is not None and ops.kueue.enabled,
+        quota_webhook_port=stack.config.webhook.port if webhook_enabled(stack) else None,
+        training=ops is not None and ops.training.kind != "none",
+    )
+
+
+def gke_permissions(
+    targets: list[tuple[GkeTarget, str]], ports: list[int], builds: bool
+) -> list[PermissionNeed]:
+    """The deployer's permissions for the resources GKE clusters declare, one entry per resource type, each with
+    the config key of the first cluster (or pool) that declares it.
+
+    Args:
+        targets: ``(target, key path)`` of the clusters in the project.
+        ports: the webhook ports private nodes' firewall rule opens (:func:`_webhook_ports`).
+        builds: the stack builds the webhook image into Artifact Registry.
+
+    Returns:
+        :class:`PermissionNeed` per resource type, in :data:`RESOURCE_PERMISSIONS` order.
+    """
+    declared: dict[str, str] = {}
+
+    def declare(resource_type: str, path: str) -> None:
+        declared.setdefault(resource_type, path)
+
+    for target, path in targets:
+        declare("gcp:container/cluster:Cluster", path)
+        declare("gcp:container/nodePool:NodePool", f"{path}.systemPool")
+        declare("node service account (attached to the node VMs)", f"{path}.nodeServiceAccount")
+        if target.node_account_mode() == "create":
+            declare("gcp:serviceaccount/account:Account", f"{path}.nodeServiceAccount")
+            declare("gcp:projects/iAMMember:IAMMember", f"{path}.nodeServiceAccount")
+        network = private_network_args(target, ports)
+        if network is not None:
+            declare("gcp:compute/router:Router", f"{path}.privateNodes")
+            declare("gcp:compute/routerNat:RouterNat", f"{path}.privateNodes")
+            if network.get("firewall") is not None:
+                declare("gcp:compute/firewall:Firewall", f"{path}.privateNodes")
+    if builds:
+        declare("gcp:artifactregistry/repository:Repository", "batchplane:webhook.build")
+        declare("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember", "batchplane:webhook.build")
+    return [
+        PermissionNeed(kind, row.permissions, row.role, declared[kind])
+        for kind, row in RESOURCE_PERMISSIONS.items()
+        if kind in declared
+    ]
 
 
 def _cluster(target: GkeTarget, path: str) -> GkeCluster:
@@ -738,9 +917,6 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
     roles = [
         IamRole("roles/container.admin", "deployer", "create the GKE cluster and node pools"),
         IamRole(
-            "roles/compute.networkAdmin", "deployer", "Cloud Router, NAT and firewall rules of private nodes"
-        ),
-        IamRole(
             "roles/iam.serviceAccountUser",
             "deployer",
             "run node pools as their service account (iam.serviceAccounts.actAs on it)",
@@ -751,6 +927,23 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
             "call the APIs on the project (and `batchplane preflight`'s read-only checks)",
         ),
     ]
+    declared = {p.resource_type for p in req.permissions}
+    if "gcp:compute/router:Router" in declared:
+        roles.append(
+            IamRole(
+                "roles/compute.networkAdmin", "deployer", "the Cloud Router and Cloud NAT of private nodes"
+            )
+        )
+    if "gcp:compute/firewall:Firewall" in declared:
+        # Compute Network Admin manages networking resources "except for firewall rules and SSL certificates"
+        # (IAM "Compute Engine roles"); Compute Security Admin manages firewall rules.
+        roles.append(
+            IamRole(
+                "roles/compute.securityAdmin",
+                "deployer",
+                "the firewall rule that lets the control plane reach the webhooks on private nodes",
+            )
+        )
     if creates:
         roles.append(
             IamRole("roles/iam.serviceAccountAdmin", "deployer", "create the nodes' service account")

@@ -41,6 +41,7 @@ def test_a_ready_project_passes_every_gke_template_with_every_check_run(name: st
     assert report.checked == [
         "project",
         "api",
+        "iam",
         "org-policy",
         "region",
         "zone-offering",
@@ -522,3 +523,18 @@ def test_trusted_image_projects_without_gke_node_images_block_every_gke_template
     assert (finding.check, finding.path) == ("org-policy", "batchplane:target")
     assert "constraints/compute.trustedImageProjects" in finding.message
     assert "projects/gke-node-images" in finding.message and "projects/gke-node-images" in finding.fix
+
+
+# --- the deployer's permissions, asked with projects.testIamPermissions (issue #29, item 11) ------------------
+
+
+def test_missing_permissions_are_blockers_naming_each_permission_the_resource_and_the_role() -> None:
+    report, replay = run(template("gke-prod-dws"), "gcp/blockers/firewall-permissions-missing.json")
+    assert any(r.startswith("POST ") and ":testIamPermissions" in r for r in replay.requests)
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("iam", "batchplane:target.privateNodes")
+    assert (
+        "compute.firewalls.create" in finding.message and "gcp:compute/firewall:Firewall" in finding.message
+    )
+    assert "roles/compute.securityAdmin" in finding.fix
+    assert "iam" in report.checked
