@@ -15,6 +15,7 @@ region, zones              ``regions.get``                                      
 machine/accelerator types  ``machineTypes.get``, ``acceleratorTypes.get`` per zone     google-cloud-compute
 network                    ``networks.get``                                            google-cloud-compute
 channel and version        ``projects.locations.getServerConfig``                      google-cloud-container
+image repository           ``projects.locations.repositories.get``                     google-cloud-artifact-registry
 =========================  ==========================================================  ===============================
 
 Anchor: cluster-toolkit's blueprint validators (``pkg/validators/validators.go``: ``test_project_exists``,
@@ -47,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from batchplane.preflight.report import Report
 from batchplane.preflight.requirements import (
+    ARTIFACT_REGISTRY_API,
     GKE_NODE_IMAGE_PROJECT,
     GkeCluster,
     OrgPolicyRequirement,
@@ -54,6 +56,7 @@ from batchplane.preflight.requirements import (
     Requirements,
 )
 from batchplane.targets.gke.config import parse_gke_version
+from batchplane.targets.gke.image import OWNER_LABEL
 from batchplane.targets.gke.versions import matching_versions, newest_first
 
 if TYPE_CHECKING:
@@ -82,6 +85,7 @@ class GcpClients:
         machine_types: ``compute_v1.MachineTypesClient``.
         accelerator_types: ``compute_v1.AcceleratorTypesClient``.
         networks: ``compute_v1.NetworksClient``.
+        artifact_registry: ``artifactregistry_v1.ArtifactRegistryClient``.
     """
 
     projects: Any
@@ -93,6 +97,7 @@ class GcpClients:
     machine_types: Any
     accelerator_types: Any
     networks: Any
+    artifact_registry: Any
 
 
 def _import_libraries() -> dict[str, Any]:
@@ -101,6 +106,7 @@ def _import_libraries() -> dict[str, Any]:
             # google-api-core announces the end of Python versions' support on import; not the user's concern here.
             warnings.simplefilter("ignore", FutureWarning)
             from google.cloud import (
+                artifactregistry_v1,
                 cloudquotas_v1,
                 compute_v1,
                 container_v1,
@@ -113,6 +119,7 @@ def _import_libraries() -> dict[str, Any]:
             f"the GCP checks need Google's client libraries ({exc.name}): pip install 'batchplane[preflight]'"
         ) from exc
     return {
+        "artifactregistry_v1": artifactregistry_v1,
         "cloudquotas_v1": cloudquotas_v1,
         "compute_v1": compute_v1,
         "container_v1": container_v1,
@@ -145,6 +152,9 @@ def make_clients(credentials: Any, adapter: BaseAdapter | None = None) -> GcpCli
         machine_types=compute.MachineTypesClient(credentials=credentials, transport="rest"),
         accelerator_types=compute.AcceleratorTypesClient(credentials=credentials, transport="rest"),
         networks=compute.NetworksClient(credentials=credentials, transport="rest"),
+        artifact_registry=lib["artifactregistry_v1"].ArtifactRegistryClient(
+            credentials=credentials, transport="rest"
+        ),
     )
     if adapter is not None:
         for client in vars(clients).values():
@@ -228,6 +238,8 @@ def check_gcp(req: Requirements, report: Report, clients: GcpClients, project: s
     else:
         _compute_disabled(req, report, policies)
     _quotas(req, report, clients, project, usage)
+    if enabled.get(ARTIFACT_REGISTRY_API, True):
+        _repositories(req, report, clients, project)
     if enabled.get(CONTAINER_API, True):
         for cluster in req.clusters:
             _version(cluster, report, clients, project)
@@ -357,6 +369,42 @@ def _permissions(req: Requirements, report: Report, clients: GcpClients, project
             report.warning("iam", need.path, message + " — unless granted on the service account itself", fix)
         else:
             report.blocker("iam", need.path, message, fix)
+
+
+# --- the image repository ------------------------------------------------------------------------
+
+
+def _repositories(req: Requirements, report: Report, clients: GcpClients, project: str) -> None:
+    """Each Artifact Registry repository the stack creates must not exist yet, unless this stack created it (its
+    ``batchplane-stack`` label): creating an existing one fails with 409 ``ALREADY_EXISTS``."""
+    for repo in req.repositories:
+        name = f"projects/{project}/locations/{repo.region}/repositories/{repo.repository_id}"
+        try:
+            found = clients.artifact_registry.get_repository(name=name)
+        except Exception as exc:
+            if not _api_error(exc):
+                raise
+            if _not_found(exc):
+                report.ran("repository")
+            else:
+                report.warning(
+                    "repository", repo.path, f"repository {repo.repository_id} not checked: {_short(exc)}"
+                )
+            continue
+        report.ran("repository")
+        owner = dict(found.labels).get(OWNER_LABEL)
+        if owner == repo.owner:
+            continue
+        whose = f'stack "{owner}"' if owner else "no Batchplane stack"
+        report.blocker(
+            "repository",
+            repo.path,
+            f"Artifact Registry repository {repo.region}/{repo.repository_id} already exists in project {project} "
+            f"and belongs to {whose} (label {OWNER_LABEL}), not to this one: creating it fails with 409 "
+            "ALREADY_EXISTS",
+            "set webhook.build.repository to another id, or, if this stack should own it, `pulumi import "
+            "gcp:artifactregistry/repository:Repository <name>-repository " + name + "`",
+        )
 
 
 # --- org policies ---------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ from batchplane.targets.gke.config import (
     GkeTarget,
     GpuPool,
 )
+from batchplane.targets.gke.image import owner_label, repository_id
 from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.gke.network import private_network_args, webhook_ports
 from batchplane.targets.kind.config import KindTarget
@@ -323,6 +324,23 @@ class IamRole:
 
 
 @dataclass(frozen=True)
+class ArtifactRepository:
+    """An Artifact Registry repository the stack creates (``webhook.build`` on GKE).
+
+    Attributes:
+        region: its location (the cluster's region).
+        repository_id: its id (``webhook.build.repository``, else ``<clusterName>-images``).
+        owner: the ``batchplane-stack`` label value the stack gives it (the Pulumi stack name, normalised).
+        path: the config key that names it.
+    """
+
+    region: str
+    repository_id: str
+    owner: str
+    path: str
+
+
+@dataclass(frozen=True)
 class ResourcePermissions:
     """What the deployer needs to create, update and delete one kind of resource.
 
@@ -471,6 +489,7 @@ class Requirements:
             ``pulumi up`` push through the internal registry's default route, which must then exist; or None.
         permissions: GKE: the deployer's permissions on the project, one entry per resource type the stack declares
             (:data:`RESOURCE_PERMISSIONS`).
+        repositories: GKE: the Artifact Registry repositories the stack creates (none must exist unless it owns them).
     """
 
     stack: str
@@ -492,6 +511,7 @@ class Requirements:
     builds_image: str | None = None
     registry_route: str | None = None
     permissions: list[PermissionNeed] = field(default_factory=list)
+    repositories: list[ArtifactRepository] = field(default_factory=list)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -586,6 +606,16 @@ def _gke_requirements(stack: Stack, targets: list[tuple[GkeTarget, str]], req: R
     req.org_policies = _org_policies(req.clusters)
     builds = build is not None and build.registry == "artifact-registry"
     req.permissions = gke_permissions(targets, _webhook_ports(stack), builds)
+    if build is not None and builds:
+        for target, _ in targets:
+            req.repositories.append(
+                ArtifactRepository(
+                    target.cluster_region(),
+                    repository_id(target, build),
+                    owner_label(stack.name),
+                    "batchplane:webhook.build.repository",
+                )
+            )
     req.roles = _roles(req, builds)
 
 

@@ -47,6 +47,7 @@ def test_a_ready_project_passes_every_gke_template_with_every_check_run(name: st
         "zone-offering",
         "network",
         "quota",
+        "repository",
         "version",
     ]  # no "image": the templates build the webhook image, no registry has to serve it
     assert any("/quotaInfos" in r for r in replay.requests)
@@ -538,3 +539,17 @@ def test_missing_permissions_are_blockers_naming_each_permission_the_resource_an
     )
     assert "roles/compute.securityAdmin" in finding.fix
     assert "iam" in report.checked
+
+
+# --- an existing repository the stack does not own (issue #29, item 13) -------------------------------------
+
+
+def test_an_existing_repository_of_another_stack_is_a_blocker_and_the_stacks_own_is_not() -> None:
+    report, replay = run(template("gke-dev"), "gcp/blockers/repository-taken.json")
+    assert any("/repositories/batchplane-dev-images" in r for r in replay.requests)
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("repository", "batchplane:webhook.build.repository")
+    assert "us-central1/batchplane-dev-images already exists" in finding.message
+    assert "gke-prod-dws" in finding.message and "409" in finding.message
+    owned, _ = run(template("gke-dev"), "gcp/repository-owned.json")
+    assert owned.blockers == [] and "repository" in owned.checked
