@@ -40,7 +40,7 @@ def test_a_fresh_project_exits_1_and_prints_every_blocker_with_path_and_fix(
     blockers = [line for line in result.stdout.splitlines() if line.startswith("blocker:")]
     assert len(blockers) == 7
     assert "  fix: gcloud services enable container.googleapis.com --project bp-demo-123456" in result.stdout
-    assert result.stdout.rstrip().endswith("checked: project, api, iam, org-policy, quota)")
+    assert result.stdout.rstrip().endswith("checked: project, api, iam, org-policy, quota, docker)")
 
 
 def test_json_output_of_a_ready_project_exits_0(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:

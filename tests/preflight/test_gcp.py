@@ -17,7 +17,7 @@ from batchplane.preflight import Environment, Report, preflight
 from batchplane.preflight.gcp import CredentialsMissing
 from batchplane.stack import Stack, load_stack, read_stack_file
 from tests.conftest import STACKS_DIR
-from tests.preflight.conftest import PROJECT, gke_stack, pool, template
+from tests.preflight.conftest import PROJECT, gke_stack, pool, template, template_with
 from tests.preflight.replay import Replay, load
 
 
@@ -49,6 +49,7 @@ def test_a_ready_project_passes_every_gke_template_with_every_check_run(name: st
         "quota",
         "repository",
         "version",
+        "docker",
     ]  # no "image": the templates build the webhook image, no registry has to serve it
     assert any("/quotaInfos" in r for r in replay.requests)
 
@@ -553,3 +554,27 @@ def test_an_existing_repository_of_another_stack_is_a_blocker_and_the_stacks_own
     assert "gke-prod-dws" in finding.message and "409" in finding.message
     owned, _ = run(template("gke-dev"), "gcp/repository-owned.json")
     assert owned.blockers == [] and "repository" in owned.checked
+
+
+# --- Docker where `pulumi up` builds the image, for every template that builds (issue #29, item 16) -------------
+
+
+@pytest.mark.parametrize("engine", ["missing", "down"])
+def test_a_gke_template_that_builds_the_image_needs_docker_where_pulumi_up_runs(
+    engine: str, tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from tests.preflight.conftest import fake_executable
+
+    bin_dir = Path(str(tmp_path)) / "bin"
+    bin_dir.mkdir()
+    if engine == "down":
+        fake_executable(bin_dir, "docker", 'echo "Cannot connect to the Docker daemon" >&2; exit 1\n')
+    monkeypatch.setenv("PATH", str(bin_dir))
+    report, _ = run(template("gke-dev"))
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("docker", "batchplane:webhook.build")
+    assert "builds the webhook image" in finding.message
+    published, _ = run(template_with("gke-dev", image="ghcr.io/batchplane/quota-webhook:0.1.0"))
+    assert not [f for f in published.findings if f.check == "docker"]
