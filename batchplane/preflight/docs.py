@@ -39,8 +39,12 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_UNITS = {"ssd-gb": "GB", "disks-gb": "GB", "local-ssd-gb": "GB", "addresses": "addresses"}
+
+
 def _quota_amount(need: QuotaNeed) -> str:
-    return f"{need.amount} {'GPUs' if need.kind.startswith('gpus') else 'vCPUs'}"
+    unit = _UNITS.get(need.kind) or ("GPUs" if need.kind.startswith("gpus") else "vCPUs")
+    return f"{need.amount} {unit} ({need.deploy_amount} at deploy)"
 
 
 def stack_section(req: Requirements) -> str:

@@ -50,6 +50,7 @@ from batchplane.preflight.report import Report
 from batchplane.preflight.requirements import (
     ARTIFACT_REGISTRY_API,
     GKE_NODE_IMAGE_PROJECT,
+    REGION_QUOTAS,
     GkeCluster,
     OrgPolicyRequirement,
     QuotaNeed,
@@ -551,34 +552,75 @@ def _quotas(
         for n in needs
         if n.kind == "cpus" and f"{n.vm_family}-CPUS-per-project-region" in infos
     }
-    general: dict[str, tuple[int, list[str]]] = {}
-    preemptible: dict[str, tuple[int, list[str]]] = {}
+    # vCPUs and local SSD of preemptible VMs move to the preemptible quota where the project has one in the region.
+    general: dict[tuple[str, str], QuotaNeed] = {}
+    preemptible: dict[tuple[str, str], QuotaNeed] = {}
     for need in needs:
-        if need.kind != "cpus":
+        if need.kind not in ("cpus", "local-ssd-gb"):
             continue
         region = need.region or ""
-        amount, paths = need.amount, list(need.paths)
-        if need.spot_vcpus and _granted(infos, PREEMPTIBLE_CPUS, {"region": region}):
-            have, seen = preemptible.get(region, (0, []))
-            preemptible[region] = (have + need.spot_vcpus, [*seen, *need.spot_vcpu_paths])
-            amount -= need.spot_vcpus
-            paths = [p for p in paths if p not in need.spot_vcpu_paths]
-        if (need.region, need.vm_family) not in dedicated_cpus and amount:
-            have, seen = general.get(region, (0, []))
-            general[region] = (have + amount, [*seen, *paths])
+        moved = need.kind == "cpus" and _granted(infos, PREEMPTIBLE_CPUS, {"region": region})
+        moved = moved or (
+            need.kind == "local-ssd-gb" and _granted(infos, PREEMPTIBLE_LOCAL_SSD, {"region": region})
+        )
+        rest = need
+        if need.preemptible_part and moved:
+            _merge(
+                preemptible,
+                (need.kind, region),
+                QuotaNeed(
+                    need.kind,
+                    need.preemptible_part,
+                    region,
+                    preemptible=True,
+                    paths=need.preemptible_paths,
+                    at_deploy=need.preemptible_at_deploy,
+                ),
+            )
+            rest = replace(
+                need,
+                amount=need.amount - need.preemptible_part,
+                at_deploy=need.deploy_amount - need.preemptible_at_deploy,
+                paths=tuple(p for p in need.paths if p not in need.preemptible_paths),
+            )
+        if rest.amount and (
+            need.kind == "local-ssd-gb" or (need.region, need.vm_family) not in dedicated_cpus
+        ):
+            _merge(general, (need.kind, region), replace(rest, vm_family=None, preemptible_part=0))
     for need in needs:
+        if need.kind == "local-ssd-gb":
+            continue
         for quota_id, dims, explicit in _candidates(need, infos, dedicated_cpus):
             _compare(need, quota_id, dims, explicit, infos, report, project, usage)
-    for region, (amount, paths) in general.items():
-        cpus = QuotaNeed("cpus", amount, region, paths=tuple(paths))
-        _compare(cpus, "CPUS-per-project-region", {"region": region}, (), infos, report, project, usage)
-    for region, (amount, paths) in preemptible.items():
-        cpus = QuotaNeed("cpus", amount, region, preemptible=True, paths=tuple(paths))
-        _compare(cpus, PREEMPTIBLE_CPUS, {"region": region}, (), infos, report, project, usage)
+    for (kind, region), need in [*general.items(), *preemptible.items()]:
+        quota_id = _region_quota_id(kind, need.preemptible)
+        _compare(need, quota_id, {"region": region}, (), infos, report, project, usage)
+
+
+def _region_quota_id(kind: str, preemptible: bool) -> str:
+    if kind == "cpus":
+        return PREEMPTIBLE_CPUS if preemptible else "CPUS-per-project-region"
+    return PREEMPTIBLE_LOCAL_SSD if preemptible else REGION_QUOTAS[kind][0]
+
+
+def _merge(table: dict[tuple[str, str], QuotaNeed], key: tuple[str, str], need: QuotaNeed) -> None:
+    """Add ``need`` into ``table[key]`` (amounts, deploy-time amounts and paths summed)."""
+    have = table.get(key)
+    if have is None:
+        table[key] = need
+        return
+    table[key] = replace(
+        have,
+        amount=have.amount + need.amount,
+        at_deploy=have.deploy_amount + need.deploy_amount,
+        paths=(*have.paths, *(p for p in need.paths if p not in have.paths)),
+    )
 
 
 #: The per-region quota of preemptible vCPUs (Spot and preemptible VMs) once a project is granted one.
 PREEMPTIBLE_CPUS = "PREEMPTIBLE-CPUS-per-project-region"
+#: The per-region quota of local SSD on preemptible VMs once a project is granted one.
+PREEMPTIBLE_LOCAL_SSD = "PREEMPTIBLE-LOCAL-SSD-GB-per-project-region"
 
 
 def _granted(
@@ -604,7 +646,15 @@ def _spot_fallback(needs: list[QuotaNeed], infos: dict[str, Any]) -> list[QuotaN
         if not candidates or any(_granted(infos, q, d, e) for q, d, e in candidates):
             continue
         rest = tuple(p for p in need.paths if p not in need.spot_paths)
-        out[i] = replace(need, amount=need.amount - need.spot_gpus, paths=rest, spot_gpus=0, spot_paths=())
+        out[i] = replace(
+            need,
+            amount=need.amount - need.spot_gpus,
+            at_deploy=need.deploy_amount - need.spot_at_deploy,
+            paths=rest,
+            spot_gpus=0,
+            spot_paths=(),
+            spot_at_deploy=0,
+        )
         standard = next(
             (
                 j
@@ -617,12 +667,23 @@ def _spot_fallback(needs: list[QuotaNeed], infos: dict[str, Any]) -> list[QuotaN
         )
         if standard is None:
             out.append(
-                QuotaNeed("gpus", need.spot_gpus, need.region, need.gpu_family, False, paths=need.spot_paths)
+                QuotaNeed(
+                    "gpus",
+                    need.spot_gpus,
+                    need.region,
+                    need.gpu_family,
+                    False,
+                    paths=need.spot_paths,
+                    at_deploy=need.spot_at_deploy,
+                )
             )
         else:
             have = out[standard]
             out[standard] = replace(
-                have, amount=have.amount + need.spot_gpus, paths=(*have.paths, *need.spot_paths)
+                have,
+                amount=have.amount + need.spot_gpus,
+                at_deploy=have.deploy_amount + need.spot_at_deploy,
+                paths=(*have.paths, *need.spot_paths),
             )
     return [n for n in out if n.amount > 0 or n.kind != "gpus"]
 
@@ -654,6 +715,8 @@ def _candidates(
         return [("GPUS-ALL-REGIONS-per-project", {}, ())]
     if need.kind == "cpus-all-regions":
         return [("CPUS-ALL-REGIONS-per-project", {}, ())]
+    if need.kind in REGION_QUOTAS:
+        return [(REGION_QUOTAS[need.kind][0], {"region": region}, ())]
     cpus: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
     if (need.region, need.vm_family) in dedicated_cpus:
         cpus.append((f"{need.vm_family}-CPUS-per-project-region", {"region": region}, ()))
@@ -726,13 +789,21 @@ def _compare(
         f"--preferred-value={need.amount}{f' --dimensions={dim_text}' if dim_text else ''} --project={project}"
         " (or IAM & Admin > Quotas in the console), or lower maxNodes"
     )
-    report.blocker(
-        "quota",
-        path,
+    message = (
         f"quota {quota_id} ({need.metric}) allows {limit} for {what}; the pools need {need.amount} at maxNodes "
-        f"({pools})",
-        fix,
+        f"({pools})"
     )
+    if limit >= need.deploy_amount:
+        # pulumi up creates what fits; only a later scale-up (autoscaler, ProvisioningRequest) runs into the limit
+        report.warning(
+            "quota",
+            path,
+            f"{message}, {need.deploy_amount} of them when pulumi up creates the pools: scaling up past {limit} "
+            "fails later",
+            fix,
+        )
+        return
+    report.blocker("quota", path, message, fix)
 
 
 def _used(quota_id: str, region: str | None, usage: dict[tuple[str, str], float]) -> float:
@@ -746,6 +817,15 @@ def _used(quota_id: str, region: str | None, usage: dict[tuple[str, str], float]
 
 
 def _describe(need: QuotaNeed) -> str:
+    region_kinds = {
+        "ssd-gb": "GB of SSD-backed boot disks",
+        "disks-gb": "GB of standard boot disks",
+        "local-ssd-gb": "GB of local SSD",
+        "addresses": "external IP addresses of public nodes",
+    }
+    if need.kind in region_kinds:
+        pre = "preemptible VMs' " if need.preemptible else ""
+        return f"{pre}{region_kinds[need.kind]} in {need.region}"
     if need.kind == "gpus":
         kind = "preemptible " if need.preemptible else ""
         return f"{kind}{need.gpu_family} GPUs in {need.region}"
