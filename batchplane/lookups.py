@@ -29,7 +29,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Unchecked", "canned_answers", "is_canned", "not_checked"]
+__all__ = ["NOT_CHECKED_PREFIX", "Unchecked", "canned_answers", "is_canned", "not_checked"]
+
+#: How every :func:`not_checked` note begins (the CLI picks them out of the program's messages).
+NOT_CHECKED_PREFIX = "not checked offline: "
 
 _LOCK = threading.Lock()
 _CANNED: frozenset[str] = frozenset()
@@ -83,7 +86,7 @@ def not_checked(item: Unchecked) -> str:
     """The note a program logs for ``item``: ``not checked offline: …``, naming the key and ``batchplane preflight``
     (never a refusal, never a claim about the project or cluster)."""
     return (
-        f"not checked offline: {item.what} ({item.path}); the offline answer to {item.lookup} is canned, not a fact. "
+        f"{NOT_CHECKED_PREFIX}{item.what} ({item.path}); the offline answer to {item.lookup} is canned, not a fact. "
         f"`pulumi up` checks it against the real answer; `batchplane preflight` asks now with your credentials "
         f"(check `{item.preflight}`)"
     )

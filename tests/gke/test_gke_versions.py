@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -187,3 +188,26 @@ def test_offline_a_pinned_version_is_noted_as_not_checked_never_refused_or_claim
     )
     assert "(batchplane:target.minMasterVersion)" in notes[0] and "batchplane preflight" in notes[0]
     assert not any("offered:" in m.message or m.severity == "error" for m in run.logs)
+
+
+@pytest.mark.parametrize("command", ["preview", "check"])
+def test_preview_and_check_accept_a_pinned_version_offline_and_say_it_was_not_checked(
+    command: str, tmp_path: Path
+) -> None:
+    import yaml
+    from typer.testing import CliRunner
+
+    from batchplane.cli import app
+    from tests.conftest import REPO_ROOT, STACKS_DIR
+
+    document = yaml.safe_load((STACKS_DIR / "Pulumi.gke-dev.yaml").read_text(encoding="utf-8"))
+    document["config"]["batchplane:target"]["minMasterVersion"] = "1.33"
+    path = tmp_path / "Pulumi.gke-dev.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    result = CliRunner().invoke(
+        app, [command, "--config", str(path), "--project-dir", str(REPO_ROOT)], env={"GITHUB_ACTIONS": ""}
+    )
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "not offered" not in result.stderr
+    assert 'not checked offline: whether GKE offers minMasterVersion "1.33" in us-central1' in result.stderr
+    assert "batchplane preflight" in result.stderr
