@@ -44,6 +44,7 @@ from batchplane.cli.common import (
     resolve_stack_file,
 )
 from batchplane.errors import ConfigLoadError, ConfigValidationError
+from batchplane.lookups import NOT_CHECKED_PREFIX
 
 if TYPE_CHECKING:
     from batchplane.policyrun import PolicyReport, Violation
@@ -268,11 +269,17 @@ def _run_program(root: Path, stack: str, raw: Mapping[str, Any]) -> list[Any]:
     from batchplane.offline.engine import run_program
 
     try:
-        return list(run_program(root, stack, raw).resources)
+        run = run_program(root, stack, raw)
     except ConfigLoadError as exc:
         raise _fail(str(exc)) from None
     except Exception as exc:  # the program's own failure, whatever it is
         raise _fail(f"the program failed for stack {stack}: {type(exc).__name__}: {exc}") from None
+    for (
+        message
+    ) in run.logs:  # a deploy-time check not made offline is said, not passed over (batchplane.lookups)
+        if message.message.startswith(NOT_CHECKED_PREFIX):
+            print(f"{message.severity}: {message.message}", file=sys.stderr)
+    return list(run.resources)
 
 
 def _run_pack(

@@ -125,7 +125,9 @@ class WebhookImageBuild(ConfigModel):
     ``image-registry.openshift-image-registry.svc:5000/<repository>/quota-webhook@sha256:…``."""
     repository: DnsLabel = "batchplane"
     """Artifact Registry repository id, or on OpenShift the project (namespace, created by the stack) that holds the
-    ImageStream. Defaults to ``batchplane``."""
+    ImageStream. Defaults on GKE to ``<clusterName>-images`` (one repository per cluster, so two stacks in one project
+    and region never declare the same one; set ``batchplane`` to keep the repository of a stack deployed before this
+    default), elsewhere to ``batchplane``."""
     registry_host: (
         Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?$", max_length=253)]
         | None

@@ -46,6 +46,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from batchplane.lookups import canned_answers
+from batchplane.offline import mocks
 from batchplane.offline.model import ProgramRun
 from batchplane.offline.stackfile import encode_config, read_project
 
@@ -142,7 +144,11 @@ def _run_isolated(
     def main() -> None:
         runpy.run_path(str(program), run_name="__main__")
 
-    with _process_state(program_dir, str(program), config, secret_keys), _event_loop() as loop:
+    with (
+        _process_state(program_dir, str(program), config, secret_keys),
+        _event_loop() as loop,
+        canned_answers(mocks.CANNED_LOOKUPS),
+    ):
         loop.run_until_complete(run_in_stack(main))
     return ProgramRun(
         resources=runtime.declaration_order(monitor.records, engine.declarations),

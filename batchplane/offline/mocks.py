@@ -225,6 +225,18 @@ _CALLS: dict[str, _Call] = {
 }
 
 
+#: The lookups whose offline answer is canned (one answer for every project, region and cluster): a deploy-time check
+#: reading one reports "not checked offline" instead of judging it (:mod:`batchplane.lookups`). ``kubernetes:yaml:decode``
+#: is not here: it really parses its text.
+CANNED_LOOKUPS: frozenset[str] = frozenset(
+    {
+        "gcp:container/getEngineVersions:getEngineVersions",
+        "gcp:organizations/getClientConfig:getClientConfig",
+        "gcp:organizations/getProject:getProject",
+    }
+)
+
+
 def mock_call(token: str, args: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, Any]:
     """The result of an invoke (``pulumi.runtime.invoke``/``get_*`` functions).
 

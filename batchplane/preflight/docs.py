@@ -39,8 +39,12 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_UNITS = {"ssd-gb": "GB", "disks-gb": "GB", "local-ssd-gb": "GB", "addresses": "addresses"}
+
+
 def _quota_amount(need: QuotaNeed) -> str:
-    return f"{need.amount} {'GPUs' if need.kind.startswith('gpus') else 'vCPUs'}"
+    unit = _UNITS.get(need.kind) or ("GPUs" if need.kind.startswith("gpus") else "vCPUs")
+    return f"{need.amount} {unit} ({need.deploy_amount} at deploy)"
 
 
 def stack_section(req: Requirements) -> str:
@@ -73,6 +77,16 @@ def stack_section(req: Requirements) -> str:
     if req.roles:
         out.append("**IAM roles:**\n")
         out.append(_table(["role", "who", "for"], [[f"`{r.role}`", r.principal, r.why] for r in req.roles]))
+    if req.permissions:
+        out.append(
+            "**The deployer's permissions on the project** (what `batchplane preflight` asks with "
+            "`projects.testIamPermissions`):\n"
+        )
+        rows = [
+            [f"`{p.resource_type}`", " ".join(f"`{x}`" for x in p.permissions), f"`{p.role}`", f"`{p.path}`"]
+            for p in req.permissions
+        ]
+        out.append(_table(["resource", "permissions", "granted by", "key"], rows))
     if req.clusters:
         out.append("**Clusters, versions and zones:**\n")
         rows = [

@@ -7,6 +7,7 @@ Google's maintained client libraries, over their REST transports (imported here 
 check                      call                                                        library
 =========================  ==========================================================  ===============================
 project                    ``projects.get``                                            google-cloud-resource-manager
+deployer's permissions     ``projects.testIamPermissions``                             google-cloud-resource-manager
 APIs enabled               ``services.batchGet``                                       google-cloud-service-usage
 org policies               ``projects.policies.getEffectivePolicy``                    google-cloud-org-policy
 quotas                     ``quotaInfos.list`` (service ``compute.googleapis.com``)    google-cloud-quotas
@@ -14,6 +15,7 @@ region, zones              ``regions.get``                                      
 machine/accelerator types  ``machineTypes.get``, ``acceleratorTypes.get`` per zone     google-cloud-compute
 network                    ``networks.get``                                            google-cloud-compute
 channel and version        ``projects.locations.getServerConfig``                      google-cloud-container
+image repository           ``projects.locations.repositories.get``                     google-cloud-artifact-registry
 =========================  ==========================================================  ===============================
 
 Anchor: cluster-toolkit's blueprint validators (``pkg/validators/validators.go``: ``test_project_exists``,
@@ -45,8 +47,18 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import GkeCluster, OrgPolicyRequirement, QuotaNeed, Requirements
+from batchplane.preflight.requirements import (
+    ARTIFACT_REGISTRY_API,
+    GKE_NODE_IMAGE_PROJECT,
+    REGION_QUOTAS,
+    GkeCluster,
+    OrgPolicyRequirement,
+    QuotaNeed,
+    Requirements,
+)
 from batchplane.targets.gke.config import parse_gke_version
+from batchplane.targets.gke.image import OWNER_LABEL
+from batchplane.targets.gke.versions import matching_versions, newest_first
 
 if TYPE_CHECKING:
     from requests.adapters import BaseAdapter
@@ -74,6 +86,7 @@ class GcpClients:
         machine_types: ``compute_v1.MachineTypesClient``.
         accelerator_types: ``compute_v1.AcceleratorTypesClient``.
         networks: ``compute_v1.NetworksClient``.
+        artifact_registry: ``artifactregistry_v1.ArtifactRegistryClient``.
     """
 
     projects: Any
@@ -85,6 +98,7 @@ class GcpClients:
     machine_types: Any
     accelerator_types: Any
     networks: Any
+    artifact_registry: Any
 
 
 def _import_libraries() -> dict[str, Any]:
@@ -93,6 +107,7 @@ def _import_libraries() -> dict[str, Any]:
             # google-api-core announces the end of Python versions' support on import; not the user's concern here.
             warnings.simplefilter("ignore", FutureWarning)
             from google.cloud import (
+                artifactregistry_v1,
                 cloudquotas_v1,
                 compute_v1,
                 container_v1,
@@ -105,6 +120,7 @@ def _import_libraries() -> dict[str, Any]:
             f"the GCP checks need Google's client libraries ({exc.name}): pip install 'batchplane[preflight]'"
         ) from exc
     return {
+        "artifactregistry_v1": artifactregistry_v1,
         "cloudquotas_v1": cloudquotas_v1,
         "compute_v1": compute_v1,
         "container_v1": container_v1,
@@ -137,6 +153,9 @@ def make_clients(credentials: Any, adapter: BaseAdapter | None = None) -> GcpCli
         machine_types=compute.MachineTypesClient(credentials=credentials, transport="rest"),
         accelerator_types=compute.AcceleratorTypesClient(credentials=credentials, transport="rest"),
         networks=compute.NetworksClient(credentials=credentials, transport="rest"),
+        artifact_registry=lib["artifactregistry_v1"].ArtifactRegistryClient(
+            credentials=credentials, transport="rest"
+        ),
     )
     if adapter is not None:
         for client in vars(clients).values():
@@ -212,6 +231,7 @@ def check_gcp(req: Requirements, report: Report, clients: GcpClients, project: s
     if not _project_exists(req, report, clients, project):
         return
     enabled = _apis(req, report, clients, project)
+    _permissions(req, report, clients, project)
     policies = _org_policies(req, report, clients, project)
     usage: dict[tuple[str, str], float] = {}
     if enabled.get(COMPUTE_API, True):
@@ -219,6 +239,8 @@ def check_gcp(req: Requirements, report: Report, clients: GcpClients, project: s
     else:
         _compute_disabled(req, report, policies)
     _quotas(req, report, clients, project, usage)
+    if enabled.get(ARTIFACT_REGISTRY_API, True):
+        _repositories(req, report, clients, project)
     if enabled.get(CONTAINER_API, True):
         for cluster in req.clusters:
             _version(cluster, report, clients, project)
@@ -301,6 +323,91 @@ def _apis(req: Requirements, report: Report, clients: GcpClients, project: str) 
     return {api.service: state.get(api.service, False) for api in req.apis}
 
 
+# --- the deployer's permissions -------------------------------------------------------------------
+
+#: A permission that may be granted on the resource itself rather than the project (``actAs`` on the node account):
+#: missing on the project it is a warning, not a blocker.
+_GRANTABLE_BELOW_PROJECT = frozenset({"iam.serviceAccounts.actAs"})
+
+
+def _permissions(req: Requirements, report: Report, clients: GcpClients, project: str) -> None:
+    """``projects.testIamPermissions`` (Resource Manager v3) with every permission the declared resources need
+    (:attr:`Requirements.permissions`): which of them the caller — who will run ``pulumi up`` — holds on the
+    project. Each resource type missing some is a blocker at its config key, naming the permissions and the role
+    that grants them."""
+    if not req.permissions:
+        return
+    wanted = list(dict.fromkeys(p for need in req.permissions for p in need.permissions))
+    try:
+        answer = clients.projects.test_iam_permissions(
+            request={"resource": f"projects/{project}", "permissions": wanted}
+        )
+    except Exception as exc:
+        if not _api_error(exc):
+            raise
+        report.warning(
+            "iam",
+            req.permissions[0].path,
+            f"the deployer's permissions not checked: {_short(exc)}",
+            "enable cloudresourcemanager.googleapis.com on your quota project, then run batchplane preflight again",
+        )
+        return
+    report.ran("iam")
+    granted = set(answer.permissions)
+    for need in req.permissions:
+        missing = [p for p in need.permissions if p not in granted]
+        if not missing:
+            continue
+        message = (
+            f"you lack {', '.join(missing)} on project {project}, which {need.resource_type} needs "
+            f"({need.path}); pulumi up fails when it gets there"
+        )
+        fix = (
+            f"gcloud projects add-iam-policy-binding {project} --member=<you> --role={need.role} "
+            "(or a custom role with these permissions)"
+        )
+        if set(missing) <= _GRANTABLE_BELOW_PROJECT:
+            report.warning("iam", need.path, message + " — unless granted on the service account itself", fix)
+        else:
+            report.blocker("iam", need.path, message, fix)
+
+
+# --- the image repository ------------------------------------------------------------------------
+
+
+def _repositories(req: Requirements, report: Report, clients: GcpClients, project: str) -> None:
+    """Each Artifact Registry repository the stack creates must not exist yet, unless this stack created it (its
+    ``batchplane-stack`` label): creating an existing one fails with 409 ``ALREADY_EXISTS``."""
+    for repo in req.repositories:
+        name = f"projects/{project}/locations/{repo.region}/repositories/{repo.repository_id}"
+        try:
+            found = clients.artifact_registry.get_repository(name=name)
+        except Exception as exc:
+            if not _api_error(exc):
+                raise
+            if _not_found(exc):
+                report.ran("repository")
+            else:
+                report.warning(
+                    "repository", repo.path, f"repository {repo.repository_id} not checked: {_short(exc)}"
+                )
+            continue
+        report.ran("repository")
+        owner = dict(found.labels).get(OWNER_LABEL)
+        if owner == repo.owner:
+            continue
+        whose = f'stack "{owner}"' if owner else "no Batchplane stack"
+        report.blocker(
+            "repository",
+            repo.path,
+            f"Artifact Registry repository {repo.region}/{repo.repository_id} already exists in project {project} "
+            f"and belongs to {whose} (label {OWNER_LABEL}), not to this one: creating it fails with 409 "
+            "ALREADY_EXISTS",
+            "set webhook.build.repository to another id, or, if this stack should own it, `pulumi import "
+            "gcp:artifactregistry/repository:Repository <name>-repository " + name + "`",
+        )
+
+
 # --- org policies ---------------------------------------------------------------------------------
 
 
@@ -361,6 +468,17 @@ def _judge_policy(need: OrgPolicyRequirement, eff: _Effective, req: Requirements
     if c == "compute.vmExternalIpAccess" and (eff.deny_all or eff.allowed):
         how = "denies every VM an external IP" if eff.deny_all else "allows external IPs only for listed VMs"
         report.blocker("org-policy", need.path, f"org policy constraints/{c} {how}; {need.why}", need.fix)
+    elif c in ("iam.disableServiceAccountCreation", "compute.requireShieldedVm") and eff.enforced:
+        report.blocker(
+            "org-policy", need.path, f"org policy constraints/{c} is enforced: {need.why}", need.fix
+        )
+    elif c == "compute.trustedImageProjects" and _untrusted(GKE_NODE_IMAGE_PROJECT, eff):
+        report.blocker(
+            "org-policy",
+            need.path,
+            f"org policy constraints/{c} does not allow {GKE_NODE_IMAGE_PROJECT}: {need.why}",
+            need.fix,
+        )
     elif c == "iam.automaticIamGrantsForDefaultServiceAccounts" and eff.enforced:
         report.warning(
             "org-policy", need.path, f"org policy constraints/{c} is enforced: {need.why}", need.fix
@@ -384,6 +502,14 @@ def _judge_policy(need: OrgPolicyRequirement, eff: _Effective, req: Requirements
                     "(value groups are not expanded here)",
                     need.fix,
                 )
+
+
+def _untrusted(project: str, eff: _Effective) -> bool:
+    """True when a list policy's condition-less rules refuse ``project`` (``projects/<id>``; values may carry the
+    ``is:`` prefix of the list-constraint syntax)."""
+    allowed = {v.removeprefix("is:") for v in eff.allowed}
+    denied = {v.removeprefix("is:") for v in eff.denied}
+    return eff.deny_all or project in denied or (bool(allowed) and project not in allowed)
 
 
 def _location_listed(region: str, values: Iterable[str]) -> bool:
@@ -426,34 +552,75 @@ def _quotas(
         for n in needs
         if n.kind == "cpus" and f"{n.vm_family}-CPUS-per-project-region" in infos
     }
-    general: dict[str, tuple[int, list[str]]] = {}
-    preemptible: dict[str, tuple[int, list[str]]] = {}
+    # vCPUs and local SSD of preemptible VMs move to the preemptible quota where the project has one in the region.
+    general: dict[tuple[str, str], QuotaNeed] = {}
+    preemptible: dict[tuple[str, str], QuotaNeed] = {}
     for need in needs:
-        if need.kind != "cpus":
+        if need.kind not in ("cpus", "local-ssd-gb"):
             continue
         region = need.region or ""
-        amount, paths = need.amount, list(need.paths)
-        if need.spot_vcpus and _granted(infos, PREEMPTIBLE_CPUS, {"region": region}):
-            have, seen = preemptible.get(region, (0, []))
-            preemptible[region] = (have + need.spot_vcpus, [*seen, *need.spot_vcpu_paths])
-            amount -= need.spot_vcpus
-            paths = [p for p in paths if p not in need.spot_vcpu_paths]
-        if (need.region, need.vm_family) not in dedicated_cpus and amount:
-            have, seen = general.get(region, (0, []))
-            general[region] = (have + amount, [*seen, *paths])
+        moved = need.kind == "cpus" and _granted(infos, PREEMPTIBLE_CPUS, {"region": region})
+        moved = moved or (
+            need.kind == "local-ssd-gb" and _granted(infos, PREEMPTIBLE_LOCAL_SSD, {"region": region})
+        )
+        rest = need
+        if need.preemptible_part and moved:
+            _merge(
+                preemptible,
+                (need.kind, region),
+                QuotaNeed(
+                    need.kind,
+                    need.preemptible_part,
+                    region,
+                    preemptible=True,
+                    paths=need.preemptible_paths,
+                    at_deploy=need.preemptible_at_deploy,
+                ),
+            )
+            rest = replace(
+                need,
+                amount=need.amount - need.preemptible_part,
+                at_deploy=need.deploy_amount - need.preemptible_at_deploy,
+                paths=tuple(p for p in need.paths if p not in need.preemptible_paths),
+            )
+        if rest.amount and (
+            need.kind == "local-ssd-gb" or (need.region, need.vm_family) not in dedicated_cpus
+        ):
+            _merge(general, (need.kind, region), replace(rest, vm_family=None, preemptible_part=0))
     for need in needs:
+        if need.kind == "local-ssd-gb":
+            continue
         for quota_id, dims, explicit in _candidates(need, infos, dedicated_cpus):
             _compare(need, quota_id, dims, explicit, infos, report, project, usage)
-    for region, (amount, paths) in general.items():
-        cpus = QuotaNeed("cpus", amount, region, paths=tuple(paths))
-        _compare(cpus, "CPUS-per-project-region", {"region": region}, (), infos, report, project, usage)
-    for region, (amount, paths) in preemptible.items():
-        cpus = QuotaNeed("cpus", amount, region, preemptible=True, paths=tuple(paths))
-        _compare(cpus, PREEMPTIBLE_CPUS, {"region": region}, (), infos, report, project, usage)
+    for (kind, region), need in [*general.items(), *preemptible.items()]:
+        quota_id = _region_quota_id(kind, need.preemptible)
+        _compare(need, quota_id, {"region": region}, (), infos, report, project, usage)
+
+
+def _region_quota_id(kind: str, preemptible: bool) -> str:
+    if kind == "cpus":
+        return PREEMPTIBLE_CPUS if preemptible else "CPUS-per-project-region"
+    return PREEMPTIBLE_LOCAL_SSD if preemptible else REGION_QUOTAS[kind][0]
+
+
+def _merge(table: dict[tuple[str, str], QuotaNeed], key: tuple[str, str], need: QuotaNeed) -> None:
+    """Add ``need`` into ``table[key]`` (amounts, deploy-time amounts and paths summed)."""
+    have = table.get(key)
+    if have is None:
+        table[key] = need
+        return
+    table[key] = replace(
+        have,
+        amount=have.amount + need.amount,
+        at_deploy=have.deploy_amount + need.deploy_amount,
+        paths=(*have.paths, *(p for p in need.paths if p not in have.paths)),
+    )
 
 
 #: The per-region quota of preemptible vCPUs (Spot and preemptible VMs) once a project is granted one.
 PREEMPTIBLE_CPUS = "PREEMPTIBLE-CPUS-per-project-region"
+#: The per-region quota of local SSD on preemptible VMs once a project is granted one.
+PREEMPTIBLE_LOCAL_SSD = "PREEMPTIBLE-LOCAL-SSD-GB-per-project-region"
 
 
 def _granted(
@@ -479,7 +646,15 @@ def _spot_fallback(needs: list[QuotaNeed], infos: dict[str, Any]) -> list[QuotaN
         if not candidates or any(_granted(infos, q, d, e) for q, d, e in candidates):
             continue
         rest = tuple(p for p in need.paths if p not in need.spot_paths)
-        out[i] = replace(need, amount=need.amount - need.spot_gpus, paths=rest, spot_gpus=0, spot_paths=())
+        out[i] = replace(
+            need,
+            amount=need.amount - need.spot_gpus,
+            at_deploy=need.deploy_amount - need.spot_at_deploy,
+            paths=rest,
+            spot_gpus=0,
+            spot_paths=(),
+            spot_at_deploy=0,
+        )
         standard = next(
             (
                 j
@@ -492,12 +667,23 @@ def _spot_fallback(needs: list[QuotaNeed], infos: dict[str, Any]) -> list[QuotaN
         )
         if standard is None:
             out.append(
-                QuotaNeed("gpus", need.spot_gpus, need.region, need.gpu_family, False, paths=need.spot_paths)
+                QuotaNeed(
+                    "gpus",
+                    need.spot_gpus,
+                    need.region,
+                    need.gpu_family,
+                    False,
+                    paths=need.spot_paths,
+                    at_deploy=need.spot_at_deploy,
+                )
             )
         else:
             have = out[standard]
             out[standard] = replace(
-                have, amount=have.amount + need.spot_gpus, paths=(*have.paths, *need.spot_paths)
+                have,
+                amount=have.amount + need.spot_gpus,
+                at_deploy=have.deploy_amount + need.spot_at_deploy,
+                paths=(*have.paths, *need.spot_paths),
             )
     return [n for n in out if n.amount > 0 or n.kind != "gpus"]
 
@@ -529,6 +715,8 @@ def _candidates(
         return [("GPUS-ALL-REGIONS-per-project", {}, ())]
     if need.kind == "cpus-all-regions":
         return [("CPUS-ALL-REGIONS-per-project", {}, ())]
+    if need.kind in REGION_QUOTAS:
+        return [(REGION_QUOTAS[need.kind][0], {"region": region}, ())]
     cpus: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
     if (need.region, need.vm_family) in dedicated_cpus:
         cpus.append((f"{need.vm_family}-CPUS-per-project-region", {"region": region}, ()))
@@ -601,13 +789,21 @@ def _compare(
         f"--preferred-value={need.amount}{f' --dimensions={dim_text}' if dim_text else ''} --project={project}"
         " (or IAM & Admin > Quotas in the console), or lower maxNodes"
     )
-    report.blocker(
-        "quota",
-        path,
+    message = (
         f"quota {quota_id} ({need.metric}) allows {limit} for {what}; the pools need {need.amount} at maxNodes "
-        f"({pools})",
-        fix,
+        f"({pools})"
     )
+    if limit >= need.deploy_amount:
+        # pulumi up creates what fits; only a later scale-up (autoscaler, ProvisioningRequest) runs into the limit
+        report.warning(
+            "quota",
+            path,
+            f"{message}, {need.deploy_amount} of them when pulumi up creates the pools: scaling up past {limit} "
+            "fails later",
+            fix,
+        )
+        return
+    report.blocker("quota", path, message, fix)
 
 
 def _used(quota_id: str, region: str | None, usage: dict[tuple[str, str], float]) -> float:
@@ -621,6 +817,15 @@ def _used(quota_id: str, region: str | None, usage: dict[tuple[str, str], float]
 
 
 def _describe(need: QuotaNeed) -> str:
+    region_kinds = {
+        "ssd-gb": "GB of SSD-backed boot disks",
+        "disks-gb": "GB of standard boot disks",
+        "local-ssd-gb": "GB of local SSD",
+        "addresses": "external IP addresses of public nodes",
+    }
+    if need.kind in region_kinds:
+        pre = "preemptible VMs' " if need.preemptible else ""
+        return f"{pre}{region_kinds[need.kind]} in {need.region}"
     if need.kind == "gpus":
         kind = "preemptible " if need.preemptible else ""
         return f"{kind}{need.gpu_family} GPUs in {need.region}"
@@ -830,13 +1035,6 @@ def _compute_disabled(req: Requirements, report: Report, policies: dict[str, _Ef
 # --- GKE versions ---------------------------------------------------------------------------------
 
 
-def matching_versions(valid: Iterable[str], wanted: str) -> list[str]:
-    """The versions of ``valid`` that ``wanted`` selects: itself, or, as a prefix, every version below it
-    (``1.33`` → ``1.33.5-gke.1000``; GKE's ``min_master_version`` accepts a prefix), newest first."""
-    out = [v for v in valid if v == wanted or v.startswith((wanted + ".", wanted + "-"))]
-    return sorted(out, key=lambda v: parse_gke_version(v) or (0, 0, 0, 0), reverse=True)
-
-
 def _version(cluster: GkeCluster, report: Report, clients: GcpClients, project: str) -> None:
     want = cluster.version
     path = want.path
@@ -864,7 +1062,7 @@ def _version(cluster: GkeCluster, report: Report, clients: GcpClients, project: 
     if want.version is not None:
         matches = matching_versions(valid, want.version)
         if not matches:
-            newest = ", ".join(matching_versions(valid, "1")[:4])
+            newest = ", ".join(newest_first(valid)[:4])
             report.blocker(
                 "version",
                 f"{path}.minMasterVersion",

@@ -48,24 +48,10 @@ def node_container(cluster: KindCluster) -> str:
 def check_kind(cluster: KindCluster, report: Report) -> bool:
     """Docker, the engine, the kind CLI and the cluster's node. Returns True when the node runs (images on it can be
     inspected)."""
-    docker = run(["docker", "version", "--format", "{{.Server.Version}}"])
-    if docker.returncode == 127:
-        report.blocker(
-            "docker",
-            cluster.path,
-            "docker is not installed (not on PATH): kind runs its nodes as Docker containers",
-            "install Docker Engine (docs.docker.com/engine/install) or Docker Desktop",
-        )
+    from batchplane.preflight.docker import check_docker
+
+    if not check_docker(cluster.path, "kind runs its nodes as Docker containers", report):
         return False
-    if docker.returncode != 0:
-        report.blocker(
-            "docker",
-            cluster.path,
-            f"the Docker engine does not answer: {docker.output.splitlines()[-1] if docker.output else 'no output'}",
-            "start it (sudo systemctl start docker) and check that your user may use it (docker version)",
-        )
-        return False
-    report.ran("docker")
     if shutil.which("kind") is None:
         report.blocker(
             "kind",

@@ -26,13 +26,27 @@ Quota arithmetic (Compute Engine "Allocation quotas", cloud.google.com/compute/r
   flex-start, so flex-start and queued pools stay on the preemptible quota.
 * ``GPUS_ALL_REGIONS``: every GPU of every pool of every declared cluster of the project.
 * vCPUs per region: every pool (system and GPU) at its maximum, against ``CPUS`` (and, when the project has one,
-  the machine family's own quota, e.g. ``A2_CPUS`` or ``cpus_per_vm_family``), and ``CPUS_ALL_REGIONS``. Once a
-  project has ``PREEMPTIBLE_CPUS`` quota in a region, "all preemptible VMs count against that quota, and all standard
-  VMs continue to count against the standard CPU quota"; without it "you can use standard CPU quota to launch
-  preemptible VMs" (cloud.google.com/compute/docs/instances/create-use-preemptible, "Preemptible CPU quotas"): the
-  checker moves the spot pools' vCPUs (:attr:`QuotaNeed.spot_vcpus`) from ``CPUS`` to ``PREEMPTIBLE_CPUS`` exactly
-  when the latter is granted (not 0) in the region. Which vCPU quota flex-start VMs use is not documented (only
-  their GPUs are said to use the preemptible quota): their vCPUs stay on ``CPUS``.
+  the machine family's own quota, e.g. ``A2_CPUS`` or ``cpus_per_vm_family``), and ``CPUS_ALL_REGIONS``. Spot,
+  flex-start and queued VMs consume preemptible quota for the whole VM, vCPUs as well as GPUs (Compute Engine
+  "Flex-start VMs": "Flex-start VMs consume preemptible quota", cloud.google.com/compute/docs/instances/flex-start-vms;
+  queued provisioning obtains flex-start VMs). Once a project has ``PREEMPTIBLE_CPUS`` quota in a region, "all
+  preemptible VMs count against that quota, and all standard VMs continue to count against the standard CPU quota";
+  without it "you can use standard CPU quota to launch preemptible VMs"
+  (cloud.google.com/compute/docs/instances/create-use-preemptible, "Preemptible CPU quotas"): the checker moves
+  those pools' vCPUs (:attr:`QuotaNeed.preemptible_part`) from ``CPUS`` to ``PREEMPTIBLE_CPUS`` exactly when the
+  latter is granted (not 0) in the region. Local SSD bundled with the machine type (an a3-highgpu-8g carries
+  16 × 375 GB: :data:`~batchplane.targets.gke.machines.LOCAL_SSD_GB`) moves from ``LOCAL_SSD_TOTAL_GB`` to
+  ``PREEMPTIBLE_LOCAL_SSD_GB`` the same way.
+* Boot disks per region: every node's boot disk (``diskSizeGb``, default 100 GB) against ``SSD_TOTAL_GB`` for
+  ``pd-balanced`` (GKE's default), ``pd-ssd`` and ``pd-extreme``, ``DISKS_TOTAL_GB`` for ``pd-standard`` (Compute
+  Engine "Allocation quotas", "Disk quotas", cloud.google.com/compute/resource-usage#disk_quota).
+* Public nodes (no ``privateNodes``) each hold an ephemeral external IPv4 address: ``IN_USE_ADDRESSES`` per region
+  ("In-use IP addresses", cloud.google.com/compute/resource-usage#external_ip_addresses).
+* At deploy time or later: ``pulumi up`` creates the system pool's initial node per zone, static pools, and pools
+  with a minimum (:attr:`QuotaNeed.at_deploy`); everything above that appears only when the autoscaler or a
+  ProvisioningRequest scales up. A quota below what ``pulumi up`` creates is a blocker; a quota that covers that but
+  not every pool at ``maxNodes`` is a warning (scale-up fails later, visible as an unprovisioned
+  ProvisioningRequest or a pending pod).
 """
 
 from __future__ import annotations
@@ -40,7 +54,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from batchplane.components.quota_webhook.manifests import webhook_enabled
 from batchplane.stack import Stack
@@ -51,7 +65,9 @@ from batchplane.targets.gke.config import (
     GkeTarget,
     GpuPool,
 )
-from batchplane.targets.gke.machines import MACHINE_SHAPES
+from batchplane.targets.gke.image import owner_label, repository_id
+from batchplane.targets.gke.machines import LOCAL_SSD_GB, MACHINE_SHAPES
+from batchplane.targets.gke.network import private_network_args, webhook_ports
 from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.olm import openshift_plan
@@ -87,6 +103,9 @@ GKE_APIS: dict[str, str] = {
     "iam.googleapis.com": "Workload Identity and the nodes' service account",
 }
 ARTIFACT_REGISTRY_API = "artifactregistry.googleapis.com"
+#: The project whose images GKE nodes boot (Container-Optimized OS and Ubuntu node images): GKE "Node images",
+#: "Node image source projects" (cloud.google.com/kubernetes-engine/docs/concepts/node-images#node_image_source_projects).
+GKE_NODE_IMAGE_PROJECT = "projects/gke-node-images"
 
 
 @dataclass(frozen=True)
@@ -104,13 +123,29 @@ class ApiRequirement:
     path: str
 
 
+QuotaKind = Literal[
+    "gpus", "gpus-all-regions", "cpus", "cpus-all-regions", "ssd-gb", "disks-gb", "local-ssd-gb", "addresses"
+]
+
+#: Per-region quota kinds → (Cloud Quotas id, Compute Engine metric) for the kinds with one quota each.
+REGION_QUOTAS: dict[str, tuple[str, str]] = {
+    "ssd-gb": ("SSD-TOTAL-GB-per-project-region", "SSD_TOTAL_GB"),
+    "disks-gb": ("DISKS-TOTAL-GB-per-project-region", "DISKS_TOTAL_GB"),
+    "local-ssd-gb": ("LOCAL-SSD-TOTAL-GB-per-project-region", "LOCAL_SSD_TOTAL_GB"),
+    "addresses": ("IN-USE-ADDRESSES-per-project-region", "IN_USE_ADDRESSES"),
+}
+
+
 @dataclass(frozen=True)
 class QuotaNeed:
-    """How much of one Compute Engine quota the stack needs at its maximum size.
+    """How much of one Compute Engine quota the stack needs at its maximum size, and how much of it ``pulumi up``
+    itself creates.
 
     Attributes:
-        kind: ``gpus`` (per family and region), ``gpus-all-regions``, ``cpus`` (per region), ``cpus-all-regions``.
-        amount: GPUs or vCPUs (CPU cores) needed.
+        kind: ``gpus`` (per family and region), ``gpus-all-regions``, ``cpus`` (per region), ``cpus-all-regions``,
+            ``ssd-gb`` / ``disks-gb`` (boot disks per region: SSD-backed types / ``pd-standard``), ``local-ssd-gb``
+            (local SSD bundled with the machine type), ``addresses`` (external IPv4 addresses of public nodes).
+        amount: GPUs, vCPUs, GB or addresses needed at every pool's maximum.
         region: the region, or None for project-wide quotas.
         gpu_family: ``NVIDIA_L4`` … for ``gpus``; else None.
         preemptible: True when the need is on the preemptible quota (spot, flex-start, queued pools).
@@ -119,12 +154,18 @@ class QuotaNeed:
         spot_gpus: for preemptible ``gpus``: how many of :attr:`amount` come from spot pools (what moves to the
             standard quota where the project has no preemptible quota of the family in the region). Defaults to 0.
         spot_paths: the key paths of those spot pools. Defaults to none.
-        spot_vcpus: for ``cpus``: how many of :attr:`amount` come from spot pools (what counts against
-            ``PREEMPTIBLE_CPUS`` where the project has that quota in the region). Defaults to 0.
-        spot_vcpu_paths: the key paths of those pools. Defaults to none.
+        preemptible_part: for ``cpus`` and ``local-ssd-gb``: how much of :attr:`amount` comes from spot, flex-start
+            and queued pools (what counts against ``PREEMPTIBLE_CPUS`` / ``PREEMPTIBLE_LOCAL_SSD_GB`` where the
+            project has that quota in the region). Defaults to 0.
+        preemptible_paths: the key paths of those pools. Defaults to none.
+        at_deploy: how much of :attr:`amount` the nodes ``pulumi up`` creates need (system pool's initial nodes,
+            static pools, pools with a minimum): a shortfall below it fails ``pulumi up`` (a blocker); between it
+            and :attr:`amount` only a later scale-up fails (a warning). Defaults to None: all of it.
+        spot_at_deploy: the part of :attr:`spot_gpus` created at deploy time. Defaults to 0.
+        preemptible_at_deploy: the part of :attr:`preemptible_part` created at deploy time. Defaults to 0.
     """
 
-    kind: Literal["gpus", "gpus-all-regions", "cpus", "cpus-all-regions"]
+    kind: QuotaKind
     amount: int
     region: str | None = None
     gpu_family: str | None = None
@@ -133,20 +174,33 @@ class QuotaNeed:
     paths: tuple[str, ...] = ()
     spot_gpus: int = 0
     spot_paths: tuple[str, ...] = ()
-    spot_vcpus: int = 0
-    spot_vcpu_paths: tuple[str, ...] = ()
+    preemptible_part: int = 0
+    preemptible_paths: tuple[str, ...] = ()
+    at_deploy: int | None = None
+    spot_at_deploy: int = 0
+    preemptible_at_deploy: int = 0
+
+    @property
+    def deploy_amount(self) -> int:
+        """:attr:`at_deploy`, or :attr:`amount` when unknown."""
+        return self.amount if self.at_deploy is None else self.at_deploy
 
     @property
     def metric(self) -> str:
         """The Compute Engine quota metric name: ``NVIDIA_L4_GPUS``, ``PREEMPTIBLE_NVIDIA_L4_GPUS``, ``CPUS``,
-        ``G2_CPUS``-style family names are not used here (see :attr:`vm_family`), ``GPUS_ALL_REGIONS``,
-        ``CPUS_ALL_REGIONS``."""
+        ``PREEMPTIBLE_CPUS``, ``GPUS_ALL_REGIONS``, ``CPUS_ALL_REGIONS``, ``SSD_TOTAL_GB``, ``DISKS_TOTAL_GB``,
+        ``LOCAL_SSD_TOTAL_GB``, ``PREEMPTIBLE_LOCAL_SSD_GB``, ``IN_USE_ADDRESSES`` (family CPU quotas are named by
+        :attr:`vm_family`)."""
         if self.kind == "gpus":
             return f"{'PREEMPTIBLE_' if self.preemptible else ''}{self.gpu_family}_GPUS"
         if self.kind == "gpus-all-regions":
             return "GPUS_ALL_REGIONS"
         if self.kind == "cpus-all-regions":
             return "CPUS_ALL_REGIONS"
+        if self.kind == "local-ssd-gb" and self.preemptible:
+            return "PREEMPTIBLE_LOCAL_SSD_GB"
+        if self.kind in REGION_QUOTAS:
+            return REGION_QUOTAS[self.kind][1]
         return "PREEMPTIBLE_CPUS" if self.preemptible else "CPUS"
 
 
@@ -221,6 +275,7 @@ class GkeCluster:
             (``nodeServiceAccount: default``).
         creates_node_account: True when the stack creates the nodes' service account (``nodeServiceAccount``
             omitted) and grants it its project role.
+        secure_boot: True when every pool's nodes boot with Secure Boot (``secureBoot``).
         version: the channel and version.
         path: the target's key path.
     """
@@ -235,6 +290,7 @@ class GkeCluster:
     creates_node_account: bool
     version: VersionRequirement
     path: str
+    secure_boot: bool = False
 
 
 @dataclass(frozen=True)
@@ -316,6 +372,143 @@ class IamRole:
     why: str
 
 
+@dataclass(frozen=True)
+class ArtifactRepository:
+    """An Artifact Registry repository the stack creates (``webhook.build`` on GKE).
+
+    Attributes:
+        region: its location (the cluster's region).
+        repository_id: its id (``webhook.build.repository``, else ``<clusterName>-images``).
+        owner: the ``batchplane-stack`` label value the stack gives it (the Pulumi stack name, normalised).
+        path: the config key that names it.
+    """
+
+    region: str
+    repository_id: str
+    owner: str
+    path: str
+
+
+@dataclass(frozen=True)
+class ResourcePermissions:
+    """What the deployer needs to create, update and delete one kind of resource.
+
+    Attributes:
+        permissions: the IAM permissions, as ``projects.testIamPermissions`` names them.
+        role: the predefined role that grants them all (the fix to suggest).
+        source: where the permissions are documented.
+    """
+
+    permissions: tuple[str, ...]
+    role: str
+    source: str
+
+
+_GKE_API_PERMISSIONS = "https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions"
+
+#: Pulumi type token (pulumi-gcp 10.2.0) → what ``pulumi up`` needs on the project to manage it. One row per
+#: resource type the GKE stacks declare; ``iam.serviceAccounts.actAs`` is the nodes' account attached to the cluster
+#: and its pools. Sources: GKE "API permissions" (cluster and node-pool methods, node pools are
+#: ``container.clusters.update``), Compute Engine API reference "Authorization" of ``routers.insert``/``patch`` and
+#: ``firewalls.insert`` (which also needs ``compute.networks.updatePolicy``), IAM ``projects.serviceAccounts.create``,
+#: Resource Manager ``projects.setIamPolicy``, Artifact Registry "Access control with IAM" (permissions by role). The
+#: roles: IAM "Compute Engine roles" (cloud.google.com/iam/docs/roles-permissions/compute: Compute Network Admin
+#: creates, modifies and deletes networking resources "except for firewall rules and SSL certificates", which
+#: Compute Security Admin manages), "Kubernetes Engine roles", "Service accounts roles", "Artifact Registry roles".
+RESOURCE_PERMISSIONS: dict[str, ResourcePermissions] = {
+    "gcp:container/cluster:Cluster": ResourcePermissions(
+        (
+            "container.clusters.create",
+            "container.clusters.get",
+            "container.clusters.update",
+            "container.clusters.delete",
+            "container.operations.get",
+        ),
+        "roles/container.admin",
+        _GKE_API_PERMISSIONS,
+    ),
+    "gcp:container/nodePool:NodePool": ResourcePermissions(
+        ("container.clusters.get", "container.clusters.update", "container.operations.get"),
+        "roles/container.admin",
+        _GKE_API_PERMISSIONS,
+    ),
+    "node service account (attached to the node VMs)": ResourcePermissions(
+        ("iam.serviceAccounts.actAs",),
+        "roles/iam.serviceAccountUser",
+        "https://cloud.google.com/iam/docs/service-account-permissions",
+    ),
+    "gcp:serviceaccount/account:Account": ResourcePermissions(
+        (
+            "iam.serviceAccounts.create",
+            "iam.serviceAccounts.get",
+            "iam.serviceAccounts.update",
+            "iam.serviceAccounts.delete",
+        ),
+        "roles/iam.serviceAccountAdmin",
+        "https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts/create",
+    ),
+    "gcp:projects/iAMMember:IAMMember": ResourcePermissions(
+        ("resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"),
+        "roles/resourcemanager.projectIamAdmin",
+        "https://cloud.google.com/resource-manager/reference/rest/v3/projects/setIamPolicy",
+    ),
+    "gcp:compute/router:Router": ResourcePermissions(
+        ("compute.routers.create", "compute.routers.get", "compute.routers.update", "compute.routers.delete"),
+        "roles/compute.networkAdmin",
+        "https://cloud.google.com/compute/docs/reference/rest/v1/routers/insert",
+    ),
+    "gcp:compute/routerNat:RouterNat": ResourcePermissions(
+        ("compute.routers.get", "compute.routers.update"),
+        "roles/compute.networkAdmin",
+        "https://cloud.google.com/compute/docs/reference/rest/v1/routers/patch",
+    ),
+    "gcp:compute/firewall:Firewall": ResourcePermissions(
+        (
+            "compute.firewalls.create",
+            "compute.firewalls.get",
+            "compute.firewalls.update",
+            "compute.firewalls.delete",
+            "compute.networks.updatePolicy",
+        ),
+        "roles/compute.securityAdmin",
+        "https://cloud.google.com/compute/docs/reference/rest/v1/firewalls/insert",
+    ),
+    "gcp:artifactregistry/repository:Repository": ResourcePermissions(
+        (
+            "artifactregistry.repositories.create",
+            "artifactregistry.repositories.get",
+            "artifactregistry.repositories.update",
+            "artifactregistry.repositories.delete",
+            "artifactregistry.repositories.uploadArtifacts",
+        ),
+        "roles/artifactregistry.admin",
+        "https://cloud.google.com/artifact-registry/docs/access-control#permissions",
+    ),
+    "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember": ResourcePermissions(
+        ("artifactregistry.repositories.getIamPolicy", "artifactregistry.repositories.setIamPolicy"),
+        "roles/artifactregistry.admin",
+        "https://cloud.google.com/artifact-registry/docs/access-control#permissions",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class PermissionNeed:
+    """The permissions the deployer needs on the project for one kind of resource the stack declares.
+
+    Attributes:
+        resource_type: the key of :data:`RESOURCE_PERMISSIONS` (a Pulumi type token).
+        permissions: its permissions.
+        role: the predefined role that grants them.
+        path: the config key that makes the stack declare it (the first one, when several do).
+    """
+
+    resource_type: str
+    permissions: tuple[str, ...]
+    role: str
+    path: str
+
+
 @dataclass
 class Requirements:
     """Everything one stack needs before ``pulumi up``.
@@ -343,6 +536,9 @@ class Requirements:
             with BuildKit where it runs), or None.
         registry_route: OpenShift: the key path (``batchplane:webhook.build.registryHost``) whose omission makes
             ``pulumi up`` push through the internal registry's default route, which must then exist; or None.
+        permissions: GKE: the deployer's permissions on the project, one entry per resource type the stack declares
+            (:data:`RESOURCE_PERMISSIONS`).
+        repositories: GKE: the Artifact Registry repositories the stack creates (none must exist unless it owns them).
     """
 
     stack: str
@@ -363,6 +559,8 @@ class Requirements:
     other_projects: list[tuple[str, str]] = field(default_factory=list)
     builds_image: str | None = None
     registry_route: str | None = None
+    permissions: list[PermissionNeed] = field(default_factory=list)
+    repositories: list[ArtifactRepository] = field(default_factory=list)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -455,7 +653,72 @@ def _gke_requirements(stack: Stack, targets: list[tuple[GkeTarget, str]], req: R
     req.quotas = gke_quotas(targets)
     req.unsized = unsized_pools(targets)
     req.org_policies = _org_policies(req.clusters)
-    req.roles = _roles(req, build is not None and build.registry == "artifact-registry")
+    builds = build is not None and build.registry == "artifact-registry"
+    req.permissions = gke_permissions(targets, _webhook_ports(stack), builds)
+    if build is not None and builds:
+        for target, _ in targets:
+            req.repositories.append(
+                ArtifactRepository(
+                    target.cluster_region(),
+                    repository_id(target, build),
+                    owner_label(stack.name),
+                    "batchplane:webhook.build.repository",
+                )
+            )
+    req.roles = _roles(req, builds)
+
+
+def _webhook_ports(stack: Stack) -> list[int]:
+    """The ports the webhook firewall rule of private nodes opens (none: no rule), as the program computes them
+    (``cluster_webhook_ports`` in ``targets/gke/deploy.py``)."""
+    ops = stack.config.operators
+    return webhook_ports(
+        kueue=ops is not None and ops.kueue.enabled,
+        quota_webhook_port=stack.config.webhook.port if webhook_enabled(stack) else None,
+        training=ops is not None and ops.training.kind != "none",
+    )
+
+
+def gke_permissions(
+    targets: list[tuple[GkeTarget, str]], ports: list[int], builds: bool
+) -> list[PermissionNeed]:
+    """The deployer's permissions for the resources GKE clusters declare, one entry per resource type, each with
+    the config key of the first cluster (or pool) that declares it.
+
+    Args:
+        targets: ``(target, key path)`` of the clusters in the project.
+        ports: the webhook ports private nodes' firewall rule opens (:func:`_webhook_ports`).
+        builds: the stack builds the webhook image into Artifact Registry.
+
+    Returns:
+        :class:`PermissionNeed` per resource type, in :data:`RESOURCE_PERMISSIONS` order.
+    """
+    declared: dict[str, str] = {}
+
+    def declare(resource_type: str, path: str) -> None:
+        declared.setdefault(resource_type, path)
+
+    for target, path in targets:
+        declare("gcp:container/cluster:Cluster", path)
+        declare("gcp:container/nodePool:NodePool", f"{path}.systemPool")
+        declare("node service account (attached to the node VMs)", f"{path}.nodeServiceAccount")
+        if target.node_account_mode() == "create":
+            declare("gcp:serviceaccount/account:Account", f"{path}.nodeServiceAccount")
+            declare("gcp:projects/iAMMember:IAMMember", f"{path}.nodeServiceAccount")
+        network = private_network_args(target, ports)
+        if network is not None:
+            declare("gcp:compute/router:Router", f"{path}.privateNodes")
+            declare("gcp:compute/routerNat:RouterNat", f"{path}.privateNodes")
+            if network.get("firewall") is not None:
+                declare("gcp:compute/firewall:Firewall", f"{path}.privateNodes")
+    if builds:
+        declare("gcp:artifactregistry/repository:Repository", "batchplane:webhook.build")
+        declare("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember", "batchplane:webhook.build")
+    return [
+        PermissionNeed(kind, row.permissions, row.role, declared[kind])
+        for kind, row in RESOURCE_PERMISSIONS.items()
+        if kind in declared
+    ]
 
 
 def _cluster(target: GkeTarget, path: str) -> GkeCluster:
@@ -484,6 +747,7 @@ def _cluster(target: GkeTarget, path: str) -> GkeCluster:
             target.release_channel, target.min_master_version, version_floor(target), path
         ),
         path=path,
+        secure_boot=target.secure_boot,
     )
 
 
@@ -537,6 +801,68 @@ def vm_family(machine_type: str) -> str:
     return machine_type.split("-", 1)[0].upper()
 
 
+#: GKE's boot disk when ``diskSizeGb`` / ``diskType`` are not set: 100 GB ``pd-balanced`` (pulumi-gcp 10.2.0
+#: ``NodePoolNodeConfig`` ``disk_size_gb``/``disk_type``: "Defaults to 100GB", "Defaults to 'pd-balanced'").
+DEFAULT_BOOT_DISK_GB = 100
+DEFAULT_BOOT_DISK_TYPE = "pd-balanced"
+#: Boot disk types whose size counts against ``SSD_TOTAL_GB``; ``pd-standard`` counts against ``DISKS_TOTAL_GB``
+#: (Compute Engine "Allocation quotas", "Disk quotas": "Persistent Disk SSD (GB)" covers SSD and balanced persistent
+#: disks, "Persistent Disk Standard (GB)" standard ones; cloud.google.com/compute/resource-usage#disk_quota). Hyperdisk
+#: types have quotas of their own that Batchplane does not check.
+SSD_BOOT_DISKS = frozenset({"pd-balanced", "pd-ssd", "pd-extreme"})
+#: A regional cluster without ``nodeLocations`` runs its pools in this many of the region's zones (GKE's default for
+#: regional clusters: "three zones", cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters).
+REGIONAL_DEFAULT_ZONES = 3
+
+
+@dataclass
+class _Tally:
+    """A quota need being summed: at maximum, at deploy time, and which pools."""
+
+    amount: int = 0
+    at_deploy: int = 0
+    paths: list[str] = field(default_factory=list)
+
+    def add(self, amount: int, at_deploy: int, path: str) -> None:
+        self.amount += amount
+        self.at_deploy += at_deploy
+        if path not in self.paths:
+            self.paths.append(path)
+
+
+def initial_nodes(pool: GpuPool) -> int:
+    """The nodes ``pulumi up`` creates for a GPU pool: ``nodeCount`` × zones, else ``initialNodeCount`` per zone, else
+    0 for DWS-like pools (created empty), else ``minNodes`` (× zones when limits are per zone)."""
+    zones = max(1, len(pool.node_locations))
+    if pool.node_count is not None:
+        return pool.node_count * zones
+    if pool.initial_node_count is not None:
+        return pool.initial_node_count * zones
+    if pool.dws_like():
+        return 0
+    return pool.min_nodes * zones if pool.autoscaling_limits == "per-zone" else pool.min_nodes
+
+
+def _system_zones(target: GkeTarget) -> int:
+    if target.system_pool.node_locations:
+        return len(target.system_pool.node_locations)
+    return 1 if target.zone else REGIONAL_DEFAULT_ZONES
+
+
+@dataclass
+class _Tallies:
+    """Every quota need of one project being summed, keyed by region (and family)."""
+
+    gpus: dict[tuple[str, str, bool], _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+    spot: dict[tuple[str, str], _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+    cpus: dict[tuple[str, str], _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+    preemptible_cpus: dict[tuple[str, str], _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+    region: dict[tuple[str, str], _Tally] = field(
+        default_factory=lambda: defaultdict(_Tally)
+    )  # (kind, region)
+    preemptible_local: dict[str, _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+
+
 def gke_quotas(targets: list[tuple[GkeTarget, str]]) -> list[QuotaNeed]:
     """The quota needs of GKE clusters at their maximum size (see the module docstring for the arithmetic).
 
@@ -544,76 +870,146 @@ def gke_quotas(targets: list[tuple[GkeTarget, str]]) -> list[QuotaNeed]:
         targets: ``(target, key path)`` of every GKE cluster in one project.
 
     Returns:
-        One :class:`QuotaNeed` per GPU family × region × standard/preemptible, per region for vCPUs, and the
-        project-wide ``GPUS_ALL_REGIONS`` / ``CPUS_ALL_REGIONS`` totals; ordered for stable output.
+        One :class:`QuotaNeed` per GPU family × region × standard/preemptible, per region and machine family for
+        vCPUs, per region for boot disks (SSD-backed, standard), local SSD and public nodes' addresses, and the
+        project-wide ``GPUS_ALL_REGIONS`` / ``CPUS_ALL_REGIONS`` totals; ordered for stable output. Each carries
+        what ``pulumi up`` itself creates (:attr:`QuotaNeed.at_deploy`).
     """
-    gpus: dict[tuple[str, str, bool], tuple[int, list[str]]] = {}
-    spot: dict[tuple[str, str], tuple[int, list[str]]] = defaultdict(lambda: (0, []))
-    cpus: dict[tuple[str, str], tuple[int, list[str]]] = defaultdict(lambda: (0, []))
-    spot_cpus: dict[tuple[str, str], tuple[int, list[str]]] = defaultdict(lambda: (0, []))
+    tallies = _Tallies()
     for target, path in targets:
-        region = target.cluster_region()
-        system = target.system_pool
-        shape = MACHINE_SHAPES.get(system.machine_type)
-        if shape is not None:
-            _add(
-                cpus,
-                (region, vm_family(system.machine_type)),
-                system.max_nodes * shape.vcpus,
-                f"{path}.systemPool",
-            )
+        _tally_system_pool(target, path, tallies)
         for i, pool in enumerate(target.gpu_pools):
-            ppath = f"{path}.gpuPools[{i}]"
-            nodes = max_nodes(pool)
-            if pool.provisioning == "reservation" or nodes == 0:
-                continue
-            shape = MACHINE_SHAPES.get(pool.machine_type)
-            preemptible = pool.provisioning in PREEMPTIBLE_MODES
-            if shape is not None:
-                _add(cpus, (region, vm_family(pool.machine_type)), nodes * shape.vcpus, ppath)
-                if pool.provisioning == "spot":
-                    _add(spot_cpus, (region, vm_family(pool.machine_type)), nodes * shape.vcpus, ppath)
-            acc = pool.resolved_accelerator()
-            family = None if acc is None else GPU_FAMILIES.get(acc.type)
-            if acc is None or family is None:
-                continue
-            key = (region, family, preemptible)
-            have, paths = gpus.get(key, (0, []))
-            gpus[key] = (have + nodes * acc.count, [*paths, ppath])
-            if pool.provisioning == "spot":
-                _add(spot, (region, family), nodes * acc.count, ppath)
+            _tally_gpu_pool(target, pool, f"{path}.gpuPools[{i}]", tallies)
+    return [*_gpu_needs(tallies), *_cpu_needs(tallies), *_region_needs(tallies)]
+
+
+def _tally_system_pool(target: GkeTarget, path: str, t: _Tallies) -> None:
+    region = target.cluster_region()
+    system = target.system_pool
+    spath = f"{path}.systemPool"
+    most, deploy = system.max_nodes, _system_zones(target)
+    shape = MACHINE_SHAPES.get(system.machine_type)
+    if shape is not None:
+        t.cpus[(region, vm_family(system.machine_type))].add(most * shape.vcpus, deploy * shape.vcpus, spath)
+    size = system.disk_size_gb or DEFAULT_BOOT_DISK_GB
+    t.region[(_boot_disk_kind(None), region)].add(most * size, deploy * size, spath)
+    if target.private_nodes is None or not target.private_nodes.enabled:
+        t.region[("addresses", region)].add(most, deploy, spath)
+
+
+def _tally_gpu_pool(target: GkeTarget, pool: GpuPool, ppath: str, t: _Tallies) -> None:
+    region = target.cluster_region()
+    nodes = max_nodes(pool)
+    if pool.provisioning == "reservation" or nodes == 0:
+        return
+    deploy = min(initial_nodes(pool), nodes)
+    preemptible = pool.provisioning in PREEMPTIBLE_MODES
+    family = vm_family(pool.machine_type)
+    shape = MACHINE_SHAPES.get(pool.machine_type)
+    if shape is not None:
+        t.cpus[(region, family)].add(nodes * shape.vcpus, deploy * shape.vcpus, ppath)
+        if preemptible:
+            t.preemptible_cpus[(region, family)].add(nodes * shape.vcpus, deploy * shape.vcpus, ppath)
+    size = pool.disk_size_gb or DEFAULT_BOOT_DISK_GB
+    t.region[(_boot_disk_kind(pool.disk_type), region)].add(nodes * size, deploy * size, ppath)
+    if target.private_nodes is None or not target.private_nodes.enabled:
+        t.region[("addresses", region)].add(nodes, deploy, ppath)
+    local = LOCAL_SSD_GB.get(pool.machine_type, 0)
+    if local:
+        t.region[("local-ssd-gb", region)].add(nodes * local, deploy * local, ppath)
+        if preemptible:
+            t.preemptible_local[region].add(nodes * local, deploy * local, ppath)
+    acc = pool.resolved_accelerator()
+    gpu_family = None if acc is None else GPU_FAMILIES.get(acc.type)
+    if acc is None or gpu_family is None:
+        return
+    t.gpus[(region, gpu_family, preemptible)].add(nodes * acc.count, deploy * acc.count, ppath)
+    if pool.provisioning == "spot":
+        t.spot[(region, gpu_family)].add(nodes * acc.count, deploy * acc.count, ppath)
+
+
+def _total(tallies: list[_Tally]) -> _Tally:
+    out = _Tally()
+    for tally in tallies:
+        out.amount += tally.amount
+        out.at_deploy += tally.at_deploy
+        out.paths.extend(p for p in tally.paths if p not in out.paths)
+    return out
+
+
+def _gpu_needs(t: _Tallies) -> list[QuotaNeed]:
     out: list[QuotaNeed] = []
-    all_gpus, gpu_paths = 0, list[str]()
-    for (region, family, pre), (amount, paths) in sorted(gpus.items()):
-        spot_gpus, spot_paths = spot[(region, family)] if pre else (0, [])
+    for (region, gpu_family, preemptible), tally in sorted(t.gpus.items()):
+        spot = t.spot[(region, gpu_family)] if preemptible else _Tally()
         out.append(
-            QuotaNeed("gpus", amount, region, family, pre, None, tuple(paths), spot_gpus, tuple(spot_paths))
+            QuotaNeed(
+                "gpus",
+                tally.amount,
+                region,
+                gpu_family,
+                preemptible,
+                paths=tuple(tally.paths),
+                spot_gpus=spot.amount,
+                spot_paths=tuple(spot.paths),
+                at_deploy=tally.at_deploy,
+                spot_at_deploy=spot.at_deploy,
+            )
         )
-        all_gpus += amount
-        gpu_paths.extend(p for p in paths if p not in gpu_paths)
-    if all_gpus:
-        out.append(QuotaNeed("gpus-all-regions", all_gpus, paths=tuple(gpu_paths)))
-    by_region: dict[str, tuple[int, list[str]]] = {}
-    for (region, family), (amount, paths) in sorted(cpus.items()):
-        spot_amount, spot_vcpu_paths = spot_cpus[(region, family)]
+    total = _total([tally for _, tally in sorted(t.gpus.items())])
+    if total.amount:
+        out.append(
+            QuotaNeed("gpus-all-regions", total.amount, paths=tuple(total.paths), at_deploy=total.at_deploy)
+        )
+    return out
+
+
+def _cpu_needs(t: _Tallies) -> list[QuotaNeed]:
+    out: list[QuotaNeed] = []
+    for (region, family), tally in sorted(t.cpus.items()):
+        pre = t.preemptible_cpus[(region, family)]
         out.append(
             QuotaNeed(
                 "cpus",
-                amount,
+                tally.amount,
                 region,
                 vm_family=family,
-                paths=tuple(paths),
-                spot_vcpus=spot_amount,
-                spot_vcpu_paths=tuple(spot_vcpu_paths),
+                paths=tuple(tally.paths),
+                preemptible_part=pre.amount,
+                preemptible_paths=tuple(pre.paths),
+                at_deploy=tally.at_deploy,
+                preemptible_at_deploy=pre.at_deploy,
             )
         )
-        have, seen = by_region.get(region, (0, []))
-        by_region[region] = (have + amount, [*seen, *(p for p in paths if p not in seen)])
-    total = sum(a for a, _ in by_region.values())
-    if total:
-        all_paths = tuple(p for _, ps in by_region.values() for p in ps)
-        out.append(QuotaNeed("cpus-all-regions", total, paths=all_paths))
+    total = _total([tally for _, tally in sorted(t.cpus.items())])
+    if total.amount:
+        out.append(
+            QuotaNeed("cpus-all-regions", total.amount, paths=tuple(total.paths), at_deploy=total.at_deploy)
+        )
     return out
+
+
+def _region_needs(t: _Tallies) -> list[QuotaNeed]:
+    out: list[QuotaNeed] = []
+    for (kind, region), tally in sorted(t.region.items()):
+        pre = t.preemptible_local[region] if kind == "local-ssd-gb" else _Tally()
+        out.append(
+            QuotaNeed(
+                cast(QuotaKind, kind),
+                tally.amount,
+                region,
+                paths=tuple(tally.paths),
+                preemptible_part=pre.amount,
+                preemptible_paths=tuple(pre.paths),
+                at_deploy=tally.at_deploy,
+                preemptible_at_deploy=pre.at_deploy,
+            )
+        )
+    return out
+
+
+def _boot_disk_kind(disk_type: str | None) -> str:
+    """``ssd-gb`` or ``disks-gb``: the quota a boot disk of this type counts against (:data:`SSD_BOOT_DISKS`)."""
+    return "ssd-gb" if (disk_type or DEFAULT_BOOT_DISK_TYPE) in SSD_BOOT_DISKS else "disks-gb"
 
 
 def unsized_pools(targets: list[tuple[GkeTarget, str]]) -> list[str]:
@@ -626,13 +1022,6 @@ def unsized_pools(targets: list[tuple[GkeTarget, str]]) -> list[str]:
             if pool.machine_type not in MACHINE_SHAPES and pool.provisioning != "reservation":
                 out.append(f"{path}.gpuPools[{i}].machineType")
     return out
-
-
-def _add(
-    table: dict[tuple[str, str], tuple[int, list[str]]], key: tuple[str, str], amount: int, path: str
-) -> None:
-    have, paths = table[key]
-    table[key] = (have + amount, [*paths, path])
 
 
 def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
@@ -675,6 +1064,40 @@ def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
                 f"{default_sa[0].path}.nodeServiceAccount",
             )
         )
+    creating = [c for c in clusters if c.creates_node_account]
+    if creating:
+        out.append(
+            OrgPolicyRequirement(
+                "iam.disableServiceAccountCreation",
+                "not-enforced",
+                "the stack creates the nodes' service account (nodeServiceAccount omitted), which the policy refuses",
+                "set nodeServiceAccount to the email of an existing account that has roles/container."
+                "defaultNodeServiceAccount, or ask an org policy admin to exempt the project",
+                f"{creating[0].path}.nodeServiceAccount",
+            )
+        )
+    unshielded = [c for c in clusters if not c.secure_boot]
+    if unshielded:
+        out.append(
+            OrgPolicyRequirement(
+                "compute.requireShieldedVm",
+                "not-enforced",
+                "Compute Engine refuses node VMs without Secure Boot, and the pools do not turn it on",
+                "set secureBoot: true (Shielded nodes with Secure Boot on every pool; a deployed stack's pools are "
+                "replaced)",
+                f"{unshielded[0].path}.secureBoot",
+            )
+        )
+    out.append(
+        OrgPolicyRequirement(
+            "compute.trustedImageProjects",
+            "allows-values",
+            f"GKE node VMs boot images of {GKE_NODE_IMAGE_PROJECT}, which the policy does not trust",
+            f"ask an org policy admin to add {GKE_NODE_IMAGE_PROJECT} to constraints/compute.trustedImageProjects "
+            "for this project",
+            clusters[0].path,
+        )
+    )
     regions = sorted({c.region for c in clusters})
     out.append(
         OrgPolicyRequirement(
@@ -698,9 +1121,6 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
     roles = [
         IamRole("roles/container.admin", "deployer", "create the GKE cluster and node pools"),
         IamRole(
-            "roles/compute.networkAdmin", "deployer", "Cloud Router, NAT and firewall rules of private nodes"
-        ),
-        IamRole(
             "roles/iam.serviceAccountUser",
             "deployer",
             "run node pools as their service account (iam.serviceAccounts.actAs on it)",
@@ -711,6 +1131,23 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
             "call the APIs on the project (and `batchplane preflight`'s read-only checks)",
         ),
     ]
+    declared = {p.resource_type for p in req.permissions}
+    if "gcp:compute/router:Router" in declared:
+        roles.append(
+            IamRole(
+                "roles/compute.networkAdmin", "deployer", "the Cloud Router and Cloud NAT of private nodes"
+            )
+        )
+    if "gcp:compute/firewall:Firewall" in declared:
+        # Compute Network Admin manages networking resources "except for firewall rules and SSL certificates"
+        # (IAM "Compute Engine roles"); Compute Security Admin manages firewall rules.
+        roles.append(
+            IamRole(
+                "roles/compute.securityAdmin",
+                "deployer",
+                "the firewall rule that lets the control plane reach the webhooks on private nodes",
+            )
+        )
     if creates:
         roles.append(
             IamRole("roles/iam.serviceAccountAdmin", "deployer", "create the nodes' service account")

@@ -57,6 +57,14 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
     report = Report(stack.name)
     if req.clusters:
         _gcp(req, report, env)
+    if req.builds_image is not None and req.kind is None:  # kind's check asks the engine itself
+        from batchplane.preflight.docker import check_docker
+
+        check_docker(
+            "batchplane:webhook.build",
+            f"pulumi up builds the webhook image here with Docker (BuildKit) for {req.builds_image}",
+            report,
+        )
     kind_running = False
     if req.kind is not None:
         from batchplane.preflight.kind import check_kind

@@ -366,6 +366,7 @@ def _load_workers(
                 raw, f"{stack_name}-{worker.name}", size_to_pools=inherits_queues
             )
             found = loaded.warnings + _declared_worker_problems(loaded, manager_integrations)
+            found += _unreachable_endpoint(loaded, worker.server, index)
         except ConfigValidationError as exc:
             found = exc.issues
         for issue in found:
@@ -380,14 +381,33 @@ def _load_workers(
                 path, message = issue.path, issue.message  # the manager's own warning, reported once
             issues.append(ConfigIssue(path, message, issue.severity))
     if workers and not any(i.severity == "error" for i in issues):
-        issues += _same_clusters(manager, section, workers) or _node_account_clashes(
-            manager, section, workers
+        issues += (
+            _same_clusters(manager, section, workers)
+            or _node_account_clashes(manager, section, workers)
+            or _repository_clashes(manager, section, workers)
         )
     if workers and manager_kueue is not None and not any(i.severity == "error" for i in issues):
         kueues = {name: w.kueue for name, w in workers.items()}
         missing = missing_local_queues(section, manager_kueue, kueues)
         issues += missing or quota_balance(section, manager_kueue, kueues)
     return workers, issues
+
+
+def _unreachable_endpoint(worker: Stack, server: str | None, index: int) -> list[ConfigIssue]:
+    """A declared worker whose control plane has only a private IP (GKE ``privateNodes.privateEndpoint``) and no
+    ``server``: the manager's Kueue, in another cluster and usually another region, cannot reach the endpoint the
+    program knows (docs/multikueue.md, "Private workers")."""
+    key = worker.platform.private_endpoint_key()
+    if key is None or server is not None:
+        return []
+    return [
+        ConfigIssue(
+            f"{CONFIG_NAMESPACE}:target.{key}",
+            "the manager's Kueue cannot reach this worker's control plane at a private IP (another cluster, another "
+            "region): set privateEndpoint: false (GKE's authorized networks still restrict who reaches it), or set "
+            f"multiKueue.workers[{index}].server to an https URL the manager reaches (VPN, peering, Connect gateway)",
+        )
+    ]
 
 
 def _worker_servers(section: MultiKueueSection) -> list[ConfigIssue]:
@@ -452,6 +472,34 @@ def _node_account_clashes(
                     f'{who} would create the node service account "{key[1]}" that {seen[key]} creates in the same '
                     "project (its id comes from clusterName): give the clusters different clusterNames, or set "
                     "nodeServiceAccount",
+                )
+            )
+        else:
+            seen[key] = who
+    return issues
+
+
+def _repository_clashes(
+    manager: StackConfig, section: MultiKueueSection, workers: Mapping[str, Stack]
+) -> list[ConfigIssue]:
+    """Errors for clusters of one stack that would create the same image repository
+    (:meth:`~batchplane.targets.platform.Platform.image_repository`: on GKE one Artifact Registry repository per
+    project, region and id): the second creation fails with 409 ``ALREADY_EXISTS``."""
+    entries = [(manager, "the manager")]
+    entries += [(workers[w.name].config, f'worker "{w.name}"') for _, w in section.declared()]
+    seen: dict[tuple[str | None, str, str], str] = {}
+    issues = []
+    for config, who in entries:
+        key = platform_for(config.target).image_repository(config.webhook)
+        if key is None:
+            continue
+        if key in seen:
+            issues.append(
+                ConfigIssue(
+                    f"{CONFIG_NAMESPACE}:webhook.build.repository",
+                    f"{who} would create the image repository {key[1]}/{key[2]} that {seen[key]} creates in the same "
+                    "project: remove webhook.build.repository (each cluster then gets <clusterName>-images) or give "
+                    "the workers their own",
                 )
             )
         else:

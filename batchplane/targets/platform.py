@@ -137,6 +137,17 @@ class Platform(ABC):
         """What makes two targets the same cluster (a GKE location and name, a kind name, a kubeconfig and
         context)."""
 
+    def image_repository(self, webhook: WebhookConfig) -> tuple[str | None, str, str] | None:
+        """``(project, location, repository id)`` of the image repository the stack creates for this cluster when it
+        builds the webhook image into one it owns (GKE's Artifact Registry), else ``None`` (the default)."""
+        return None
+
+    def private_endpoint_key(self) -> str | None:
+        """The key (under ``target``) that makes the cluster's API server reachable only at a private address, when
+        it does (GKE ``privateNodes.privateEndpoint``): a MultiKueue manager in another cluster cannot reach it at
+        the endpoint the program knows. Defaults to none."""
+        return None
+
     def created_node_account(self) -> tuple[str | None, str] | None:
         """The service account the stack creates for the cluster's nodes, as ``(project, account id)`` (project
         ``None``: the GCP provider's), or ``None`` when it creates none. Account ids are unique per project, so two

@@ -83,20 +83,18 @@ def test_a_build_needs_a_gke_target() -> None:
     ]
 
 
-def test_the_production_template_builds_into_a_batchplane_repository_by_default() -> None:
+def test_the_production_template_builds_into_its_clusters_own_repository_by_default() -> None:
     stack = load_stack(read_stack_file(template_path("gke-prod-dws")))
     assert stack.config.webhook.build is not None
-    assert (stack.config.webhook.build.registry, stack.config.webhook.build.repository) == (
-        "artifact-registry",
-        "batchplane",
-    )
+    assert stack.config.webhook.build.registry == "artifact-registry"
+    assert "repository" not in stack.config.webhook.build.model_fields_set
     run = run_program(REPO_ROOT, "gke-prod-dws", read_stack_file(template_path("gke-prod-dws")))
     (image,) = run.of_type("docker-build:index:Image")
     (repository,) = run.of_type("gcp:artifactregistry/repository:Repository")
     assert image.inputs["tags"] == [
-        f"us-central1-docker.pkg.dev/offline-project/batchplane/quota-webhook:{__version__}"
+        f"us-central1-docker.pkg.dev/offline-project/batchplane-prod-images/quota-webhook:{__version__}"
     ]
-    assert repository.inputs["repositoryId"] == "batchplane"
+    assert repository.inputs["repositoryId"] == "batchplane-prod-images"
 
 
 def test_a_published_image_pinned_by_digest_declares_no_repository_and_no_build() -> None:
@@ -140,3 +138,32 @@ def test_production_with_a_tag_image_and_a_build_names_the_pushed_version() -> N
     assert image.inputs["tags"] == [
         "us-central1-docker.pkg.dev/offline-project/ml-images/quota-webhook:2.0.0"
     ]
+
+
+# --- two stacks in one project never declare the same repository (issue #29, item 13) -------------------------
+
+
+def _repositories(name: str) -> list[tuple[str, str, dict[str, str]]]:
+    run = run_program(REPO_ROOT, name, read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"))
+    return [
+        (r.inputs["location"], r.inputs["repositoryId"], r.inputs.get("labels", {}))
+        for r in run.of_type("gcp:artifactregistry/repository:Repository")
+    ]
+
+
+def test_the_gke_templates_default_to_one_repository_per_cluster_labelled_with_the_owning_stack() -> None:
+    seen: dict[tuple[str, str], str] = {}
+    for name in ("gke-dev", "gke-dws", "gke-prod-dws", "gke-multiregion-dws"):
+        for location, repository_id, labels in _repositories(name):
+            assert (location, repository_id) not in seen, (
+                f"{name} and {seen[(location, repository_id)]} collide"
+            )
+            seen[(location, repository_id)] = name
+            assert labels == {"batchplane-stack": name}
+    assert ("us-central1", "batchplane-dev-images") in seen
+    assert ("us-east4", "batchplane-us-east4-images") in seen  # a MultiKueue worker's own
+
+
+def test_a_repository_the_stack_names_is_kept() -> None:
+    (repository,) = build_run().of_type("gcp:artifactregistry/repository:Repository")
+    assert repository.inputs["repositoryId"] == "ml-images"

@@ -434,3 +434,41 @@ def test_a_missing_worker_server_is_reported_with_errors_of_other_sections() -> 
         p.startswith("batchplane:multiKueue.workers[2]: a declared kind worker needs server") for p in found
     )
     assert any(p.startswith("batchplane:webhook.replicas") for p in found)
+
+
+def _private_endpoint_worker(**more: Any) -> dict[str, Any]:
+    target = template()["batchplane:multiKueue"]["workers"][0]["target"]
+    private = {"enabled": True, "privateEndpoint": True, "masterIpv4CidrBlock": "172.16.0.32/28"}
+    return with_worker(0, target={**target, "privateNodes": private}, **more)
+
+
+def test_a_gke_worker_with_a_private_endpoint_and_no_server_is_refused_naming_the_key() -> None:
+    # The manager in another region cannot reach a private control-plane IP (issue #29, item 17).
+    assert problems(_private_endpoint_worker()) == [
+        "batchplane:multiKueue.workers[0].target.privateNodes.privateEndpoint: the manager's Kueue cannot reach this "
+        "worker's control plane at a private IP (another cluster, another region): set privateEndpoint: false (GKE's "
+        "authorized networks still restrict who reaches it), or set multiKueue.workers[0].server to an https URL the "
+        "manager reaches (VPN, peering, Connect gateway)"
+    ]
+    assert problems(_private_endpoint_worker(server="https://10.0.0.2")) == []
+
+
+def test_workers_sharing_the_managers_region_and_a_named_repository_are_refused() -> None:
+    # issue #29, item 13: a repository id the stack names is inherited by every worker; two clusters in one region
+    # would both create it (409 on the second)
+    worker = copy.deepcopy(template()["batchplane:multiKueue"]["workers"][0]["target"])
+    worker["region"] = "us-central1"
+    for pool in worker.get("gpuPools", []):
+        pool["nodeLocations"] = ["us-central1-a"]
+    worker.get("systemPool", {}).pop("nodeLocations", None)
+    config = with_worker(0, target=worker)
+    config["batchplane:webhook"] = {
+        **config.get("batchplane:webhook", {}),
+        "build": {"registry": "artifact-registry", "repository": "images"},
+    }
+    found = problems(config)
+    assert any(
+        p.startswith("batchplane:webhook.build.repository:") and "us-central1/images" in p for p in found
+    ), found
+    config["batchplane:webhook"]["build"] = {"registry": "artifact-registry"}  # per-cluster default: no clash
+    assert not any("image repository" in p for p in problems(config))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from batchplane.offline import read_stack_file
 from batchplane.stack import Stack, load_stack, load_stack_file
@@ -67,3 +70,21 @@ def fake_executable(directory: Path, name: str, script: str) -> Path:
     path.write_text("#!/bin/sh\n" + script, encoding="utf-8")
     path.chmod(0o755)
     return path
+
+
+FAKE_DOCKER = """
+case "$1" in
+  version) echo 28.5.1 ;;
+  *) echo "fake docker: $*" >&2; exit 1 ;;
+esac
+"""
+
+
+@pytest.fixture(autouse=True)
+def docker_engine(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``docker`` whose engine answers, first on ``PATH`` (the machine running the tests has none): preflight asks
+    it for every stack that builds the webhook image. Tests about Docker itself put their own ``PATH`` in place."""
+    bin_dir = tmp_path_factory.mktemp("docker-bin")
+    fake_executable(bin_dir, "docker", FAKE_DOCKER)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    return bin_dir

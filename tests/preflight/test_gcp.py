@@ -17,7 +17,7 @@ from batchplane.preflight import Environment, Report, preflight
 from batchplane.preflight.gcp import CredentialsMissing
 from batchplane.stack import Stack, load_stack, read_stack_file
 from tests.conftest import template_path
-from tests.preflight.conftest import PROJECT, gke_stack, pool, template
+from tests.preflight.conftest import PROJECT, gke_stack, pool, template, template_with
 from tests.preflight.replay import Replay, load
 
 
@@ -41,12 +41,15 @@ def test_a_ready_project_passes_every_gke_template_with_every_check_run(name: st
     assert report.checked == [
         "project",
         "api",
+        "iam",
         "org-policy",
         "region",
         "zone-offering",
         "network",
         "quota",
+        "repository",
         "version",
+        "docker",
     ]  # no "image": the templates build the webhook image, no registry has to serve it
     assert any("/quotaInfos" in r for r in replay.requests)
 
@@ -57,7 +60,6 @@ def test_a_fresh_project_lists_every_blocker_at_once() -> None:
     assert blockers(report) == {
         ("api", "batchplane:target"),
         ("api", "batchplane:webhook.build.registry"),
-        ("quota", "batchplane:target.gpuPools[0]"),
         ("network", "batchplane:target.network"),
     }
     apis = [f for f in report.blockers if f.check == "api"]
@@ -70,18 +72,22 @@ def test_a_fresh_project_lists_every_blocker_at_once() -> None:
             "artifactregistry.googleapis.com",
         )
     ]
-    quota = {f.message.split(" ", 2)[1] for f in report.blockers if f.check == "quota"}
-    assert quota == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region", "GPUS-ALL-REGIONS-per-project"}
-    assert all("--preferred-value=2" in f.fix for f in report.blockers if f.check == "quota")
+    # The flex-start pool starts empty: the missing GPU quota fails its first scale-up, not pulumi up (a warning).
+    quota = {f.message.split(" ", 2)[1]: f for f in report.warnings if f.check == "quota"}
+    assert set(quota) == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region", "GPUS-ALL-REGIONS-per-project"}
+    assert all(
+        "--preferred-value=2" in f.fix and "scaling up past 0 fails later" in f.message
+        for f in quota.values()
+    )
     network = next(f for f in report.blockers if f.check == "network")
     assert "skipDefaultNetworkCreation" in network.message
     # What cannot be known until the APIs are on is said, not guessed. The enforced
     # iam.automaticIamGrantsForDefaultServiceAccounts does not matter: the stack creates its nodes' account.
-    assert {w.check for w in report.warnings} == {"zone-offering", "version"}
+    assert {w.check for w in report.warnings} == {"zone-offering", "version", "quota"}
     assert report.exit_code == 1
     text = report.text()
     assert text.index("blocker:") < text.index("warning:")
-    assert "7 blockers, 2 warnings" in text
+    assert "5 blockers, 4 warnings" in text
 
 
 def test_nodes_on_the_default_account_are_warned_when_the_org_policy_leaves_it_without_roles() -> None:
@@ -119,7 +125,13 @@ def test_disabled_apis_are_blockers_and_checks_that_need_them_become_warnings() 
 
 def test_quota_below_the_pools_at_max_names_quota_id_amount_and_every_pool() -> None:
     report, _ = run(template("gke-prod-dws"), "gcp/blockers/quota-short.json")
-    by_id = {f.message.split(" ", 2)[1]: f for f in report.blockers}
+    by_id = {f.message.split(" ", 2)[1]: f for f in report.findings if f.check == "quota"}
+    # the GPU pools start empty (a later scale-up fails: warnings); the system pool's first node in each of the
+    # region's 3 zones (3 × 8 vCPUs) does not fit 16 vCPUs: pulumi up itself fails (blockers)
+    assert {f.message.split(" ", 2)[1] for f in report.blockers if f.check == "quota"} == {
+        "CPUS-per-project-region",
+        "CPUS-ALL-REGIONS-per-project",
+    }
     # H100 flex-start + queued: 4 nodes × 8 on the family quota (8 granted)
     h100 = by_id["PREEMPTIBLE-GPUS-PER-GPU-FAMILY-per-project-region"]
     assert "allows 8" in h100.message and "need 32" in h100.message
@@ -142,8 +154,8 @@ def test_quota_below_the_pools_at_max_names_quota_id_amount_and_every_pool() -> 
 
 def test_a_machine_family_with_its_own_cpu_quota_is_checked_against_it() -> None:
     stack = gke_stack(
-        [pool("a100", "on-demand", "a2-highgpu-1g", ["us-central1-a"], maxNodes=2)],
-        gpuPools=[pool("a100", "on-demand", "a2-highgpu-1g", ["us-central1-a"], maxNodes=2)],
+        [pool("a100", "on-demand", "a2-highgpu-1g", ["us-central1-a"], minNodes=2, maxNodes=2)],
+        gpuPools=[pool("a100", "on-demand", "a2-highgpu-1g", ["us-central1-a"], minNodes=2, maxNodes=2)],
     )
     replay = Replay(load("gcp/ready.json", "images/ghcr-served.json"))
     env = Environment(
@@ -296,7 +308,8 @@ def test_when_enabled_apis_cannot_be_read_the_checks_still_run_and_disabled_apis
     env = Environment(gcp_credentials=AnonymousCredentials(), gcp_project=PROJECT, adapter=replay)
     report = preflight(template("gke-dev"), env)
     assert replay.unmatched == []
-    assert {f.check for f in report.blockers} == {"quota"}
+    assert {f.check for f in report.blockers} <= {"quota"}  # quotas are still compared, not skipped
+    assert any(f.check == "quota" and " allows " in f.message for f in report.findings)
     warned = {(w.check, w.path) for w in report.warnings}
     assert ("api", "batchplane:target") in warned
     assert ("region", "batchplane:target.region") in warned
@@ -313,8 +326,8 @@ def test_a_family_without_its_own_quota_is_held_to_the_family_quotas_default() -
     stack = gke_stack(
         [],
         gpuPools=[
-            pool("h100", "on-demand", "a3-highgpu-8g", ["us-central1-a"], maxNodes=1),
-            pool("l4", "on-demand", "g2-standard-4", ["us-central1-a"], maxNodes=1),
+            pool("h100", "on-demand", "a3-highgpu-8g", ["us-central1-a"], minNodes=1, maxNodes=1),
+            pool("l4", "on-demand", "g2-standard-4", ["us-central1-a"], minNodes=1, maxNodes=1),
         ],
     )
     replay = Replay(load("gcp/ready.json"))
@@ -414,8 +427,15 @@ def _quota_report(stack: Stack, values: dict[str, int]) -> Report:
     return report
 
 
-def _quota_blockers(report: Report) -> dict[str, tuple[str, str]]:
-    return {f.message.split(" ", 2)[1]: (f.path, f.message) for f in report.blockers if f.check == "quota"}
+def _quota_shortfalls(report: Report) -> dict[str, tuple[str, str]]:
+    """Quota id → (key, message) of every quota below the pools at maxNodes: blockers, and the warnings for what only
+    a later scale-up needs (these pools start empty)."""
+    short = [
+        f
+        for f in report.findings
+        if f.check == "quota" and " allows " in f.message and "in use" not in f.message
+    ]
+    return {f.message.split(" ", 2)[1]: (f.path, f.message) for f in short}
 
 
 L4_SPOT = pool("l4-spot", "spot", "g2-standard-8", ["us-central1-a"], maxNodes=6)
@@ -425,9 +445,9 @@ L4_FLEX = pool("l4-flex", "flex-start", "g2-standard-8", ["us-central1-a"], maxN
 def test_spot_gpus_use_the_standard_quota_where_the_project_has_no_preemptible_quota_of_the_family() -> None:
     stack = gke_stack([L4_SPOT])
     # no preemptible L4 quota in the region, 16 standard L4s: the 6 Spot VMs' GPUs fit there
-    assert _quota_blockers(_quota_report(stack, {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0})) == {}
+    assert _quota_shortfalls(_quota_report(stack, {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0})) == {}
     # ... and when the standard quota is short too, the blocker is on the standard quota, naming the spot pool
-    short = _quota_blockers(
+    short = _quota_shortfalls(
         _quota_report(
             stack,
             {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0, "NVIDIA-L4-GPUS-per-project-region": 4},
@@ -441,14 +461,14 @@ def test_spot_gpus_use_the_standard_quota_where_the_project_has_no_preemptible_q
 def test_spot_gpus_count_only_against_a_preemptible_quota_the_project_has() -> None:
     stack = gke_stack([L4_SPOT])
     # 2 preemptible L4s granted: every Spot VM counts against it, even with standard L4s to spare
-    short = _quota_blockers(_quota_report(stack, {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 2}))
+    short = _quota_shortfalls(_quota_report(stack, {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 2}))
     assert set(short) == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"}
     assert "need 6" in short["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"][1]
 
 
 def test_flex_start_gpus_never_fall_back_to_the_standard_quota() -> None:
     report = _quota_report(gke_stack([L4_FLEX]), {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0})
-    short = _quota_blockers(report)
+    short = _quota_shortfalls(report)
     assert set(short) == {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"}
     assert "allows 0" in short["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"][1]
 
@@ -459,30 +479,207 @@ def test_spot_and_standard_gpus_of_one_family_add_up_on_the_standard_quota_witho
     on_demand = pool("l4", "on-demand", "g2-standard-8", ["us-central1-a"], maxNodes=10)
     stack = gke_stack([on_demand, L4_SPOT])
     values = {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0, "NVIDIA-L4-GPUS-per-project-region": 12}
-    short = _quota_blockers(_quota_report(stack, values))
+    short = _quota_shortfalls(_quota_report(stack, values))
     _, message = short["NVIDIA-L4-GPUS-per-project-region"]
     assert "need 16" in message and "batchplane:target.gpuPools[1]" in message
     # with the preemptible quota granted, the same 12 standard L4s hold the 10 on-demand VMs
     values["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"] = 6
-    assert "NVIDIA-L4-GPUS-per-project-region" not in _quota_blockers(_quota_report(stack, values))
+    assert "NVIDIA-L4-GPUS-per-project-region" not in _quota_shortfalls(_quota_report(stack, values))
 
 
 def test_spot_vcpus_move_to_the_preemptible_cpu_quota_once_the_project_has_one() -> None:
     stack = gke_stack([L4_SPOT])  # 6 × g2-standard-8 = 48 spot vCPUs, plus the system pool's 12 on CPUS
     # no preemptible CPU quota: Spot VMs use the standard one, 60 vCPUs in all
-    standard = _quota_blockers(_quota_report(stack, {"CPUS-per-project-region": 40}))
+    standard = _quota_shortfalls(_quota_report(stack, {"CPUS-per-project-region": 40}))
     assert (
         set(standard) == {"CPUS-per-project-region"} and "need 60" in standard["CPUS-per-project-region"][1]
     )
-    granted = _quota_blockers(
+    granted = _quota_shortfalls(
         _quota_report(stack, {"CPUS-per-project-region": 40, "PREEMPTIBLE-CPUS-per-project-region": 24})
     )
     assert "CPUS-per-project-region" not in granted
     path, message = granted["PREEMPTIBLE-CPUS-per-project-region"]
     assert path == "batchplane:target.gpuPools[0]" and "allows 24" in message and "need 48" in message
     assert (
-        _quota_blockers(
+        _quota_shortfalls(
             _quota_report(stack, {"CPUS-per-project-region": 40, "PREEMPTIBLE-CPUS-per-project-region": 48})
         )
         == {}
     )
+
+
+# --- org policies that stop the first `pulumi up` (issue #29, item 12) ----------------------------------------
+
+
+def test_service_account_creation_disabled_blocks_a_stack_that_creates_its_node_account() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/service-account-creation-disabled.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("org-policy", "batchplane:target.nodeServiceAccount")
+    assert "constraints/iam.disableServiceAccountCreation is enforced" in finding.message
+    assert "nodeServiceAccount" in finding.fix
+    # a stack naming an existing account creates none: nothing to block
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config["batchplane:target"]["nodeServiceAccount"] = f"nodes@{PROJECT}.iam.gserviceaccount.com"
+    named, _ = run(load_stack(config, "gke-dev"), "gcp/blockers/service-account-creation-disabled.json")
+    assert named.blockers == []
+
+
+def test_required_shielded_vms_block_pools_without_secure_boot_and_name_the_key_that_fixes_it() -> None:
+    report, _ = run(template("gke-dev"), "gcp/blockers/shielded-vm-required.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("org-policy", "batchplane:target.secureBoot")
+    assert "constraints/compute.requireShieldedVm is enforced" in finding.message
+    assert "secureBoot: true" in finding.fix
+    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config["batchplane:target"]["secureBoot"] = True
+    secure, _ = run(load_stack(config, "gke-dev"), "gcp/blockers/shielded-vm-required.json")
+    assert secure.blockers == []
+
+
+def test_trusted_image_projects_without_gke_node_images_block_every_gke_template() -> None:
+    report, _ = run(template("gke-prod-dws"), "gcp/blockers/trusted-images-exclude-gke.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("org-policy", "batchplane:target")
+    assert "constraints/compute.trustedImageProjects" in finding.message
+    assert "projects/gke-node-images" in finding.message and "projects/gke-node-images" in finding.fix
+
+
+# --- the deployer's permissions, asked with projects.testIamPermissions (issue #29, item 11) ------------------
+
+
+def test_missing_permissions_are_blockers_naming_each_permission_the_resource_and_the_role() -> None:
+    report, replay = run(template("gke-prod-dws"), "gcp/blockers/firewall-permissions-missing.json")
+    assert any(r.startswith("POST ") and ":testIamPermissions" in r for r in replay.requests)
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("iam", "batchplane:target.privateNodes")
+    assert (
+        "compute.firewalls.create" in finding.message and "gcp:compute/firewall:Firewall" in finding.message
+    )
+    assert "roles/compute.securityAdmin" in finding.fix
+    assert "iam" in report.checked
+
+
+# --- an existing repository the stack does not own (issue #29, item 13) -------------------------------------
+
+
+def test_an_existing_repository_of_another_stack_is_a_blocker_and_the_stacks_own_is_not() -> None:
+    report, replay = run(template("gke-dev"), "gcp/blockers/repository-taken.json")
+    assert any("/repositories/batchplane-dev-images" in r for r in replay.requests)
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("repository", "batchplane:webhook.build.repository")
+    assert "us-central1/batchplane-dev-images already exists" in finding.message
+    assert "gke-prod-dws" in finding.message and "409" in finding.message
+    owned, _ = run(template("gke-dev"), "gcp/repository-owned.json")
+    assert owned.blockers == [] and "repository" in owned.checked
+
+
+# --- Docker where `pulumi up` builds the image, for every template that builds (issue #29, item 16) -------------
+
+
+@pytest.mark.parametrize("engine", ["missing", "down"])
+def test_a_gke_template_that_builds_the_image_needs_docker_where_pulumi_up_runs(
+    engine: str, tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from tests.preflight.conftest import fake_executable
+
+    bin_dir = Path(str(tmp_path)) / "bin"
+    bin_dir.mkdir()
+    if engine == "down":
+        fake_executable(bin_dir, "docker", 'echo "Cannot connect to the Docker daemon" >&2; exit 1\n')
+    monkeypatch.setenv("PATH", str(bin_dir))
+    report, _ = run(template("gke-dev"))
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("docker", "batchplane:webhook.build")
+    assert "builds the webhook image" in finding.message
+    published, _ = run(template_with("gke-dev", image="ghcr.io/batchplane/quota-webhook:0.1.0"))
+    assert not [f for f in published.findings if f.check == "docker"]
+
+
+# --- quotas: the whole preemptible VM, disks, local SSD, addresses, and what pulumi up itself creates (#29, 14) ---
+
+
+def test_flex_start_vcpus_count_against_preemptible_cpus_once_granted_not_against_cpus() -> None:
+    stack = gke_stack([L4_FLEX])  # 6 × g2-standard-8 = 48 flex-start vCPUs, plus the system pool's 12 on CPUS
+    granted = _quota_report(stack, {"CPUS-per-project-region": 40, "PREEMPTIBLE-CPUS-per-project-region": 48})
+    assert [f for f in granted.findings if f.check == "quota"] == []
+    short = _quota_shortfalls(
+        _quota_report(stack, {"CPUS-per-project-region": 40, "PREEMPTIBLE-CPUS-per-project-region": 24})
+    )
+    assert set(short) == {"PREEMPTIBLE-CPUS-per-project-region"}
+    assert "need 48" in short["PREEMPTIBLE-CPUS-per-project-region"][1]
+
+
+def test_a_shortfall_only_at_max_nodes_is_a_warning_and_one_at_deploy_time_is_a_blocker() -> None:
+    empty = pool("l4", "on-demand", "g2-standard-8", ["us-central1-a"], maxNodes=6)
+    started = pool("l4", "on-demand", "g2-standard-8", ["us-central1-a"], minNodes=3, maxNodes=6)
+    later = _quota_report(gke_stack([empty]), {"NVIDIA-L4-GPUS-per-project-region": 2})
+    assert [f.message.split(" ", 2)[1] for f in later.warnings if f.check == "quota"] == [
+        "NVIDIA-L4-GPUS-per-project-region"
+    ]
+    assert not [f for f in later.blockers if f.check == "quota"]
+    assert (
+        "0 of them when pulumi up creates the pools: scaling up past 2 fails later"
+        in later.warnings[0].message
+    )
+    now = _quota_report(gke_stack([started]), {"NVIDIA-L4-GPUS-per-project-region": 2})
+    [blocker] = [f for f in now.blockers if f.check == "quota"]
+    assert (
+        blocker.message.startswith("quota NVIDIA-L4-GPUS-per-project-region") and "need 6" in blocker.message
+    )
+
+
+def test_public_nodes_need_external_addresses_and_boot_disks_count_by_type() -> None:
+    stack = gke_stack(
+        [
+            pool(
+                "l4",
+                "on-demand",
+                "g2-standard-8",
+                ["us-central1-a"],
+                minNodes=2,
+                maxNodes=6,
+                diskType="pd-standard",
+                diskSizeGb=200,
+            )
+        ]
+    )
+    short = _quota_shortfalls(
+        _quota_report(
+            stack,
+            {
+                "IN-USE-ADDRESSES-per-project-region": 4,
+                "DISKS-TOTAL-GB-per-project-region": 1000,
+                "SSD-TOTAL-GB-per-project-region": 200,
+            },
+        )
+    )
+    # addresses: 3 system + 6 GPU nodes; pd-standard: 6 × 200 GB; pd-balanced (default): 3 system × 100 GB
+    assert "need 9" in short["IN-USE-ADDRESSES-per-project-region"][1]
+    assert "need 1200" in short["DISKS-TOTAL-GB-per-project-region"][1]
+    assert "need 300" in short["SSD-TOTAL-GB-per-project-region"][1]
+    private = gke_stack(
+        [pool("l4", "on-demand", "g2-standard-8", ["us-central1-a"], maxNodes=6)],
+        privateNodes={"enabled": True, "masterIpv4CidrBlock": "172.16.0.32/28"},
+    )
+    assert "IN-USE-ADDRESSES-per-project-region" not in _quota_shortfalls(
+        _quota_report(private, {"IN-USE-ADDRESSES-per-project-region": 0})
+    )
+
+
+def test_an_a3_highgpu_8g_brings_6000_gb_of_local_ssd_each() -> None:
+    h100 = pool("h100", "spot", "a3-highgpu-8g", ["us-central1-a"], maxNodes=2)
+    short = _quota_shortfalls(
+        _quota_report(gke_stack([h100]), {"LOCAL-SSD-TOTAL-GB-per-project-region": 6000})
+    )
+    assert "need 12000" in short["LOCAL-SSD-TOTAL-GB-per-project-region"][1]
+    # with preemptible local SSD granted, the spot VMs' disks move there
+    moved = _quota_shortfalls(
+        _quota_report(
+            gke_stack([h100]),
+            {"LOCAL-SSD-TOTAL-GB-per-project-region": 0, "PREEMPTIBLE-LOCAL-SSD-GB-per-project-region": 6000},
+        )
+    )
+    assert "LOCAL-SSD-TOTAL-GB-per-project-region" not in moved
+    assert "need 12000" in moved["PREEMPTIBLE-LOCAL-SSD-GB-per-project-region"][1]

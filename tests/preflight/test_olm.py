@@ -30,7 +30,7 @@ def test_a_catalog_with_every_package_and_channel_passes(
 ) -> None:
     report, requests = check(template("openshift-ai-gpu"), tmp_path, monkeypatch, "olm/catalog.json")
     assert report.findings == []
-    assert report.checked == ["kube-context", "olm", "registry-route"]
+    assert report.checked == ["docker", "kube-context", "olm", "registry-route"]
     # one list per CatalogSource, selected by its catalog label
     assert sorted(r.split("?")[1] for r in requests if "packagemanifests" in r) == [
         "labelSelector=catalog%3Dcertified-operators",

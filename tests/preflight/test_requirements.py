@@ -319,3 +319,41 @@ def test_a_worker_in_another_project_is_listed_apart_and_left_out_of_this_projec
     assert req.other_projects == [("batchplane:multiKueue.workers[1].target.project", "bp-europe-777")]
     assert "europe-west4" not in {q.region for q in req.quotas}
     assert _needs(req, "gpus-all-regions") == {(None, None, False): 16}
+
+
+# --- the deployer's IAM: roles and exact permissions from the declared resources (issue #29, item 11) ----------
+
+
+def test_a_template_declaring_the_webhook_firewall_needs_security_admin_not_only_network_admin() -> None:
+    req = stack_requirements(
+        template("gke-prod-dws")
+    )  # private nodes: router, NAT and the webhook firewall rule
+    roles = {r.role: r.why for r in req.roles if r.principal == "deployer"}
+    assert "firewall" in roles["roles/compute.securityAdmin"]
+    assert "firewall" not in roles["roles/compute.networkAdmin"]
+    public = {r.role for r in stack_requirements(template("gke-dev")).roles}
+    assert not public & {"roles/compute.securityAdmin", "roles/compute.networkAdmin"}
+
+
+def test_permissions_are_derived_from_the_resources_the_stack_declares_with_their_keys() -> None:
+    from batchplane.preflight.requirements import RESOURCE_PERMISSIONS
+
+    req = stack_requirements(template("gke-prod-dws"))
+    by_type = {p.resource_type: p for p in req.permissions}
+    firewall = by_type["gcp:compute/firewall:Firewall"]
+    assert firewall.path == "batchplane:target.privateNodes"
+    assert (
+        "compute.firewalls.create" in firewall.permissions and firewall.role == "roles/compute.securityAdmin"
+    )
+    assert set(by_type) >= {
+        "gcp:container/cluster:Cluster",
+        "gcp:container/nodePool:NodePool",
+        "gcp:serviceaccount/account:Account",
+        "gcp:projects/iAMMember:IAMMember",
+        "gcp:compute/router:Router",
+        "gcp:compute/routerNat:RouterNat",
+        "gcp:artifactregistry/repository:Repository",
+    }
+    assert all(p.permissions == RESOURCE_PERMISSIONS[p.resource_type].permissions for p in req.permissions)
+    dev = {p.resource_type for p in stack_requirements(template("gke-dev")).permissions}
+    assert "gcp:compute/firewall:Firewall" not in dev and "gcp:compute/router:Router" not in dev

@@ -190,7 +190,11 @@ def test_every_template_builds_the_webhook_image_for_its_platform_and_the_deploy
         if kind == "gke":  # pushed to the cluster's own Artifact Registry repository, run by digest
             (repository,) = [r for r in resources if r.type == "gcp:artifactregistry/repository:Repository"]
             host = f"{repository.inputs['location']}-docker.pkg.dev"
-            assert tag == f"{host}/offline-project/batchplane/quota-webhook:{__version__}"
+            assert (
+                tag
+                == f"{host}/offline-project/{repository.inputs['repositoryId']}/quota-webhook:{__version__}"
+            )
+            assert repository.inputs["repositoryId"].endswith("-images")  # <clusterName>-images (issue #29)
             assert re.fullmatch(rf"{re.escape(tag.rsplit(':', 1)[0])}@sha256:[0-9a-f]{{64}}", ran), ran
         else:  # openshift: pushed through the registry's default route, run from its in-cluster address
             assert kind == "openshift"

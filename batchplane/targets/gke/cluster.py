@@ -31,6 +31,7 @@ import pulumi
 import pulumi_gcp as gcp
 import yaml
 
+from batchplane.lookups import Unchecked, is_canned, not_checked
 from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.gke.network import private_network_args
 from batchplane.targets.gke.resources import (
@@ -46,6 +47,8 @@ from batchplane.targets.gke.resources import (
 from batchplane.targets.gke.versions import EngineVersions, deploy_version_problems
 
 TYPE_TOKEN = "batchplane:gke:GkeCluster"
+#: pulumi-gcp's invoke of ``projects.locations.getServerConfig`` (``gcp.container.get_engine_versions``).
+ENGINE_VERSIONS_LOOKUP = "gcp:container/getEngineVersions:getEngineVersions"
 
 
 @dataclass(frozen=True)
@@ -156,10 +159,13 @@ class GkeCluster(pulumi.ComponentResource):
                 opts=child,
             )
             grants = [self.node_role]
-            cluster_kwargs.setdefault(
-                "node_config",
-                {"service_account": self.node_account.email, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]},
-            )
+            node_config = dict(cluster_kwargs.get("node_config") or {})
+            if node_config.get("service_account") is None:
+                cluster_kwargs["node_config"] = {
+                    "service_account": self.node_account.email,
+                    "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
+                    **node_config,
+                }
         # The cluster's node_config describes only the default pool, which is removed once the cluster exists: later
         # changes of it are ignored, so they never replace the cluster (cluster-toolkit's gke-cluster does the same).
         self.cluster = gcp.container.Cluster(
@@ -245,6 +251,22 @@ class GkeCluster(pulumi.ComponentResource):
         configured = cluster_kwargs.get("min_master_version")
 
         def checked(result: Any) -> Any:
+            if is_canned(ENGINE_VERSIONS_LOOKUP):
+                # Offline: one canned answer for every location is no fact about this one (batchplane.lookups).
+                wanted = (
+                    f'minMasterVersion "{configured}"'
+                    if configured
+                    else "the release channel's default version"
+                )
+                key = "minMasterVersion" if configured else "releaseChannel"
+                item = Unchecked(
+                    f"whether GKE offers {wanted} in {cluster_kwargs.get('location')}, at least what the pools need",
+                    f"batchplane:target.{key}",
+                    ENGINE_VERSIONS_LOOKUP,
+                    "version",
+                )
+                pulumi.log.info(not_checked(item), resource=self)
+                return configured
             problems = check(EngineVersions.from_result(result))
             if problems:
                 raise VersionUnavailableError(problems)

@@ -371,6 +371,15 @@ class GkeTarget(ConfigModel):
     gpu_operator: bool = False
     """True when the NVIDIA GPU Operator installs drivers (then pools use ``INSTALLATION_DISABLED``).
     Defaults to false: GKE installs the driver."""
+    secure_boot: bool = False
+    """Shielded GKE nodes with Secure Boot and integrity monitoring on every pool, the cluster's initial default pool
+    included (``node_config.shielded_instance_config``: ``enable_secure_boot``, ``enable_integrity_monitoring``). Needed
+    where the org policy ``constraints/compute.requireShieldedVm`` is enforced: Compute Engine refuses every node VM
+    without Secure Boot ("Constraint constraints/compute.requireShieldedVm violated … Secure Boot is not enabled in
+    the 'shielded_instance_config' field"; GoogleCloudPlatform/cluster-toolkit pull 3507 sets it on the default pool
+    for the same reason); ``batchplane preflight`` reports the policy. GKE-installed GPU drivers are signed and load
+    under Secure Boot. ``shielded_instance_config`` is force-new: on a deployed stack every pool is replaced.
+    Defaults to false (GKE's default: integrity monitoring on, Secure Boot off)."""
     system_pool: SystemPool = SystemPool()
     """The system CPU pool. Defaults to ``SystemPool()`` (``system``, e2-standard-4, 1–3 nodes)."""
     gpu_pools: list[GpuPool] = Field(default_factory=list)

@@ -6,7 +6,7 @@ provider, and the Artifact Registry the webhook image is pushed to.
   provider (``<cluster>-k8s``) from the kubeconfig it outputs, after the system pool exists;
 * operators: the shared Helm path (the platform's default tolerations put them on the system pool);
 * :class:`ArtifactRegistry` — ``<name>-repository`` (``gcp.artifactregistry.Repository``, Docker, the cluster's
-  region) and the push as ``<region>-docker.pkg.dev/<project>/<repository>/quota-webhook:<tag>`` with an OAuth
+  region, id ``<clusterName>-images`` unless ``webhook.build.repository`` says, labelled ``batchplane-stack: <stack>``) and the push as ``<region>-docker.pkg.dev/<project>/<repository>/quota-webhook:<tag>`` with an OAuth
   access token of the GCP provider's credentials; ``<name>-repository-reader``
   (``gcp.artifactregistry.RepositoryIamMember``): ``roles/artifactregistry.reader`` on that repository for the
   account the system pool runs as (:meth:`~batchplane.targets.gke.cluster.GkeCluster.system_pool_member`), so the
@@ -32,7 +32,14 @@ from batchplane.targets.deploy import (
 )
 from batchplane.targets.gke.cluster import GkeCluster, GkeClusterArgs
 from batchplane.targets.gke.config import GkeTarget
-from batchplane.targets.gke.image import IMAGE_NAME, TOKEN_USER, ImageBuild, image_build
+from batchplane.targets.gke.image import (
+    IMAGE_NAME,
+    OWNER_LABEL,
+    TOKEN_USER,
+    ImageBuild,
+    image_build,
+    owner_label,
+)
 from batchplane.targets.gke.network import webhook_ports
 from batchplane.targets.gke.platform import GkePlatform
 from batchplane.targets.gke.resources import REGISTRY_READER_ROLE
@@ -86,8 +93,11 @@ class ArtifactRegistry(ImageRegistry):
 
     def prepare(self, name: str, parent: pulumi.Resource) -> ImagePush:
         build = self.build
+        labels = {**build.repository.get("labels", {}), OWNER_LABEL: owner_label(pulumi.get_stack())}
         self.repository = gcp.artifactregistry.Repository(
-            f"{name}-repository", **build.repository, opts=pulumi.ResourceOptions(parent=parent)
+            f"{name}-repository",
+            **{**build.repository, "labels": labels},
+            opts=pulumi.ResourceOptions(parent=parent),
         )
         client = gcp.organizations.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=parent))
         project = self.project or build.repository.get("project") or client.project

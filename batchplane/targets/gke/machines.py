@@ -123,6 +123,26 @@ MACHINE_SHAPES: dict[str, MachineShape] = {
 """Machine type → vCPUs and memory (GiB), for the types the templates use and the fixed-GPU families."""
 
 
+LOCAL_SSD_GB: dict[str, int] = {
+    # A2 Ultra: 1, 2, 4, 8 local SSD disks of 375 GB
+    "a2-ultragpu-1g": 375,
+    "a2-ultragpu-2g": 750,
+    "a2-ultragpu-4g": 1500,
+    "a2-ultragpu-8g": 3000,
+    # A3 High: 2, 4, 8, 16 disks; A3 Mega: 16; A3 Ultra and A4: 32
+    "a3-highgpu-1g": 750,
+    "a3-highgpu-2g": 1500,
+    "a3-highgpu-4g": 3000,
+    "a3-highgpu-8g": 6000,
+    "a3-megagpu-8g": 6000,
+    "a3-ultragpu-8g": 12000,
+    "a4-highgpu-8g": 12000,
+}
+"""Machine type → the local SSD (GB, 375 GB disks) it is created with, whether or not the node uses it; it counts
+against the region's local SSD quota. Source: Compute Engine "Accelerator-optimized machine family", the "Attached
+Local SSD (GiB)" column of each series' table (cloud.google.com/compute/docs/accelerator-optimized-machines)."""
+
+
 def is_fixed_gpu_family(machine_type: str) -> bool:
     """True when ``machine_type`` belongs to a family whose machine type fixes the GPUs (a2/a3/a4/g2)."""
     return machine_type.startswith(FIXED_GPU_FAMILIES)

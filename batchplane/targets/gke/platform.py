@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from batchplane.config.operators import GKE_SYSTEM_NODE_TOLERATION, OperatorHost
 from batchplane.config.rules import ExpandedKueue
+from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
 from batchplane.targets.gke.config import GkeTarget, check_gke_target
+from batchplane.targets.gke.image import repository_id
 from batchplane.targets.gke.pools import gke_backed_pools
 from batchplane.targets.gke.resources import node_account_id
 from batchplane.targets.platform import Connection, Platform, PoolMachine
@@ -49,6 +51,21 @@ class GkePlatform(Platform):
     def cluster_identity(self) -> tuple[str, ...]:
         """``("gke", <location>, <cluster name>)``."""
         return ("gke", self.target.location(), self.target.cluster_name)
+
+    def image_repository(self, webhook: WebhookConfig) -> tuple[str | None, str, str] | None:
+        """``(target.project, region, id)`` of the Artifact Registry repository of ``webhook.build``
+        (:func:`~batchplane.targets.gke.image.repository_id`), or ``None`` when the stack builds no image."""
+        build = webhook.build
+        if build is None or build.registry != "artifact-registry":
+            return None
+        return (self.target.project, self.target.cluster_region(), repository_id(self.target, build))
+
+    def private_endpoint_key(self) -> str | None:
+        """``privateNodes.privateEndpoint`` when it is true (the control plane has only its private IP)."""
+        private = self.target.private_nodes
+        if private is not None and private.enabled and private.private_endpoint:
+            return "privateNodes.privateEndpoint"
+        return None
 
     def created_node_account(self) -> tuple[str | None, str] | None:
         """``(target.project, <id>)`` when ``nodeServiceAccount`` is omitted

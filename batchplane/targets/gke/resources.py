@@ -62,6 +62,10 @@ _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE
 
 Kwargs = dict[str, Any]
 
+#: ``node_config.shielded_instance_config`` of ``target.secureBoot`` (pulumi-gcp 10.2.0
+#: ``NodePoolNodeConfigShieldedInstanceConfigArgs``).
+SHIELDED_SECURE_BOOT: Kwargs = {"enable_secure_boot": True, "enable_integrity_monitoring": True}
+
 
 def cluster_args(target: GkeTarget, environment: str, *, ray_addon: bool = False) -> Kwargs:
     """Keyword arguments of ``gcp.container.Cluster`` (without ``workload_identity_config``, which
@@ -101,6 +105,12 @@ def cluster_args(target: GkeTarget, environment: str, *, ray_addon: bool = False
         # The default node pool GKE creates with the cluster (and the stack removes) runs as the nodes' account too
         # (GkeCluster ignores later changes of this block: it only ever describes that removed pool).
         args["node_config"] = {"service_account": email, "oauth_scopes": [CLOUD_PLATFORM_SCOPE]}
+    if target.secure_boot:
+        # That default pool's VMs are created too, so compute.requireShieldedVm refuses them without Secure Boot.
+        args["node_config"] = {
+            **args.get("node_config", {}),
+            "shielded_instance_config": dict(SHIELDED_SECURE_BOOT),
+        }
     if target.private_nodes is not None and target.private_nodes.enabled:
         args["networking_mode"] = "VPC_NATIVE"
         args["ip_allocation_policy"] = {}
@@ -166,6 +176,8 @@ def _base_node_config(target: GkeTarget, machine_type: str, disk_size_gb: int | 
         config["tags"] = [node_tag(target)]
     if target.workload_identity:
         config["workload_metadata_config"] = {"mode": "GKE_METADATA"}
+    if target.secure_boot:
+        config["shielded_instance_config"] = dict(SHIELDED_SECURE_BOOT)
     if disk_size_gb is not None:
         config["disk_size_gb"] = disk_size_gb
     return config

@@ -14,13 +14,13 @@ https://www.pulumi.com/registry/packages/gcp/api-docs/container/getengineversion
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from batchplane.targets.gke.config import GkeTarget, parse_gke_version, version_floor
 
-__all__ = ["EngineVersions", "deploy_version_problems"]
+__all__ = ["EngineVersions", "deploy_version_problems", "matching_versions", "newest_first"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,42 @@ class EngineVersions:
             ),
             valid_master_versions=tuple(getattr(result, "valid_master_versions", None) or ()),
         )
+
+
+def matching_versions(valid: Iterable[str], wanted: str) -> list[str]:
+    """The versions of ``valid`` that ``wanted`` selects, newest first: the one matcher of the deploy-time check
+    (:func:`deploy_version_problems`) and ``batchplane preflight``.
+
+    GKE's ``minMasterVersion`` accepts a full version or a prefix of one ("Versioning": ``1.X``, ``1.X.Y``,
+    ``1.X.Y-gke.N``; cloud.google.com/kubernetes-engine/versioning#specifying_cluster_version), and a location offers
+    full versions (``1.32.2-gke.1652000``). A prefix selects a version when every part it names is equal:
+    ``1.32.2`` selects ``1.32.2-gke.1652000``, ``1.3`` never selects ``1.33.0-gke.1``.
+
+    Args:
+        valid: offered versions (``getServerConfig``'s ``validMasterVersions`` or a channel's ``validVersions``).
+        wanted: the configured version or prefix.
+
+    Returns:
+        The selected versions, newest first (versions that do not parse are ignored).
+    """
+    want = parse_gke_version(wanted)
+    if want is None:
+        return []
+    depth = wanted.count(".") + (1 if "-gke." in wanted else 0) + 1
+    out: list[tuple[tuple[int, int, int, int], str]] = []
+    for version in valid:
+        have = parse_gke_version(version)
+        if have is not None and have[:depth] == want[:depth]:
+            out.append((have, version))
+    return [v for _, v in sorted(out, reverse=True)]
+
+
+def newest_first(valid: Iterable[str]) -> list[str]:
+    """The GKE versions of ``valid``, newest first (text that is no GKE version is left out)."""
+    parsed = [(v, parse_gke_version(v)) for v in valid]
+    return [
+        v for v, p in sorted(((v, p) for v, p in parsed if p is not None), key=lambda vp: vp[1], reverse=True)
+    ]
 
 
 def _below(have: str, need: str) -> bool:
@@ -91,9 +127,7 @@ def deploy_version_problems(
                 f"least {floor[0]} (newest offered: {latest or 'unknown'}) or use the RAPID channel"
             )
         return out
-    prefix_match = [
-        v for v in versions.valid_master_versions if v == configured or v.startswith(f"{configured}.")
-    ]
+    prefix_match = matching_versions(versions.valid_master_versions, configured)
     if versions.valid_master_versions and not prefix_match:
         offered = ", ".join(sorted({".".join(v.split(".")[:2]) for v in versions.valid_master_versions}))
         out.append(
