@@ -47,8 +47,13 @@ class ReadinessGateArgs(TypedDict):
     subscription: NotRequired[str]
     """olm-csv: the Subscription whose installed CSV must reach ``Succeeded``."""
     approve_csv: NotRequired[str | None]
-    """olm-csv with ``installPlanApproval: Manual``: the pinned ``startingCSV``; the gate approves the InstallPlan
-    that installs exactly it and refuses any other. Defaults to none (never approves)."""
+    """olm-csv with ``installPlanApproval: Manual``: the target CSV; the gate approves the first install's InstallPlan
+    and each upgrade InstallPlan on the channel's path to it, one at a time, and refuses any other. Defaults to none
+    (never approves)."""
+    catalog: NotRequired[Any]
+    """olm-csv with ``approve_csv``: the Subscription's package, channel and CatalogSource
+    (:class:`~batchplane.operators.readiness.OlmCatalog`), whose ``PackageManifest`` entries give the channel's
+    versions. Defaults to none (only the target's own InstallPlan is approved on upgrades)."""
     secret: NotRequired[str]
     """service-account-token: the ``kubernetes.io/service-account-token`` Secret that must hold a token; the gate
     then outputs ``token`` and ``caData`` (both secret)."""
@@ -107,4 +112,10 @@ class ReadinessGate(pulumi.dynamic.Resource):
             props["subscription"] = args.get("subscription")
             if args.get("approve_csv"):
                 props["approveCsv"] = args.get("approve_csv")
+                catalog = args.get("catalog")
+                if catalog is not None:
+                    props["package"] = catalog.package
+                    props["channel"] = catalog.channel
+                    props["catalog"] = catalog.source
+                    props["catalogNamespace"] = catalog.source_namespace
         super().__init__(ReadinessGateProvider(), name, props, opts)

@@ -24,6 +24,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from batchplane.kubernetes_object import KubernetesObject
+from batchplane.operators.readiness import OlmCatalog
 from batchplane.operators.readiness_gate import ReadinessGate, ReadinessGateArgs
 from batchplane.targets.openshift.olm import OpenShiftPlan
 
@@ -47,11 +48,20 @@ class OpenShiftOperatorsArgs(TypedDict):
     """The provider's kubeconfig (content or path), for the gates. Defaults to none."""
 
 
-def _awaited_version(spec: dict[str, Any]) -> str:
-    """What the CSV gate awaits, as its ``version`` input: the channel, and the pinned CSV when there is one
-    (bumping ``startingCsv`` re-runs the gate, which then approves the upgrade's InstallPlan)."""
+def _awaited_version(spec: dict[str, Any], target: str | None = None) -> str:
+    """What the CSV gate awaits, as its ``version`` input: the channel, and the target CSV (else the pinned
+    ``startingCSV``) when there is one (setting ``targetCsv`` re-runs the gate, which then approves the upgrade's
+    InstallPlans step by step)."""
     channel = str(spec["channel"])
-    return f"{channel}@{spec['startingCSV']}" if spec.get("startingCSV") else channel
+    csv = target or spec.get("startingCSV")
+    return f"{channel}@{csv}" if csv else channel
+
+
+def olm_catalog(spec: dict[str, Any]) -> OlmCatalog:
+    """The package, channel and CatalogSource of a Subscription ``spec``."""
+    return OlmCatalog(
+        str(spec["name"]), str(spec["channel"]), str(spec["source"]), str(spec["sourceNamespace"])
+    )
 
 
 def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> KubernetesObject:
@@ -116,7 +126,8 @@ class OpenShiftOperators(pulumi.ComponentResource):
                     "namespace": install.namespace_name,
                     "subscription": install.subscription_name,
                     "approve_csv": install.approve_csv,
-                    "version": _awaited_version(install.subscription["spec"]),
+                    "catalog": olm_catalog(install.subscription["spec"]),
+                    "version": _awaited_version(install.subscription["spec"], install.approve_csv),
                 },
                 [sub],
             )
