@@ -15,6 +15,9 @@ during a preview). The gates:
 * ``service-account-token`` — a ``kubernetes.io/service-account-token`` Secret holds a token (its outputs).
 * ``registry-route`` — OpenShift's internal image registry is exposed: Route ``default-route`` in
   ``openshift-image-registry`` has a ``spec.host``, which the gate outputs (where the webhook image is pushed).
+* ``olm-namespace`` — a deploy-time lookup: the OperatorGroup and Subscription already in an operator's namespace
+  (:mod:`batchplane.operators.olm_lookup`); outputs the names (and group spec) the stack declares, or fails before
+  anything in the namespace changes.
 
 Everything is injectable (cluster client, clock, sleep) so the polling is unit-tested with fakes;
 :class:`KubernetesClusterClient` is the real client (the ``kubernetes`` package, same kubeconfig and
@@ -25,12 +28,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import yaml
 
 from batchplane.errors import BatchplaneError
+from batchplane.operators.olm_lookup import OPERATOR_GROUP_API, SUBSCRIPTION_API, StackInstall, plan_namespace
 
 PROBE_FLAVOR_NAME = "batchplane-readiness-probe"
 """Name of the ResourceFlavor the Kueue gate dry-run creates (nothing is stored)."""
@@ -95,19 +99,22 @@ class ClusterClient(Protocol):
 
 @dataclass(frozen=True)
 class ProbeResult:
-    """One check's outcome: ``ready`` and a human-readable ``detail`` (used in the timeout message)."""
+    """One check's outcome: ``ready``, a human-readable ``detail`` (used in the timeout message) and, for lookups,
+    what was found (``outputs``, the gate resource's outputs; empty by default)."""
 
     ready: bool
     detail: str
+    outputs: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class GateOutcome:
-    """A passed gate: how many checks it took and how long (seconds) it waited."""
+    """A passed gate: how many checks it took, how long (seconds) it waited, and a lookup's ``outputs``."""
 
     attempts: int
     waited_seconds: float
     detail: str
+    outputs: Mapping[str, Any] = field(default_factory=dict)
 
 
 def poll_until_ready(
@@ -144,7 +151,7 @@ def poll_until_ready(
         result = probe()
         elapsed = clock() - start
         if result.ready:
-            return GateOutcome(attempts, elapsed, result.detail)
+            return GateOutcome(attempts, elapsed, result.detail, result.outputs)
         remaining = timeout_seconds - elapsed
         if remaining <= 0:
             raise GateTimeoutError(
@@ -535,7 +542,44 @@ def registry_route_probe(client: ClusterClient, namespace: str, route: str) -> C
     return probe
 
 
-GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token", "registry-route")
+def olm_namespace_probe(client: ClusterClient, install: StackInstall) -> Callable[[], ProbeResult]:
+    """A lookup: list the namespace's OperatorGroups and Subscriptions and decide what the stack declares there
+    (:func:`batchplane.operators.olm_lookup.plan_namespace`). Ready at once with outputs ``operatorGroup``,
+    ``operatorGroupSpec``, ``subscription`` and ``checked: true``; a namespace that does not exist yet lists
+    nothing.
+
+    Raises (from the probe):
+        GateError: the namespace has what the stack must not touch (every problem, one per line), or a permanent
+            API error.
+    """
+
+    def probe() -> ProbeResult:
+        ns = install.namespace
+        try:
+            groups = client.list(OPERATOR_GROUP_API, "operatorgroups", ns)
+            subs = client.list(SUBSCRIPTION_API, "subscriptions", ns)
+        except ClusterApiError as exc:
+            if not is_transient(exc):
+                raise GateError(f"cannot list OperatorGroups/Subscriptions in {ns}: {exc}") from exc
+            return ProbeResult(False, f"listing OperatorGroups/Subscriptions in {ns}: {exc}")
+        plan = plan_namespace(install, groups, subs)
+        if plan.problems:
+            raise GateError("\n".join(plan.problems))
+        outputs = {
+            "operatorGroup": plan.operator_group,
+            "operatorGroupSpec": plan.operator_group_spec,
+            "subscription": plan.subscription,
+            "checked": True,
+        }
+        detail = (
+            "; ".join(plan.notes) or f"namespace {ns} has no OperatorGroup or Subscription of the package"
+        )
+        return ProbeResult(True, detail, outputs)
+
+    return probe
+
+
+GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token", "registry-route", "olm-namespace")
 
 
 def describe_gate(props: Mapping[str, Any]) -> str:
@@ -546,6 +590,8 @@ def describe_gate(props: Mapping[str, Any]) -> str:
         return f"service-account token in Secret {props.get('namespace')}/{props.get('secret')}"
     if props.get("gate") == "registry-route":
         return f"image registry Route {props.get('namespace')}/{props.get('route')}"
+    if props.get("gate") == "olm-namespace":
+        return f"OperatorGroups and Subscriptions in namespace {props.get('namespace')}"
     service = props.get("service")
     where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
     return f"Kueue webhook {where}"
@@ -603,6 +649,19 @@ def run_gate(
         probe = token_probe(client, namespace, str(props["secret"]))
     elif gate == "registry-route":
         probe = registry_route_probe(client, namespace, str(props["route"]))
+    elif gate == "olm-namespace":
+        probe = olm_namespace_probe(
+            client,
+            StackInstall(
+                namespace,
+                str(props["package"]),
+                str(props["channel"]),
+                str(props["stackOperatorGroup"]),
+                dict(props.get("stackOperatorGroupSpec") or {}),
+                str(props["stackSubscription"]),
+                bool(props.get("adopt")),
+            ),
+        )
     else:
         raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
     return poll_until_ready(

@@ -28,7 +28,8 @@ class ReadinessGateArgs(TypedDict):
     """Inputs of :class:`ReadinessGate`."""
 
     gate: str
-    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token`` or ``registry-route``."""
+    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token``, ``registry-route``, or the
+    ``olm-namespace`` lookup."""
     namespace: str
     """Required. Kueue's namespace (kueue-webhook) or the operator's namespace (olm-csv)."""
     timeout_seconds: int
@@ -60,6 +61,9 @@ class ReadinessGateArgs(TypedDict):
     route: NotRequired[str]
     """registry-route: the Route (in ``namespace``) whose ``spec.host`` the gate waits for and outputs as
     ``host``."""
+    lookup: NotRequired[dict[str, Any]]
+    """olm-namespace lookups: their inputs in wire names (``package``, ``channel``, ``stackOperatorGroup``,
+    ``stackOperatorGroupSpec``, ``stackSubscription``, ``adopt``). Defaults to none."""
     version: NotRequired[str]
     """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
 
@@ -74,11 +78,17 @@ class ReadinessGate(pulumi.dynamic.Resource):
         token: service-account-token gates: the token, plain text (secret); unknown during a preview.
         caData: service-account-token gates: the cluster CA, base64 (secret); unknown during a preview.
         host: registry-route gates: the Route's ``spec.host``; unknown during a preview.
+        operatorGroup, operatorGroupSpec, subscription: olm-namespace lookups: what the stack declares.
+        checked: lookups: true when read from the cluster, false offline (the mock engine's placeholders).
     """
 
     token: pulumi.Output[Any]
     host: pulumi.Output[Any]
     caData: pulumi.Output[Any]  # the provider's output name
+    operatorGroup: pulumi.Output[Any]
+    operatorGroupSpec: pulumi.Output[Any]
+    subscription: pulumi.Output[Any]
+    checked: pulumi.Output[Any]
 
     def __init__(
         self, name: str, args: ReadinessGateArgs, opts: pulumi.ResourceOptions | None = None
@@ -108,6 +118,12 @@ class ReadinessGate(pulumi.dynamic.Resource):
         elif args["gate"] == "registry-route":
             props["route"] = args.get("route")
             props["host"] = None  # output, filled by the provider
+        elif args["gate"] == "olm-namespace":
+            props.update(args.get("lookup") or {})
+            for output in ("operatorGroup", "operatorGroupSpec", "subscription", "checked"):
+                props[output] = (
+                    None  # outputs, filled by the provider (offline: the stack's own, checked false)
+                )
         else:
             props["subscription"] = args.get("subscription")
             if args.get("approve_csv"):

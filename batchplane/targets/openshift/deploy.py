@@ -157,6 +157,9 @@ class OpenShiftDeploy(PlatformDeploy):
                     "machine_sets": plan.machine_sets,
                     "machine_autoscalers": plan.machine_autoscalers,
                     "cluster_autoscaler": plan.cluster_autoscaler,
+                    "sources": plan.sources,
+                    "context": connection.context,
+                    "kubeconfig": connection.kubeconfig,
                 },
                 opts=place.options(providers=[connection.provider]),
             )
