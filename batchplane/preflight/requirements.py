@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from batchplane.components.quota_webhook.manifests import webhook_enabled
+from batchplane.operators.olm_lookup import StackInstall
 from batchplane.stack import Stack
 from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.gke.config import (
@@ -54,6 +55,7 @@ from batchplane.targets.gke.config import (
 from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
+from batchplane.targets.openshift.machines import MachineSetSource, machine_set_sources
 from batchplane.targets.openshift.olm import openshift_plan
 
 Platform = Literal["gke", "openshift", "kind", "existing"]
@@ -343,6 +345,9 @@ class Requirements:
             with BuildKit where it runs), or None.
         registry_route: OpenShift: the key path (``batchplane:webhook.build.registryHost``) whose omission makes
             ``pulumi up`` push through the internal registry's default route, which must then exist; or None.
+        olm_namespaces: OpenShift: what the stack declares in each operator namespace, with the key path of the
+            operator's settings (the deploy-time ``olm-namespace`` lookup decides the same from the same answers).
+        machine_set_sources: OpenShift: the GPU pools that copy a worker MachineSet at deploy time.
     """
 
     stack: str
@@ -363,6 +368,8 @@ class Requirements:
     other_projects: list[tuple[str, str]] = field(default_factory=list)
     builds_image: str | None = None
     registry_route: str | None = None
+    olm_namespaces: list[tuple[StackInstall, str]] = field(default_factory=list)
+    machine_set_sources: list[MachineSetSource] = field(default_factory=list)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -414,6 +421,8 @@ def _openshift_requirements(
     target, path = targets[0]
     req.olm_packages = olm_packages(target)
     req.contexts.append(KubeContext(target.kube_context(), target.kubeconfig, f"{path}.context"))
+    req.olm_namespaces = olm_namespaces(target, stack.config.environment)
+    req.machine_set_sources = [s for s in machine_set_sources(target, path) if s is not None]
 
 
 def _existing_requirements(
@@ -745,15 +754,19 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
     return roles
 
 
+#: The key path of each OLM install's settings, by its role.
+_OLM_PATHS = {
+    "cert-manager": f"{TARGET}.certManager",
+    "kueue": f"{TARGET}.kueue",
+    "openshift-ai": f"{TARGET}.openshiftAi",
+    "nfd": f"{TARGET}.gpuOperator.nfd",
+    "gpu-operator": f"{TARGET}.gpuOperator.nvidia",
+}
+
+
 def olm_packages(target: OpenShiftTarget) -> list[OlmPackage]:
     """The OLM packages an OpenShift target subscribes to, with the key path of each subscription's settings."""
-    paths = {
-        "cert-manager": f"{TARGET}.certManager",
-        "kueue": f"{TARGET}.kueue",
-        "openshift-ai": f"{TARGET}.openshiftAi",
-        "nfd": f"{TARGET}.gpuOperator.nfd",
-        "gpu-operator": f"{TARGET}.gpuOperator.nvidia",
-    }
+    paths = _OLM_PATHS
     out: list[OlmPackage] = []
     for install in openshift_plan(target).installs:
         spec = install.subscription["spec"]
@@ -765,6 +778,28 @@ def olm_packages(target: OpenShiftTarget) -> list[OlmPackage]:
                 source_namespace=str(spec["sourceNamespace"]),
                 starting_csv=spec.get("startingCSV"),
                 path=paths.get(install.role, TARGET),
+            )
+        )
+    return out
+
+
+def olm_namespaces(target: OpenShiftTarget, environment: str = "dev") -> list[tuple[StackInstall, str]]:
+    """What an OpenShift target declares in each operator namespace, with its settings' key path."""
+    out: list[tuple[StackInstall, str]] = []
+    for install in openshift_plan(target, environment).installs:
+        spec = install.subscription["spec"]
+        out.append(
+            (
+                StackInstall(
+                    install.namespace_name,
+                    str(spec["name"]),
+                    str(spec["channel"]),
+                    str(install.operator_group["metadata"]["name"]),
+                    dict(install.operator_group.get("spec") or {}),
+                    install.subscription_name,
+                    install.adopt,
+                ),
+                _OLM_PATHS.get(install.role, TARGET),
             )
         )
     return out
