@@ -458,6 +458,7 @@ def _approve_step(
                 f"startingCSV {starting}: Batchplane approves only the first install of the pinned CSV. {fix}"
             )
     else:
+        problem: str | None
         if len(names) != 1:
             problem = f"it installs {', '.join(names) or 'no CSV'}, not one CSV of the channel"
         else:
@@ -757,9 +758,10 @@ class KubernetesClusterClient:
     ) -> list[dict[str, Any]]:
         """``GET`` a namespaced custom-object list (``labelSelector`` when given); its ``items``."""
         group, version = _group_version(api_version)
-        kwargs = {"label_selector": label_selector} if label_selector else {}
         result = self._call(
-            lambda: self._custom.list_namespaced_custom_object(group, version, namespace, plural, **kwargs)
+            lambda: self._custom.list_namespaced_custom_object(
+                group, version, namespace, plural, label_selector=label_selector or ""
+            )
         )
         return [dict(item) for item in (result or {}).get("items") or []]
 

@@ -30,11 +30,15 @@ def _list(api_client: Any, api_version: str, namespace: str, plural: str) -> lis
     from kubernetes import client
 
     group, _, version = api_version.partition("/")
-    answer = client.CustomObjectsApi(api_client).list_namespaced_custom_object(group, version, namespace, plural)
+    answer = client.CustomObjectsApi(api_client).list_namespaced_custom_object(
+        group, version, namespace, plural
+    )
     return [dict(i) for i in (answer or {}).get("items") or []] if isinstance(answer, dict) else []
 
 
-def check_operator_namespaces(installs: list[tuple[StackInstall, str]], api_client: Any, report: Report) -> None:
+def check_operator_namespaces(
+    installs: list[tuple[StackInstall, str]], api_client: Any, report: Report
+) -> None:
     """Every operator namespace's OperatorGroups and Subscriptions against what the stack declares there.
 
     Args:

@@ -106,7 +106,9 @@ class Report:
 
     def text(self) -> str:
         """Blockers first, then warnings, then notes, then a summary line."""
-        lines = [str(f) for f in self.blockers] + [str(f) for f in self.warnings] + [str(f) for f in self.notes]
+        lines = (
+            [str(f) for f in self.blockers] + [str(f) for f in self.warnings] + [str(f) for f in self.notes]
+        )
         verdict = "blocked" if self.blockers else "ready"
         lines.append(
             f"stack {self.stack}: {verdict} ({len(self.blockers)} blockers, {len(self.warnings)} warnings; "

@@ -18,7 +18,11 @@ from tests.preflight.replay import RecordedServer, load
 def check(
     stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str
 ) -> tuple[Report, list[str]]:
-    defaults = ("openshift/registry-route.json", "openshift/fresh-operator-namespaces.json", "openshift/worker-machinesets.json")
+    defaults = (
+        "openshift/registry-route.json",
+        "openshift/fresh-operator-namespaces.json",
+        "openshift/worker-machinesets.json",
+    )
     with RecordedServer(load(*recordings, *defaults)) as server:
         context = stack.config.target.kube_context()
         monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path, server.url, context)))
@@ -190,7 +194,11 @@ def test_operators_installed_from_the_console_are_reported_before_anything_chang
     """RHOAI on stable-2.25 (the stack says stable-3.x) is refused; the console's OperatorGroup of RHBoK is reused;
     two OperatorGroups in cert-manager's namespace already break OLM there."""
     report, requests = check(
-        template("openshift-ai"), tmp_path, monkeypatch, "openshift/console-installed.json", "olm/catalog.json"
+        template("openshift-ai"),
+        tmp_path,
+        monkeypatch,
+        "openshift/console-installed.json",
+        "olm/catalog.json",
     )
     found = {(f.check, f.path): f for f in report.blockers}
     assert set(found) == {
@@ -198,8 +206,9 @@ def test_operators_installed_from_the_console_are_reported_before_anything_chang
         ("olm-namespace", "batchplane:target.certManager"),
     }
     rhoai = found[("olm-namespace", "batchplane:target.openshiftAi.channel")]
-    assert "Subscription redhat-ods-operator/rhods-operator exists with channel stable-2.25, not the stack's stable-3.x" in (
-        rhoai.message
+    assert (
+        "Subscription redhat-ods-operator/rhods-operator exists with channel stable-2.25, not the stack's stable-3.x"
+        in (rhoai.message)
     )
     assert "adopt: true" in rhoai.fix
     assert "TooManyOperatorGroups" in found[("olm-namespace", "batchplane:target.certManager")].message
@@ -212,7 +221,9 @@ def test_operators_installed_from_the_console_are_reported_before_anything_chang
     assert not [r for r in requests if r.startswith(("POST", "PATCH", "PUT", "DELETE"))]
 
 
-def test_adopt_true_turns_the_channel_refusal_into_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_adopt_true_turns_the_channel_refusal_into_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stack = template("openshift-ai")
     target = stack.config.target
     ai = target.openshift_ai.model_copy(update={"adopt": True})  # type: ignore[union-attr]
@@ -241,9 +252,15 @@ def test_preflight_names_the_worker_machine_set_each_gpu_pool_copies(
     assert any(r.endswith("/namespaces/openshift-machine-api/machinesets") for r in requests)
 
 
-def test_a_gpu_pool_in_a_zone_without_workers_is_a_blocker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_gpu_pool_in_a_zone_without_workers_is_a_blocker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     report, _ = check(
-        template("openshift-ai-gpu"), tmp_path, monkeypatch, "openshift/workers-elsewhere.json", "olm/catalog.json"
+        template("openshift-ai-gpu"),
+        tmp_path,
+        monkeypatch,
+        "openshift/workers-elsewhere.json",
+        "olm/catalog.json",
     )
     [finding] = report.blockers
     assert (finding.check, finding.path) == ("machineset", "batchplane:target.gpuPools[0].aws.zone")

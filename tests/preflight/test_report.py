@@ -46,7 +46,7 @@ def test_json_has_every_field_of_every_finding() -> None:
             }
         ],
         "warnings": [],
-            "notes": [],
+        "notes": [],
         "checked": [],
     }
 

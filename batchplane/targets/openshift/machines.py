@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -263,7 +263,7 @@ def copied_provider_spec(source: Mapping[str, Any], infra: str, aws: AwsMachine)
     """
     spec: Object = copy.deepcopy(dict(source))
     spec["instanceType"] = aws.instance_type
-    placement = spec.get("placement") if isinstance(spec.get("placement"), dict) else {}
+    placement: Object = spec["placement"] if isinstance(spec.get("placement"), dict) else {}
     spec["placement"] = {**placement, "availabilityZone": aws.zone, "region": aws.region}
     if aws.ami:
         spec["ami"] = {"id": aws.ami}
@@ -309,7 +309,7 @@ def _zone_of(machine_set_obj: Mapping[str, Any]) -> str | None:
 
 
 def choose_worker_machine_set(
-    machine_sets: list[Mapping[str, Any]], zone: str, infra: str | None, explicit: str | None = None
+    machine_sets: Sequence[Mapping[str, Any]], zone: str, infra: str | None, explicit: str | None = None
 ) -> WorkerChoice:
     """The MachineSet a pool in ``zone`` copies: ``explicit`` (``aws.sourceMachineSet``) when given, else the first,
     by name, whose machines are workers (template label ``machine.openshift.io/cluster-api-machine-role: worker``), of
