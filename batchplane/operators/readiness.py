@@ -268,7 +268,8 @@ def plan_upgrade_edges(plan: Mapping[str, Any], csv: str) -> set[str] | None:
     """The CSVs ``csv`` upgrades from, as its InstallPlan carries them, or ``None`` when the plan does not say.
 
     Read from the step that creates the CSV (``status.plan[].resource``, kind ``ClusterServiceVersion``, name
-    ``csv``): its ``manifest`` is either the CSV (``spec.replaces``, ``spec.skips``) or, for bundles unpacked from an
+    ``csv``): its ``manifest`` is either the CSV (``spec.replaces``, ``spec.skips``; ``None`` when it carries an
+    ``olm.skipRange`` annotation, a version range rather than names) or, for bundles unpacked from an
     image, an ``UnpackedBundleReference`` with ``replaces`` (operator-lifecycle-manager v0.46.0
     ``pkg/controller/operators/catalog/operator.go``); else from ``status.bundleLookups[]`` (``identifier``,
     ``replaces``; operator-framework/api ``InstallPlan``)."""
@@ -286,6 +287,9 @@ def plan_upgrade_edges(plan: Mapping[str, Any], csv: str) -> set[str] | None:
         if not isinstance(manifest, dict):
             return None
         if manifest.get("kind") == "ClusterServiceVersion":
+            annotations = (manifest.get("metadata") or {}).get("annotations") or {}
+            if annotations.get("olm.skipRange"):  # OLM also upgrades from any version in the range: not a list
+                return None
             spec = manifest.get("spec") or {}
             edges = {str(n) for n in spec.get("skips") or []}
             if spec.get("replaces"):
@@ -305,9 +309,11 @@ def upgrade_step_problem(
     """Why an InstallPlan that upgrades ``installed`` to ``candidate`` is not a step towards ``target``, or ``None``
     when it is.
 
-    OLM proposes one upgrade at a time: the CSV of the channel that replaces or skips the installed one (OLM docs
-    "How do I make sure an update is installed?" / "Manual approval"; operator-lifecycle-manager v0.46.0
-    ``pkg/controller/operators/catalog/operator.go`` ``ensureSubscriptionInstallPlanState``). A step is on the
+    OLM proposes one upgrade at a time: with an operator installed it considers only the channel's entries that
+    replace it or whose ``olm.skipRange`` includes its version, and ``startingCSV`` only while nothing is installed
+    (operator-lifecycle-manager v0.46.0 ``pkg/controller/registry/resolver/resolver.go`` lines 242-247; olm-book
+    "Subscriptions", "Manually Approving Upgrades via Subscriptions",
+    https://operator-framework.github.io/olm-book/docs/subscriptions.html). A step is on the
     channel's path to ``target`` when ``candidate`` is the target, or when the channel's entries (``versions``:
     :func:`channel_versions`) list both and ``version(installed) < version(candidate) < version(target)``; and, when
     the InstallPlan says what ``candidate`` upgrades from (``edges``: :func:`plan_upgrade_edges`), ``installed`` is
