@@ -288,7 +288,9 @@ def plan_upgrade_edges(plan: Mapping[str, Any], csv: str) -> set[str] | None:
             return None
         if manifest.get("kind") == "ClusterServiceVersion":
             annotations = (manifest.get("metadata") or {}).get("annotations") or {}
-            if annotations.get("olm.skipRange"):  # OLM also upgrades from any version in the range: not a list
+            if annotations.get(
+                "olm.skipRange"
+            ):  # OLM also upgrades from any version in the range: not a list
                 return None
             spec = manifest.get("spec") or {}
             edges = {str(n) for n in spec.get("skips") or []}

@@ -44,6 +44,7 @@ from typing import Any, Literal
 
 from batchplane.components.quota_webhook.manifests import webhook_enabled
 from batchplane.operators.olm_lookup import StackInstall
+from batchplane.operators.readiness import OlmCatalog
 from batchplane.stack import Stack
 from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.gke.config import (
@@ -348,6 +349,7 @@ class Requirements:
         olm_namespaces: OpenShift: what the stack declares in each operator namespace, with the key path of the
             operator's settings (the deploy-time ``olm-namespace`` lookup decides the same from the same answers).
         machine_set_sources: OpenShift: the GPU pools that copy a worker MachineSet at deploy time.
+        upgrade_targets: OpenShift: the ``Manual``-approval Subscriptions' target CSVs.
     """
 
     stack: str
@@ -370,6 +372,7 @@ class Requirements:
     registry_route: str | None = None
     olm_namespaces: list[tuple[StackInstall, str]] = field(default_factory=list)
     machine_set_sources: list[MachineSetSource] = field(default_factory=list)
+    upgrade_targets: list[UpgradeTarget] = field(default_factory=list)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -423,6 +426,7 @@ def _openshift_requirements(
     req.contexts.append(KubeContext(target.kube_context(), target.kubeconfig, f"{path}.context"))
     req.olm_namespaces = olm_namespaces(target, stack.config.environment)
     req.machine_set_sources = [s for s in machine_set_sources(target, path) if s is not None]
+    req.upgrade_targets = upgrade_targets(target, stack.config.environment)
 
 
 def _existing_requirements(
@@ -776,10 +780,46 @@ def olm_packages(target: OpenShiftTarget) -> list[OlmPackage]:
                 channel=str(spec["channel"]),
                 source=str(spec["source"]),
                 source_namespace=str(spec["sourceNamespace"]),
-                starting_csv=spec.get("startingCSV"),
+                # a startingCSV rendered from targetCsv is checked as the target (check_upgrade_targets)
+                starting_csv=None
+                if install.target_key == "targetCsv" and spec.get("startingCSV") == install.approve_csv
+                else spec.get("startingCSV"),
                 path=paths.get(install.role, TARGET),
             )
         )
+    return out
+
+
+@dataclass(frozen=True)
+class UpgradeTarget:
+    """A ``Manual``-approval Subscription's target CSV (what the CSV gate brings the operator to).
+
+    Attributes:
+        namespace: the operator's namespace.
+        catalog: its package, channel and CatalogSource.
+        target: the target CSV (``targetCsv``, else ``startingCsv``).
+        path: the config key path (``….targetCsv``, or ``….startingCsv`` when that is the target).
+    """
+
+    namespace: str
+    catalog: OlmCatalog
+    target: str
+    path: str
+
+
+def upgrade_targets(target: OpenShiftTarget, environment: str = "dev") -> list[UpgradeTarget]:
+    """The target CSVs of an OpenShift target's ``Manual``-approval Subscriptions."""
+    out: list[UpgradeTarget] = []
+    for install in openshift_plan(target, environment).installs:
+        if install.approve_csv is None:
+            continue
+        spec = install.subscription["spec"]
+        catalog = OlmCatalog(
+            str(spec["name"]), str(spec["channel"]), str(spec["source"]), str(spec["sourceNamespace"])
+        )
+        path = _OLM_PATHS.get(install.role, TARGET)
+        key = install.target_key or "targetCsv"
+        out.append(UpgradeTarget(install.namespace_name, catalog, install.approve_csv, f"{path}.{key}"))
     return out
 
 

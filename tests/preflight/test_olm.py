@@ -4,6 +4,7 @@ server on 127.0.0.1 that answers from recorded ``PackageManifest`` lists."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -266,3 +267,91 @@ def test_a_gpu_pool_in_a_zone_without_workers_is_a_blocker(
     assert (finding.check, finding.path) == ("machineset", "batchplane:target.gpuPools[0].aws.zone")
     assert "no worker MachineSet in zone us-east-1a" in finding.message
     assert "ocp-ai-7x2kq-worker-us-east-1b" in finding.message
+
+
+def _with_cert_manager(**settings: Any) -> Stack:
+    stack = template("openshift-ai")
+    target = stack.config.target
+    cm = target.cert_manager.model_copy(update=settings)  # type: ignore[union-attr]
+    return Stack(
+        stack.name,
+        stack.config.model_copy(update={"target": target.model_copy(update={"cert_manager": cm})}),
+        stack.kueue,
+    )
+
+
+def _installed_cert_manager(csv: str) -> list[dict[str, Any]]:
+    """The cert-manager namespace with the operator at ``csv`` (Subscription status as OLM reports it)."""
+    return [
+        {
+            "method": "GET",
+            "host": "*",
+            "path": "/apis/operators.coreos.com/v1alpha1/namespaces/cert-manager-operator/subscriptions",
+            "status": 200,
+            "body": {
+                "apiVersion": "operators.coreos.com/v1alpha1",
+                "kind": "SubscriptionList",
+                "items": [
+                    {
+                        "metadata": {
+                            "name": "openshift-cert-manager-operator",
+                            "namespace": "cert-manager-operator",
+                        },
+                        "spec": {"name": "openshift-cert-manager-operator", "channel": "stable-v1"},
+                        "status": {"installedCSV": csv, "state": "AtLatestKnown"},
+                    }
+                ],
+            },
+        }
+    ]
+
+
+def check_with(
+    stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: dict[str, Any]
+) -> Report:
+    exchanges = [
+        *extra,
+        *load(
+            "olm/catalog.json", "openshift/registry-route.json", "openshift/fresh-operator-namespaces.json"
+        ),
+    ]
+    with RecordedServer(exchanges) as server:
+        monkeypatch.setenv(
+            "KUBECONFIG", str(kubeconfig(tmp_path, server.url, stack.config.target.kube_context()))
+        )
+        return preflight(stack, Environment(check_images=False))
+
+
+def test_a_target_csv_missing_from_the_channel_is_a_blocker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stack = _with_cert_manager(approval="Manual", target_csv="cert-manager-operator.v1.19.0")
+    [finding] = check_with(stack, tmp_path, monkeypatch).blockers
+    assert (finding.check, finding.path) == ("olm", "batchplane:target.certManager.targetCsv")
+    assert (
+        "channel stable-v1 of openshift-cert-manager-operator has no CSV cert-manager-operator.v1.19.0"
+        in (finding.message)
+    )
+
+
+def test_a_target_older_than_the_installed_operator_is_a_blocker_and_an_upgrade_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    older = _with_cert_manager(approval="Manual", target_csv="cert-manager-operator.v1.17.0")
+    report = check_with(
+        older, tmp_path, monkeypatch, *_installed_cert_manager("cert-manager-operator.v1.18.0")
+    )
+    [finding] = report.blockers
+    assert (
+        "newer than the target cert-manager-operator.v1.17.0 (1.17.0): OLM never downgrades"
+        in finding.message
+    )
+    newer = _with_cert_manager(approval="Manual", target_csv="cert-manager-operator.v1.18.0")
+    report = check_with(
+        newer, tmp_path, monkeypatch, *_installed_cert_manager("cert-manager-operator.v1.17.0")
+    )
+    assert report.blockers == []
+    assert [n.message for n in report.notes if n.path.endswith("targetCsv")] == [
+        "cert-manager-operator.v1.17.0 is installed: the CSV gate approves the channel's InstallPlans on the way to "
+        "cert-manager-operator.v1.18.0 one at a time (cert-manager-operator.v1.18.0)"
+    ]

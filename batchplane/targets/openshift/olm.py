@@ -40,6 +40,7 @@ class OlmInstall:
             left to a person).
         adopt: ``adopt`` of the subscription settings: take over an existing Subscription of another package or
             channel.
+        target_key: the settings key :attr:`approve_csv` comes from (``targetCsv`` or ``startingCsv``), or ``None``.
     """
 
     role: str
@@ -48,6 +49,7 @@ class OlmInstall:
     subscription: Object
     approve_csv: str | None = None
     adopt: bool = False
+    target_key: str | None = None
 
     @property
     def subscription_name(self) -> str:
@@ -137,7 +139,9 @@ def _install(
         "metadata": {"name": package, "namespace": namespace, "labels": dict(MANAGED_BY)},
         "spec": spec,
     }
-    return OlmInstall(role, ns, og, subscription, sub.approved_csv(environment), sub.adopt)
+    approve = sub.approved_csv(environment)
+    key = None if approve is None else ("targetCsv" if sub.target_csv else "startingCsv")
+    return OlmInstall(role, ns, og, subscription, approve, sub.adopt, key)
 
 
 def kueue_cr(target: OpenShiftTarget) -> Object:
