@@ -14,9 +14,10 @@ OperatorGroup and Subscription the stack declares:
   it under that name, so the upserting provider adopts it instead of creating a second group); more than one: a
   problem (OLM already fails the namespace's CSVs);
 * a Subscription of the stack's package (or with the stack's Subscription name): reused by name when it has the
-  stack's package and channel; with another package or channel it is a problem unless the operator's settings say
-  ``adopt: true`` (adopting would silently move a running operator to the stack's channel); two Subscriptions of
-  the package: a problem.
+  stack's package and channel, or when it is the stack's own (labelled ``app.kubernetes.io/managed-by: batchplane``
+  by an earlier ``pulumi up``: a channel change in the config moves it); otherwise, with another package or channel,
+  it is a problem unless the operator's settings say ``adopt: true`` (adopting would silently move a running
+  operator to the stack's channel); two Subscriptions of the package: a problem.
 
 Both the deploy-time lookup (the ``olm-namespace`` gate, :mod:`batchplane.operators.readiness`) and ``batchplane
 preflight`` call it, so they cannot disagree.
@@ -29,6 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 OPERATOR_GROUP_API = "operators.coreos.com/v1"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+"""The label the stack puts on everything it declares (``batchplane``): a Subscription carrying it is the stack's own
+(created or adopted by an earlier ``pulumi up``), so changing its channel is the stack's change, not an adoption."""
 SUBSCRIPTION_API = "operators.coreos.com/v1alpha1"
 
 
@@ -135,7 +139,12 @@ def plan_namespace(
             differs.append(f"package {package}, not the stack's {install.package}")
         if channel != install.channel:
             differs.append(f"channel {channel}, not the stack's {install.channel}")
-        if differs and not install.adopt:
+        ours = ((found.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY_LABEL) == "batchplane"
+        if differs and ours:
+            notes.append(
+                f"Subscription {ns}/{existing_sub} is the stack's own: pulumi up moves it from {' and '.join(differs)}"
+            )
+        elif differs and not install.adopt:
             problems.append(
                 f"Subscription {ns}/{existing_sub} exists with {' and '.join(differs)}: adopting it would move the "
                 f"running operator; set the operator's channel to {channel} (and keep package {package}) to take it "

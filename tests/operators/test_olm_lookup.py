@@ -70,7 +70,9 @@ def test_adopt_true_takes_the_subscription_over(tmp_path: Path) -> None:
 
 
 def test_two_operator_groups_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(GateError, match=r"has 2 OperatorGroups \(.*\): OLM fails every CSV there with TooManyOperatorGroups"):
+    with pytest.raises(
+        GateError, match=r"has 2 OperatorGroups \(.*\): OLM fails every CSV there with TooManyOperatorGroups"
+    ):
         lookup(
             tmp_path,
             props(
@@ -94,3 +96,23 @@ def test_a_subscription_of_the_package_under_another_name_is_adopted_by_that_nam
     assert (plan.subscription, plan.problems) == ("nfd-from-console", [])
     other = {"metadata": {"name": "nfd"}, "spec": {"name": "something-else", "channel": "stable"}}
     assert "package something-else, not the stack's nfd" in plan_namespace(install, [], [other]).problems[0]
+
+
+def test_the_stacks_own_subscription_may_change_channel() -> None:
+    """After a first `pulumi up` the Subscription carries the stack's label: a channel change in the config is the
+    stack's own upgrade, not an adoption."""
+    install = StackInstall(
+        "openshift-kueue-operator", "kueue-operator", "stable-v1.4", "g", {}, "kueue-operator"
+    )
+    sub = {
+        "metadata": {"name": "kueue-operator", "labels": {"app.kubernetes.io/managed-by": "batchplane"}},
+        "spec": {"name": "kueue-operator", "channel": "stable-v1.3"},
+    }
+    plan = plan_namespace(install, [{"metadata": {"name": "g"}, "spec": {}}], [sub])
+    assert plan.problems == []
+    assert plan.notes == [
+        "Subscription openshift-kueue-operator/kueue-operator is the stack's own: pulumi up moves it from channel "
+        "stable-v1.3, not the stack's stable-v1.4"
+    ]
+    unlabelled = {**sub, "metadata": {"name": "kueue-operator"}}
+    assert plan_namespace(install, [], [unlabelled]).problems != []
