@@ -213,3 +213,58 @@ def test_target_csv_with_automatic_approval_is_a_warning() -> None:
     stack = load_stack(with_operators(target=openshift_target(kueue={"targetCsv": "kueue-operator.v1.4.1"})))
     [warning] = [w for w in stack.warnings if w.path == "batchplane:target.kueue.targetCsv"]
     assert "no effect with approval: Automatic" in str(warning)
+
+
+# --- property: the gate against a transcription of OLM's choice of the next CSV ------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def channels(draw: st.DrawFn) -> tuple[dict[str, str], dict[str, set[str]], int, int]:
+    """A channel of 2-8 CSVs ``op.v1.<k>.0`` (version order = channel order): entry k replaces k-1 and skips a random
+    subset of the older ones; a start and a target at or after it."""
+    size = draw(st.integers(2, 8))
+    names = [f"op.v1.{k}.0" for k in range(size)]
+    versions = {n: n.removeprefix("op.v") for n in names}
+    edges = {names[0]: set()}
+    for k in range(1, size):
+        skips = draw(st.sets(st.sampled_from(names[:k]), max_size=k)) if k > 1 else set()
+        edges[names[k]] = {names[k - 1], *skips}
+    start = draw(st.integers(0, size - 1))
+    target = draw(st.integers(start, size - 1))
+    return versions, edges, start, target
+
+
+def olm_next(installed: str, names: list[str], edges: dict[str, set[str]]) -> str | None:
+    """OLM's next CSV for ``installed`` (operator-lifecycle-manager v0.46.0 pkg/controller/registry/resolver/
+    resolver.go lines 242-247: only entries that replace or skip the installed one), the newest of them first."""
+    candidates = [n for n in names if installed in edges[n]]
+    return candidates[-1] if candidates else None
+
+
+@settings(max_examples=300, deadline=None)
+@given(channels())
+def test_the_gate_walks_olms_proposals_up_to_the_target_and_never_past_it(
+    channel: tuple[dict[str, str], dict[str, set[str]], int, int],
+) -> None:
+    versions, edges, start, target_index = channel
+    names = list(versions)
+    target = names[target_index]
+    installed = names[start]
+    approved: list[str] = []
+    refused = None
+    while installed != target:
+        proposal = olm_next(installed, names, edges)
+        if proposal is None:
+            break
+        problem = upgrade_step_problem(installed, proposal, target, versions, edges[proposal])
+        if problem is not None:
+            refused = proposal
+            break
+        approved.append(proposal)
+        installed = proposal
+    assert all(names.index(a) <= target_index for a in approved)  # never past the target
+    if installed != target:  # stopped early: only because OLM's next step jumps past the target
+        assert refused is not None and names.index(refused) > target_index
