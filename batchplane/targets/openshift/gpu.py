@@ -117,8 +117,9 @@ class AwsMachine(ConfigModel):
     credentials and user-data secrets, metadata options — changing only ``instanceType`` (and the placement); the
     MachineSet's name, labels, taints and replicas are the pool's. Each field set here wins over the copied one.
     Installer-derived names are never guessed: the Cluster API-based installer of OpenShift 4.19+ names subnets
-    ``<infra>-subnet-private-<zone>`` (openshift/installer ``pkg/asset/manifests/aws/zones.go``) and security groups
-    ``<infra>-node``/``<infra>-lb``, the older installer ``<infra>-private-<zone>`` and ``<infra>-worker-sg``. With
+    ``<infra>-subnet-private-<zone>`` (https://github.com/openshift/installer ``pkg/asset/manifests/aws/zones.go``
+    ``setSubnetsManagedVPC``, commit 006d45739349) and security groups ``<infra>-node``/``<infra>-lb``, the older
+    installer ``<infra>-private-<zone>`` and ``<infra>-worker-sg``. With
     ``ami``, ``subnet``, ``securityGroups`` and ``iamInstanceProfile`` all set nothing is copied."""
 
     instance_type: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")]
