@@ -79,6 +79,11 @@ def namespace_lookup_args(install: OlmInstall) -> dict[str, Any]:
     }
 
 
+def _or(planned: Any, found: Any) -> Any:
+    """What the lookup found, or the stack's own ``planned`` value while it has found nothing yet (``None``)."""
+    return planned if found is None or found == "" else found
+
+
 def _note_offline(install: OlmInstall, checked: Any) -> None:
     """Offline (the mock engine's lookups answer ``checked: false``) say what was not looked up, never a verdict."""
     if checked is False:
@@ -156,16 +161,22 @@ class OpenShiftOperators(pulumi.ComponentResource):
                 f"{prefix}-namespace", metadata=install.namespace["metadata"], opts=child([*previous, lookup])
             )
             group = install.operator_group
+            # until the lookup has answered (a preview of its first run) the stack's own name and spec stand in
             og = _custom(
                 f"{prefix}-operatorgroup",
                 {
                     **group,
-                    "metadata": {**group["metadata"], "name": lookup.operatorGroup},
-                    "spec": lookup.operatorGroupSpec,
+                    "metadata": {
+                        **group["metadata"],
+                        "name": lookup.operatorGroup.apply(partial(_or, group["metadata"]["name"])),
+                    },
+                    "spec": lookup.operatorGroupSpec.apply(partial(_or, group.get("spec") or {})),
                 },
                 child([ns]),
             )
-            subscription_name: pulumi.Output[str] = lookup.subscription
+            subscription_name: pulumi.Output[str] = lookup.subscription.apply(
+                partial(_or, install.subscription_name)
+            )
             sub_obj = install.subscription
             sub = _custom(
                 f"{prefix}-subscription",
