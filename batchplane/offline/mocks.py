@@ -143,6 +143,14 @@ def _dynamic(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) ->
             "subscription": inputs.get("stackSubscription"),
             "checked": False,
         }
+    if (
+        inputs.get("gate") == "binary-build"
+    ):  # an in-cluster image build: a digest of its inputs, not of a build
+        seed = f"{name}:{inputs.get('contextDigest')}".encode()
+        return {
+            "build": f"{inputs.get('buildConfig')}-1",
+            "digest": "sha256:" + hashlib.sha256(seed).hexdigest(),
+        }
     if inputs.get("gate") == "machineset-source":
         where = inputs.get("machineSet") or f"a worker MachineSet in {inputs.get('zone')}"
         return {

@@ -411,9 +411,14 @@ def stack_requirements(stack: Stack) -> Requirements:
             req.images.append(
                 ImageRequirement(stack.config.webhook.resolved_image, "batchplane:webhook.image")
             )
-        else:
+        elif not build.in_cluster:  # an in-cluster build (OpenShift BuildConfig) needs no Docker and no route
             req.builds_image = build.registry
-        if build is not None and build.registry == "openshift" and build.registry_host is None:
+        if (
+            build is not None
+            and build.registry == "openshift"
+            and build.registry_host is None
+            and not build.in_cluster
+        ):
             req.registry_route = "batchplane:webhook.build.registryHost"
     return req
 
