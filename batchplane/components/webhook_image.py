@@ -60,13 +60,13 @@ class WebhookImage(pulumi.ComponentResource):
     """The webhook image, built by the stack and put where the cluster pulls it.
 
     Attributes:
-        image: the BuildKit image.
+        image: the BuildKit image, or None when the registry builds in the cluster (``build_in_cluster``).
         ref: the image reference the Deployment runs (pinned by digest, or the loaded tag on kind).
         revision: what changes with every rebuild when :attr:`ref` does not (kind's tag): the build's context hash
             (``docker_build.Image.context_hash``); None where :attr:`ref` is a digest.
     """
 
-    image: docker_build.Image
+    image: docker_build.Image | None
     ref: pulumi.Output[str]
     revision: pulumi.Output[str] | None
 
@@ -77,8 +77,17 @@ class WebhookImage(pulumi.ComponentResource):
             opts, pulumi.ResourceOptions(aliases=legacy_aliases(registry.legacy_type, given))
         )
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        push = registry.prepare(name, self)
         context = args["context"]
+        in_cluster = registry.build_in_cluster(name, str(context), self)
+        if (
+            in_cluster is not None
+        ):  # built by the cluster (OpenShift binary build): no Docker, no docker-build Image
+            self.image = None
+            self.ref = in_cluster
+            self.revision = None
+            self.register_outputs({"ref": self.ref})
+            return
+        push = registry.prepare(name, self)
         kwargs: dict[str, object] = {}
         if push.load is not None:
             kwargs["load"] = push.load

@@ -142,11 +142,24 @@ class WebhookImageBuild(ConfigModel):
         "linux/amd64"
     ]
     """Image platforms. Defaults to ``linux/amd64`` (GKE's x86 node pools); add ``linux/arm64`` for Arm pools."""
+    in_cluster: bool = False
+    """OpenShift: build in the cluster instead of with Docker where ``pulumi up`` runs — a ``build.openshift.io/v1``
+    BuildConfig with a binary source and the Docker strategy (``webhook/Dockerfile``) whose output is the ImageStream
+    tag; ``pulumi up`` uploads the build context as ``oc start-build --from-dir`` does (``instantiatebinary``) and
+    waits for the Build, then the Deployment runs the pushed digest. No Docker engine, no registry route, no pusher
+    token. The build runs on the cluster's architecture (``platforms`` does not apply). Allowed only with
+    ``openshift``, not with ``registryHost``. Defaults to false."""
 
     @model_validator(mode="after")
     def _registry_host(self) -> WebhookImageBuild:
         if self.registry != "openshift" and self.registry_host is not None:
             raise ValueError("registryHost is allowed only with registry openshift")
+        if self.in_cluster and self.registry != "openshift":
+            raise ValueError("inCluster is allowed only with registry openshift")
+        if self.in_cluster and self.registry_host is not None:
+            raise ValueError(
+                "inCluster builds in the cluster and pushes through no route: remove registryHost"
+            )
         return self
 
 

@@ -123,11 +123,43 @@ _Outputs = Callable[[str, Mapping[str, Any], Mapping[str, str]], dict[str, Any]]
 OFFLINE_REGISTRY_ROUTE_HOST = "default-route-openshift-image-registry.apps.offline.example"
 
 
+#: The key of the placeholder a machineset-source lookup outputs offline (equal to
+#: ``batchplane.targets.openshift.gpu_capacity.NOT_CHECKED_OFFLINE``, which detects it) as the copied ``providerSpec``: what a real
+#: deployment copies from a worker MachineSet of the cluster is not known here (``batchplane preflight`` names it).
+NOT_CHECKED_OFFLINE = "batchplane.dev/not-checked-offline"
+
+
 def _dynamic(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, Any]:
     """A readiness gate's outputs: a service-account-token gate yields placeholders for the token and CA, a
-    registry-route gate :data:`OFFLINE_REGISTRY_ROUTE_HOST` (a real deployment reads them from the cluster)."""
+    registry-route gate :data:`OFFLINE_REGISTRY_ROUTE_HOST` (a real deployment reads them from the cluster). Lookups
+    report ``checked: false``: an olm-namespace lookup answers with the stack's own OperatorGroup and Subscription (as
+    planned, not as found), a machineset-source lookup with a providerSpec holding only :data:`NOT_CHECKED_OFFLINE`."""
     if inputs.get("gate") == "registry-route":
         return {"host": OFFLINE_REGISTRY_ROUTE_HOST}
+    if inputs.get("gate") == "olm-namespace":
+        return {
+            "operatorGroup": inputs.get("stackOperatorGroup"),
+            "operatorGroupSpec": inputs.get("stackOperatorGroupSpec") or {},
+            "subscription": inputs.get("stackSubscription"),
+            "checked": False,
+        }
+    if (
+        inputs.get("gate") == "binary-build"
+    ):  # an in-cluster image build: a digest of its inputs, not of a build
+        seed = f"{name}:{inputs.get('contextDigest')}".encode()
+        return {
+            "build": f"{inputs.get('buildConfig')}-1",
+            "digest": "sha256:" + hashlib.sha256(seed).hexdigest(),
+        }
+    if inputs.get("gate") == "machineset-source":
+        where = inputs.get("machineSet") or f"a worker MachineSet in {inputs.get('zone')}"
+        return {
+            "machineSet": "",
+            "providerSpec": {
+                NOT_CHECKED_OFFLINE: f"copied at deploy time from {where}; run batchplane preflight to see which"
+            },
+            "checked": False,
+        }
     if inputs.get("gate") != "service-account-token":
         return {}
     ca = base64.b64encode(b"-----BEGIN CERTIFICATE-----\noffline\n-----END CERTIFICATE-----\n").decode()

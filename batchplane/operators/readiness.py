@@ -10,11 +10,14 @@ during a preview). The gates:
   wait (``hack/testing/e2e-common.sh``: webhook endpoints) plus an end-to-end call.
 * ``olm-csv`` — an OLM Subscription has an installed ClusterServiceVersion whose ``status.phase`` is
   ``Succeeded`` (its CRDs and webhooks exist), so the operator's CRs can be created. With
-  ``installPlanApproval: Manual`` and a pinned ``startingCSV`` it approves exactly the InstallPlan of that CSV
-  and refuses any other.
+  ``installPlanApproval: Manual`` and a target CSV it approves the first install's InstallPlan, then each upgrade
+  InstallPlan on the channel's path to the target, one step at a time, and refuses any other.
 * ``service-account-token`` — a ``kubernetes.io/service-account-token`` Secret holds a token (its outputs).
 * ``registry-route`` — OpenShift's internal image registry is exposed: Route ``default-route`` in
   ``openshift-image-registry`` has a ``spec.host``, which the gate outputs (where the webhook image is pushed).
+* ``olm-namespace`` — a deploy-time lookup: the OperatorGroup and Subscription already in an operator's namespace
+  (:mod:`batchplane.operators.olm_lookup`); outputs the names (and group spec) the stack declares, or fails before
+  anything in the namespace changes.
 
 Everything is injectable (cluster client, clock, sleep) so the polling is unit-tested with fakes;
 :class:`KubernetesClusterClient` is the real client (the ``kubernetes`` package, same kubeconfig and
@@ -25,12 +28,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import yaml
 
 from batchplane.errors import BatchplaneError
+from batchplane.operators.olm_lookup import OPERATOR_GROUP_API, SUBSCRIPTION_API, StackInstall, plan_namespace
 
 PROBE_FLAVOR_NAME = "batchplane-readiness-probe"
 """Name of the ResourceFlavor the Kueue gate dry-run creates (nothing is stored)."""
@@ -87,22 +91,30 @@ class ClusterClient(Protocol):
     def approve_install_plan(self, namespace: str, name: str) -> None:
         """Set ``spec.approved: true`` on an OLM InstallPlan (a merge patch); raises ClusterApiError."""
 
+    def list(
+        self, api_version: str, plural: str, namespace: str, label_selector: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The items of a namespaced custom-object list (optionally label-selected); raises ClusterApiError."""
+
 
 @dataclass(frozen=True)
 class ProbeResult:
-    """One check's outcome: ``ready`` and a human-readable ``detail`` (used in the timeout message)."""
+    """One check's outcome: ``ready``, a human-readable ``detail`` (used in the timeout message) and, for lookups,
+    what was found (``outputs``, the gate resource's outputs; empty by default)."""
 
     ready: bool
     detail: str
+    outputs: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class GateOutcome:
-    """A passed gate: how many checks it took and how long (seconds) it waited."""
+    """A passed gate: how many checks it took, how long (seconds) it waited, and a lookup's ``outputs``."""
 
     attempts: int
     waited_seconds: float
     detail: str
+    outputs: Mapping[str, Any] = field(default_factory=dict)
 
 
 def poll_until_ready(
@@ -139,7 +151,7 @@ def poll_until_ready(
         result = probe()
         elapsed = clock() - start
         if result.ready:
-            return GateOutcome(attempts, elapsed, result.detail)
+            return GateOutcome(attempts, elapsed, result.detail, result.outputs)
         remaining = timeout_seconds - elapsed
         if remaining <= 0:
             raise GateTimeoutError(
@@ -200,22 +212,170 @@ def kueue_webhook_probe(
 
 
 OLM_API = "operators.coreos.com/v1alpha1"
+PACKAGES_API = "packages.operators.coreos.com/v1"
+"""OLM's package server: ``PackageManifest`` objects, one per package and catalog (labelled ``catalog=<source>``)."""
+
+
+@dataclass(frozen=True)
+class OlmCatalog:
+    """Where a Subscription's package comes from (its ``spec``): what the CSV gate reads the channel's entries from.
+
+    Attributes:
+        package: ``spec.name``.
+        channel: ``spec.channel``.
+        source: ``spec.source`` (the CatalogSource).
+        source_namespace: ``spec.sourceNamespace``.
+    """
+
+    package: str
+    channel: str
+    source: str
+    source_namespace: str
+
+
+_SEMVER_CORE = 3
+SemverKey = tuple[tuple[int, ...], tuple[int, tuple[tuple[int, int, str], ...]]]
+
+
+def parse_semver(text: str) -> SemverKey | None:
+    """A semantic version (``1.4.1``, ``v1.4.1``, ``2.25.0-rc.1+build``) as a sortable key, per semver.org 2.0.0 §11:
+    core numbers numerically; a pre-release sorts before its release, its dot-separated identifiers numerically when
+    numeric, else lexically, numeric before alphanumeric, a longer list after its prefix; build metadata ignored.
+    ``None`` when ``text`` is not a version."""
+    body = text.removeprefix("v").split("+", 1)[0]
+    core, _, pre = body.partition("-")
+    numbers = core.split(".")
+    if len(numbers) != _SEMVER_CORE or not all(n.isdigit() for n in numbers):
+        return None
+    ids = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre.split(".")) if pre else ()
+    return tuple(int(n) for n in numbers), ((0, ids) if pre else (1, ()))
+
+
+def channel_versions(manifest: Mapping[str, Any] | None, channel: str) -> dict[str, str] | None:
+    """``{CSV name: version}`` of a channel from a ``PackageManifest`` (``status.channels[].entries[]``: ``name``,
+    ``version``; operator-lifecycle-manager v0.46.0 ``pkg/package-server/apis/operators/v1/packagemanifest_types.go``
+    ``ChannelEntry``), or ``None`` when the package server lists no entries for it (older servers: only the head)."""
+    for entry in ((manifest or {}).get("status") or {}).get("channels") or []:
+        if entry.get("name") == channel:
+            entries = entry.get("entries")
+            if not entries:
+                return None
+            return {str(e.get("name")): str(e.get("version") or "") for e in entries}
+    return None
+
+
+def plan_upgrade_edges(plan: Mapping[str, Any], csv: str) -> set[str] | None:
+    """The CSVs ``csv`` upgrades from, as its InstallPlan carries them, or ``None`` when the plan does not say.
+
+    Read from the step that creates the CSV (``status.plan[].resource``, kind ``ClusterServiceVersion``, name
+    ``csv``): its ``manifest`` is either the CSV (``spec.replaces``, ``spec.skips``; ``None`` when it carries an
+    ``olm.skipRange`` annotation, a version range rather than names) or, for bundles unpacked from an
+    image, an ``UnpackedBundleReference`` with ``replaces`` (operator-lifecycle-manager v0.46.0
+    ``pkg/controller/operators/catalog/operator.go``); else from ``status.bundleLookups[]`` (``identifier``,
+    ``replaces``; operator-framework/api ``InstallPlan``)."""
+    import json
+
+    status = plan.get("status") or {}
+    for step in status.get("plan") or []:
+        resource = step.get("resource") or {}
+        if resource.get("kind") != "ClusterServiceVersion" or resource.get("name") != csv:
+            continue
+        try:
+            manifest = json.loads(resource.get("manifest") or "{}")
+        except ValueError:
+            return None
+        if not isinstance(manifest, dict):
+            return None
+        if manifest.get("kind") == "ClusterServiceVersion":
+            annotations = (manifest.get("metadata") or {}).get("annotations") or {}
+            if annotations.get(
+                "olm.skipRange"
+            ):  # OLM also upgrades from any version in the range: not a list
+                return None
+            spec = manifest.get("spec") or {}
+            edges = {str(n) for n in spec.get("skips") or []}
+            if spec.get("replaces"):
+                edges.add(str(spec["replaces"]))
+            return edges
+        if manifest.get("replaces"):
+            return {str(manifest["replaces"])}
+    for lookup in status.get("bundleLookups") or []:
+        if lookup.get("identifier") == csv and lookup.get("replaces"):
+            return {str(lookup["replaces"])}
+    return None
+
+
+def upgrade_step_problem(
+    installed: str, candidate: str, target: str, versions: Mapping[str, str] | None, edges: set[str] | None
+) -> str | None:
+    """Why an InstallPlan that upgrades ``installed`` to ``candidate`` is not a step towards ``target``, or ``None``
+    when it is.
+
+    OLM proposes one upgrade at a time: with an operator installed it considers only the channel's entries that
+    replace it or whose ``olm.skipRange`` includes its version, and ``startingCSV`` only while nothing is installed
+    (operator-lifecycle-manager v0.46.0 ``pkg/controller/registry/resolver/resolver.go`` lines 242-247; olm-book
+    "Subscriptions", "Manually Approving Upgrades via Subscriptions",
+    https://operator-framework.github.io/olm-book/docs/subscriptions.html). A step is on the
+    channel's path to ``target`` when ``candidate`` is the target, or when the channel's entries (``versions``:
+    :func:`channel_versions`) list both and ``version(installed) < version(candidate) < version(target)``; and, when
+    the InstallPlan says what ``candidate`` upgrades from (``edges``: :func:`plan_upgrade_edges`), ``installed`` is
+    one of those.
+
+    Args:
+        installed: the Subscription's ``status.installedCSV``.
+        candidate: the InstallPlan's only CSV.
+        target: the CSV the gate brings the operator to.
+        versions: ``{CSV: version}`` of the channel, or ``None`` when the package server does not list entries.
+        edges: the CSVs ``candidate`` replaces or skips, or ``None`` when unknown.
+    """
+    if edges is not None and installed not in edges:
+        return f"{candidate} does not replace or skip the installed {installed} (it upgrades from {', '.join(sorted(edges)) or 'nothing'})"
+    if candidate == target:
+        return None
+    if versions is None:
+        return (
+            f"the package server lists no entries for the channel, so whether {candidate} lies between {installed} "
+            f"and the target {target} is unknown"
+        )
+    missing = [c for c in (candidate, target) if c not in versions]
+    if missing:
+        return f"the channel has no {' or '.join(missing)}"
+    keys = {c: parse_semver(versions[c]) for c in (candidate, target)}
+    have = parse_semver(versions[installed]) if installed in versions else None
+    if keys[candidate] is None or keys[target] is None:
+        return f"the channel's versions of {candidate} and {target} are not semantic versions"
+    if not keys[candidate] < keys[target]:  # type: ignore[operator]  # both checked above
+        return f"{candidate} ({versions[candidate]}) is beyond the target {target} ({versions[target]})"
+    if have is not None and not have < keys[candidate]:  # type: ignore[operator]
+        return f"{candidate} ({versions[candidate]}) is not newer than the installed {installed} ({versions[installed]})"
+    return None
 
 
 def csv_probe(
-    client: ClusterClient, namespace: str, subscription: str, approve_csv: str | None = None
+    client: ClusterClient,
+    namespace: str,
+    subscription: str,
+    approve_csv: str | None = None,
+    catalog: OlmCatalog | None = None,
 ) -> Callable[[], ProbeResult]:
     """A probe that is ready when the Subscription's installed CSV has ``status.phase: Succeeded``.
 
-    With ``approve_csv`` (``installPlanApproval: Manual`` and a pinned ``startingCSV``) it is ready only when
-    the installed CSV *is* ``approve_csv``, and it approves the pending InstallPlan the Subscription points at
-    (``status.installPlanRef``) only when that plan's ``spec.clusterServiceVersionNames`` is exactly
-    ``[approve_csv]`` (operator-framework/api v0.45.0 ``InstallPlanSpec``: ``approved``,
-    ``clusterServiceVersionNames``). A plan for any other CSV — the next CSV of the channel, or dependencies —
-    is never approved: the gate fails naming it.
+    With ``approve_csv`` (``installPlanApproval: Manual`` and a target CSV) it is ready only when the installed CSV
+    *is* ``approve_csv``. Until then it approves the pending InstallPlan the Subscription points at
+    (``status.installPlanRef``; operator-framework/api v0.45.0 ``InstallPlanSpec``: ``approved``,
+    ``clusterServiceVersionNames``) when that plan is one step towards the target, and nothing else:
+
+    * first install (no installed CSV): the plan installs exactly the Subscription's ``startingCSV`` (else the
+      target);
+    * upgrade: the plan installs exactly one CSV that :func:`upgrade_step_problem` accepts — the channel's versions
+      read from the ``PackageManifest`` of ``catalog`` at each step, the upgrade edges from the plan itself. Without
+      ``catalog`` only the target's own InstallPlan is approved.
+
+    A plan for anything else — a CSV beyond the target, off the channel, or dependencies — is never approved: the
+    gate fails naming it (OLM keeps it pending; a person may approve it).
 
     Raises (from the probe):
-        GateError: a permanent API error, or a pending InstallPlan for other CSVs than ``approve_csv``.
+        GateError: a permanent API error, or a pending InstallPlan that is not a step towards ``approve_csv``.
     """
 
     def probe() -> ProbeResult:
@@ -226,7 +386,8 @@ def csv_probe(
             status = sub.get("status") or {}
             csv = status.get("installedCSV")
             if approve_csv is not None and csv != approve_csv:
-                return _approve_pinned(client, namespace, subscription, status, approve_csv)
+                starting = str((sub.get("spec") or {}).get("startingCSV") or approve_csv)
+                return _approve_step(client, namespace, subscription, status, approve_csv, starting, catalog)
             if not csv:
                 state = status.get("state") or "no state yet"
                 hint = (
@@ -255,11 +416,24 @@ def csv_probe(
     return probe
 
 
-def _approve_pinned(
-    client: ClusterClient, namespace: str, subscription: str, status: Mapping[str, Any], pinned: str
+def _package_manifest(client: ClusterClient, catalog: OlmCatalog) -> dict[str, Any] | None:
+    items = client.list(
+        PACKAGES_API, "packagemanifests", catalog.source_namespace, f"catalog={catalog.source}"
+    )
+    return next((i for i in items if (i.get("metadata") or {}).get("name") == catalog.package), None)
+
+
+def _approve_step(
+    client: ClusterClient,
+    namespace: str,
+    subscription: str,
+    status: Mapping[str, Any],
+    target: str,
+    starting: str,
+    catalog: OlmCatalog | None,
 ) -> ProbeResult:
-    """One step towards the pinned CSV: find the Subscription's InstallPlan, approve it if it installs exactly
-    ``pinned``, refuse (GateError) if it installs anything else. Raises ClusterApiError for the caller."""
+    """One step towards ``target``: find the Subscription's InstallPlan, approve it when it is a step towards the
+    target (:func:`csv_probe`), refuse (GateError) when it is not. Raises ClusterApiError for the caller."""
     installed = status.get("installedCSV")
     ref = status.get("installPlanRef") or status.get("installplan") or {}
     plan_name = ref.get("name") if isinstance(ref, Mapping) else None
@@ -267,7 +441,7 @@ def _approve_pinned(
     if not plan_name:
         state = status.get("state") or "no state yet"
         return ProbeResult(
-            False, f"{where} has no InstallPlan yet for the pinned CSV {pinned} (state: {state})"
+            False, f"{where} has no InstallPlan yet towards the target CSV {target} (state: {state})"
         )
     plan_ns = str(ref.get("namespace") or namespace)
     plan = client.get(OLM_API, "installplans", plan_ns, str(plan_name))
@@ -275,19 +449,42 @@ def _approve_pinned(
         return ProbeResult(False, f"InstallPlan {plan_ns}/{plan_name} of {where} not found yet")
     spec = plan.get("spec") or {}
     names = [str(n) for n in spec.get("clusterServiceVersionNames") or []]
-    if names != [pinned]:
+    if spec.get("approved"):
+        phase = (plan.get("status") or {}).get("phase") or "Installing"
         now = f"; {installed} is installed" if installed else ""
-        raise GateError(
-            f"InstallPlan {plan_ns}/{plan_name} of {where} installs {', '.join(names) or 'no CSV'}, not the pinned "
-            f"startingCSV {pinned}{now}: Batchplane approves only the InstallPlan of the pinned CSV. Pin the CSV "
-            "you want (startingCsv) or approve it yourself (oc patch installplan ... --type merge -p "
-            '\'{"spec":{"approved":true}}\')'
+        return ProbeResult(
+            False, f"InstallPlan {plan_ns}/{plan_name} ({', '.join(names)}) is {phase}{now}; target {target}"
         )
-    if not spec.get("approved"):
-        client.approve_install_plan(plan_ns, str(plan_name))
-        return ProbeResult(False, f"approved InstallPlan {plan_ns}/{plan_name} for the pinned CSV {pinned}")
-    phase = (plan.get("status") or {}).get("phase") or "Installing"
-    return ProbeResult(False, f"InstallPlan {plan_ns}/{plan_name} for the pinned CSV {pinned} is {phase}")
+    fix = (
+        "Set targetCsv to the CSV you want, or approve it yourself (oc patch installplan ... --type merge -p "
+        '\'{"spec":{"approved":true}}\')'
+    )
+    if not installed:
+        if names != [starting]:
+            raise GateError(
+                f"InstallPlan {plan_ns}/{plan_name} of {where} installs {', '.join(names) or 'no CSV'}, not the pinned "
+                f"startingCSV {starting}: Batchplane approves only the first install of the pinned CSV. {fix}"
+            )
+    else:
+        problem: str | None
+        if len(names) != 1:
+            problem = f"it installs {', '.join(names) or 'no CSV'}, not one CSV of the channel"
+        else:
+            versions = None
+            if catalog is not None and names[0] != target:
+                versions = channel_versions(_package_manifest(client, catalog), catalog.channel)
+            problem = upgrade_step_problem(
+                str(installed), names[0], target, versions, plan_upgrade_edges(plan, names[0])
+            )
+        if problem is not None:
+            raise GateError(
+                f"InstallPlan {plan_ns}/{plan_name} of {where} is not a step from the installed {installed} towards "
+                f"the target CSV {target}: {problem}. Batchplane approves only the channel's path to the target. {fix}"
+            )
+    client.approve_install_plan(plan_ns, str(plan_name))
+    return ProbeResult(
+        False, f"approved InstallPlan {plan_ns}/{plan_name} ({names[0]}) towards the target CSV {target}"
+    )
 
 
 def token_probe(client: ClusterClient, namespace: str, secret: str) -> Callable[[], ProbeResult]:
@@ -354,7 +551,44 @@ def registry_route_probe(client: ClusterClient, namespace: str, route: str) -> C
     return probe
 
 
-GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token", "registry-route")
+def olm_namespace_probe(client: ClusterClient, install: StackInstall) -> Callable[[], ProbeResult]:
+    """A lookup: list the namespace's OperatorGroups and Subscriptions and decide what the stack declares there
+    (:func:`batchplane.operators.olm_lookup.plan_namespace`). Ready at once with outputs ``operatorGroup``,
+    ``operatorGroupSpec``, ``subscription`` and ``checked: true``; a namespace that does not exist yet lists
+    nothing.
+
+    Raises (from the probe):
+        GateError: the namespace has what the stack must not touch (every problem, one per line), or a permanent
+            API error.
+    """
+
+    def probe() -> ProbeResult:
+        ns = install.namespace
+        try:
+            groups = client.list(OPERATOR_GROUP_API, "operatorgroups", ns)
+            subs = client.list(SUBSCRIPTION_API, "subscriptions", ns)
+        except ClusterApiError as exc:
+            if not is_transient(exc):
+                raise GateError(f"cannot list OperatorGroups/Subscriptions in {ns}: {exc}") from exc
+            return ProbeResult(False, f"listing OperatorGroups/Subscriptions in {ns}: {exc}")
+        plan = plan_namespace(install, groups, subs)
+        if plan.problems:
+            raise GateError("\n".join(plan.problems))
+        outputs = {
+            "operatorGroup": plan.operator_group,
+            "operatorGroupSpec": plan.operator_group_spec,
+            "subscription": plan.subscription,
+            "checked": True,
+        }
+        detail = (
+            "; ".join(plan.notes) or f"namespace {ns} has no OperatorGroup or Subscription of the package"
+        )
+        return ProbeResult(True, detail, outputs)
+
+    return probe
+
+
+GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token", "registry-route", "olm-namespace")
 
 
 def describe_gate(props: Mapping[str, Any]) -> str:
@@ -365,6 +599,8 @@ def describe_gate(props: Mapping[str, Any]) -> str:
         return f"service-account token in Secret {props.get('namespace')}/{props.get('secret')}"
     if props.get("gate") == "registry-route":
         return f"image registry Route {props.get('namespace')}/{props.get('route')}"
+    if props.get("gate") == "olm-namespace":
+        return f"OperatorGroups and Subscriptions in namespace {props.get('namespace')}"
     service = props.get("service")
     where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
     return f"Kueue webhook {where}"
@@ -382,7 +618,8 @@ def run_gate(
     Args:
         props: the resource inputs: ``gate`` (``kueue-webhook`` | ``olm-csv`` | ``service-account-token``),
             ``namespace``, ``service``, ``resourceFlavorApiVersion`` (kueue-webhook), ``subscription``
-            and ``approveCsv`` (olm-csv; the pinned CSV whose InstallPlan the gate approves, or absent),
+            ``approveCsv`` (olm-csv; the target CSV the gate approves InstallPlans towards, or absent) and
+            ``package``, ``channel``, ``catalog``, ``catalogNamespace`` (olm-csv: where the channel's entries are read),
             ``secret`` (service-account-token), ``route`` (registry-route), ``timeoutSeconds``, ``intervalSeconds``.
         client: the cluster client.
         clock: monotonic seconds (injectable).
@@ -404,13 +641,36 @@ def run_gate(
         )
     elif gate == "olm-csv":
         approve = props.get("approveCsv") or None
+        catalog = (
+            OlmCatalog(
+                str(props["package"]),
+                str(props["channel"]),
+                str(props["catalog"]),
+                str(props["catalogNamespace"]),
+            )
+            if props.get("package")
+            else None
+        )
         probe = csv_probe(
-            client, namespace, str(props["subscription"]), None if approve is None else str(approve)
+            client, namespace, str(props["subscription"]), None if approve is None else str(approve), catalog
         )
     elif gate == "service-account-token":
         probe = token_probe(client, namespace, str(props["secret"]))
     elif gate == "registry-route":
         probe = registry_route_probe(client, namespace, str(props["route"]))
+    elif gate == "olm-namespace":
+        probe = olm_namespace_probe(
+            client,
+            StackInstall(
+                namespace,
+                str(props["package"]),
+                str(props["channel"]),
+                str(props["stackOperatorGroup"]),
+                dict(props.get("stackOperatorGroupSpec") or {}),
+                str(props["stackSubscription"]),
+                bool(props.get("adopt")),
+            ),
+        )
     else:
         raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
     return poll_until_ready(
@@ -500,6 +760,40 @@ class KubernetesClusterClient:
                 return None
             raise
         return dict(result)
+
+    def list(
+        self, api_version: str, plural: str, namespace: str, label_selector: str | None = None
+    ) -> list[dict[str, Any]]:
+        """``GET`` a namespaced custom-object list (``labelSelector`` when given); its ``items``."""
+        group, version = _group_version(api_version)
+        result = self._call(
+            lambda: self._custom.list_namespaced_custom_object(
+                group, version, namespace, plural, label_selector=label_selector or ""
+            )
+        )
+        return [dict(item) for item in (result or {}).get("items") or []]
+
+    def instantiate_binary(self, namespace: str, build_config: str, archive: bytes) -> dict[str, Any]:
+        """``POST`` ``archive`` (``application/octet-stream``) to ``build.openshift.io/v1`` BuildConfig
+        ``namespace/build_config``'s ``instantiatebinary`` subresource, as ``oc start-build --from-dir`` does; the
+        Build it started."""
+        import json
+
+        api = self._custom.api_client
+        path = f"/apis/build.openshift.io/v1/namespaces/{namespace}/buildconfigs/{build_config}/instantiatebinary"
+        method, url, headers, body, _ = api.param_serialize(
+            "POST",
+            path,
+            header_params={"Content-Type": "application/octet-stream", "Accept": "application/json"},
+            body=archive,
+            auth_settings=["BearerToken"],
+        )
+        response = self._call(lambda: api.call_api(method, url, header_params=headers, body=body))
+        text = response.read()
+        if response.status >= 400:
+            raise ClusterApiError(int(response.status), text.decode(errors="replace"))
+        answer = json.loads(text or b"{}")
+        return dict(answer) if isinstance(answer, dict) else {}
 
     def approve_install_plan(self, namespace: str, name: str) -> None:
         """``PATCH`` (JSON merge patch) ``{"spec": {"approved": true}}`` on ``operators.coreos.com/v1alpha1``

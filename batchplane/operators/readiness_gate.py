@@ -28,7 +28,8 @@ class ReadinessGateArgs(TypedDict):
     """Inputs of :class:`ReadinessGate`."""
 
     gate: str
-    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token`` or ``registry-route``."""
+    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token``, ``registry-route``, or the
+    ``olm-namespace`` lookup."""
     namespace: str
     """Required. Kueue's namespace (kueue-webhook) or the operator's namespace (olm-csv)."""
     timeout_seconds: int
@@ -47,14 +48,22 @@ class ReadinessGateArgs(TypedDict):
     subscription: NotRequired[str]
     """olm-csv: the Subscription whose installed CSV must reach ``Succeeded``."""
     approve_csv: NotRequired[str | None]
-    """olm-csv with ``installPlanApproval: Manual``: the pinned ``startingCSV``; the gate approves the InstallPlan
-    that installs exactly it and refuses any other. Defaults to none (never approves)."""
+    """olm-csv with ``installPlanApproval: Manual``: the target CSV; the gate approves the first install's InstallPlan
+    and each upgrade InstallPlan on the channel's path to it, one at a time, and refuses any other. Defaults to none
+    (never approves)."""
+    catalog: NotRequired[Any]
+    """olm-csv with ``approve_csv``: the Subscription's package, channel and CatalogSource
+    (:class:`~batchplane.operators.readiness.OlmCatalog`), whose ``PackageManifest`` entries give the channel's
+    versions. Defaults to none (only the target's own InstallPlan is approved on upgrades)."""
     secret: NotRequired[str]
     """service-account-token: the ``kubernetes.io/service-account-token`` Secret that must hold a token; the gate
     then outputs ``token`` and ``caData`` (both secret)."""
     route: NotRequired[str]
     """registry-route: the Route (in ``namespace``) whose ``spec.host`` the gate waits for and outputs as
     ``host``."""
+    lookup: NotRequired[dict[str, Any]]
+    """olm-namespace lookups: their inputs in wire names (``package``, ``channel``, ``stackOperatorGroup``,
+    ``stackOperatorGroupSpec``, ``stackSubscription``, ``adopt``). Defaults to none."""
     version: NotRequired[str]
     """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
 
@@ -69,11 +78,17 @@ class ReadinessGate(pulumi.dynamic.Resource):
         token: service-account-token gates: the token, plain text (secret); unknown during a preview.
         caData: service-account-token gates: the cluster CA, base64 (secret); unknown during a preview.
         host: registry-route gates: the Route's ``spec.host``; unknown during a preview.
+        operatorGroup, operatorGroupSpec, subscription: olm-namespace lookups: what the stack declares.
+        checked: lookups: true when read from the cluster, false offline (the mock engine's placeholders).
     """
 
     token: pulumi.Output[Any]
     host: pulumi.Output[Any]
     caData: pulumi.Output[Any]  # the provider's output name
+    operatorGroup: pulumi.Output[Any]
+    operatorGroupSpec: pulumi.Output[Any]
+    subscription: pulumi.Output[Any]
+    checked: pulumi.Output[Any]
 
     def __init__(
         self, name: str, args: ReadinessGateArgs, opts: pulumi.ResourceOptions | None = None
@@ -103,8 +118,20 @@ class ReadinessGate(pulumi.dynamic.Resource):
         elif args["gate"] == "registry-route":
             props["route"] = args.get("route")
             props["host"] = None  # output, filled by the provider
+        elif args["gate"] == "olm-namespace":
+            props.update(args.get("lookup") or {})
+            for output in ("operatorGroup", "operatorGroupSpec", "subscription", "checked"):
+                props[output] = (
+                    None  # outputs, filled by the provider (offline: the stack's own, checked false)
+                )
         else:
             props["subscription"] = args.get("subscription")
             if args.get("approve_csv"):
                 props["approveCsv"] = args.get("approve_csv")
+                catalog = args.get("catalog")
+                if catalog is not None:
+                    props["package"] = catalog.package
+                    props["channel"] = catalog.channel
+                    props["catalog"] = catalog.source
+                    props["catalogNamespace"] = catalog.source_namespace
         super().__init__(ReadinessGateProvider(), name, props, opts)

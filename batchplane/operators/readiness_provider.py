@@ -17,6 +17,8 @@ import pulumi.dynamic
 
 #: Inputs that do not trigger an update when they change (credentials, not what is awaited).
 NOT_COMPARED = frozenset({"kubeconfig", "__provider"})
+#: Outputs of the ``olm-namespace`` lookup: found in the cluster, never compared.
+LOOKUP_OUTPUTS = frozenset({"operatorGroup", "operatorGroupSpec", "subscription", "checked"})
 
 
 def token_outputs(data: dict[str, str]) -> dict[str, str]:
@@ -42,6 +44,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
             outs["host"] = route_host(
                 client.get(ROUTE_API, "routes", str(props["namespace"]), str(props["route"]))
             )
+        outs.update(outcome.outputs)
         outs.update(
             {
                 "attempts": outcome.attempts,
@@ -56,7 +59,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         outs = self._run(props)
         ident = (
             f"{props['gate']}/{props['namespace']}/"
-            f"{props.get('service') or props.get('subscription') or props.get('secret') or props.get('route') or ''}"
+            f"{props.get('service') or props.get('subscription') or props.get('secret') or props.get('route') or props.get('package') or ''}"
         )
         return pulumi.dynamic.CreateResult(id_=ident, outs=outs)
 
@@ -66,6 +69,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
             (set(olds) | set(news))
             - NOT_COMPARED
             - {"attempts", "waitedSeconds", "detail", "token", "caData", "host"}
+            - LOOKUP_OUTPUTS
         )
         changed = sorted(k for k in keys if k in news and olds.get(k) != news.get(k))
         return pulumi.dynamic.DiffResult(changes=bool(changed), replaces=[], delete_before_replace=False)

@@ -133,6 +133,7 @@ def stack_section(req: Requirements) -> str:
         )
     for ctx in req.contexts:
         out.append(f"**kubeconfig context:** `{ctx.context}` (`{ctx.path}`).\n")
+    out += _lookups(req)
     for image in req.images:
         out.append(f"**Image a registry must serve:** `{image.reference}` (`{image.path}`).\n")
     if req.builds_image is not None:
@@ -146,3 +147,21 @@ def stack_section(req: Requirements) -> str:
             f"exposed; `{req.registry_route}` not set).\n"
         )
     return "\n".join(out)
+
+
+def _lookups(req: Requirements) -> list[str]:
+    """What the deploy-time lookups read from an OpenShift cluster: the operator namespaces, the MachineSets to copy."""
+    out: list[str] = []
+    if req.olm_namespaces:
+        namespaces = ", ".join(f"`{install.namespace}`" for install, _ in req.olm_namespaces)
+        out.append(
+            f"**Operator namespaces:** {namespaces}: an OperatorGroup already there is reused; a Subscription of "
+            "another channel or package is refused unless the operator's settings say `adopt: true`.\n"
+        )
+    for source in req.machine_set_sources:
+        which = f"`{source.explicit}`" if source.explicit else f"a worker MachineSet in `{source.zone}`"
+        out.append(
+            f"**MachineSet to copy:** GPU pool `{source.pool}` copies the providerSpec of {which} "
+            f"(`openshift-machine-api`; `{source.path}`).\n"
+        )
+    return out

@@ -9,7 +9,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-Severity = Literal["blocker", "warning"]
+Severity = Literal["blocker", "warning", "note"]
 
 CheckClass = Literal[
     "project",
@@ -28,16 +28,19 @@ CheckClass = Literal[
     "registry-route",
     "iam",
     "repository",
+    "machineset",
+    "olm-namespace",
 ]
 """What a finding is about (one test per class in ``tests/preflight``)."""
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing that will fail (``blocker``) or that preflight could not rule out (``warning``).
+    """One thing that will fail (``blocker``), that preflight could not rule out (``warning``), or what a
+    deploy-time lookup will find and use (``note``: the MachineSet a GPU pool copies, the OperatorGroup reused).
 
     Attributes:
-        severity: ``blocker`` or ``warning``.
+        severity: ``blocker``, ``warning`` or ``note``.
         check: the :data:`CheckClass`.
         path: the config key path it comes from (``batchplane:target.gpuPools[0]``).
         message: what is wrong, with the numbers.
@@ -63,11 +66,13 @@ class Report:
         stack: the stack name.
         findings: blockers and warnings.
         checked: the check classes that ran against a live answer (for the summary line).
+        notes: what the deploy-time lookups will find and use (not findings: nothing is wrong).
     """
 
     stack: str
     findings: list[Finding] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)
 
     def blocker(self, check: CheckClass, path: str, message: str, fix: str = "") -> None:
         """Add a blocker."""
@@ -76,6 +81,10 @@ class Report:
     def warning(self, check: CheckClass, path: str, message: str, fix: str = "") -> None:
         """Add a warning."""
         self.findings.append(Finding("warning", check, path, message, fix))
+
+    def note(self, check: CheckClass, path: str, message: str) -> None:
+        """Add a note: what ``pulumi up``'s deploy-time lookup will find and use (never changes the exit code)."""
+        self.notes.append(Finding("note", check, path, message))
 
     def ran(self, check: str) -> None:
         """Record that a check class ran."""
@@ -98,8 +107,10 @@ class Report:
         return 1 if self.blockers else 0
 
     def text(self) -> str:
-        """Blockers first, then warnings, then a summary line."""
-        lines = [str(f) for f in self.blockers] + [str(f) for f in self.warnings]
+        """Blockers first, then warnings, then notes, then a summary line."""
+        lines = (
+            [str(f) for f in self.blockers] + [str(f) for f in self.warnings] + [str(f) for f in self.notes]
+        )
         verdict = "blocked" if self.blockers else "ready"
         lines.append(
             f"stack {self.stack}: {verdict} ({len(self.blockers)} blockers, {len(self.warnings)} warnings; "
@@ -108,13 +119,14 @@ class Report:
         return "\n".join(lines)
 
     def to_json(self) -> str:
-        """``{"stack", "ready", "blockers": [...], "warnings": [...], "checked": [...]}``."""
+        """``{"stack", "ready", "blockers": [...], "warnings": [...], "notes": [...], "checked": [...]}``."""
         return json.dumps(
             {
                 "stack": self.stack,
                 "ready": not self.blockers,
                 "blockers": [asdict(f) for f in self.blockers],
                 "warnings": [asdict(f) for f in self.warnings],
+                "notes": [asdict(f) for f in self.notes],
                 "checked": self.checked,
             },
             indent=2,

@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from batchplane.components.quota_webhook.manifests import webhook_enabled
+from batchplane.operators.olm_lookup import StackInstall
+from batchplane.operators.readiness import OlmCatalog
 from batchplane.stack import Stack
 from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.gke.config import (
@@ -70,6 +72,7 @@ from batchplane.targets.gke.machines import LOCAL_SSD_GB, MACHINE_SHAPES
 from batchplane.targets.gke.network import private_network_args, webhook_ports
 from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
+from batchplane.targets.openshift.machines import MachineSetSource, machine_set_sources
 from batchplane.targets.openshift.olm import openshift_plan
 
 Platform = Literal["gke", "openshift", "kind", "existing"]
@@ -539,6 +542,10 @@ class Requirements:
         permissions: GKE: the deployer's permissions on the project, one entry per resource type the stack declares
             (:data:`RESOURCE_PERMISSIONS`).
         repositories: GKE: the Artifact Registry repositories the stack creates (none must exist unless it owns them).
+        olm_namespaces: OpenShift: what the stack declares in each operator namespace, with the key path of the
+            operator's settings (the deploy-time ``olm-namespace`` lookup decides the same from the same answers).
+        machine_set_sources: OpenShift: the GPU pools that copy a worker MachineSet at deploy time.
+        upgrade_targets: OpenShift: the ``Manual``-approval Subscriptions' target CSVs.
     """
 
     stack: str
@@ -561,6 +568,9 @@ class Requirements:
     registry_route: str | None = None
     permissions: list[PermissionNeed] = field(default_factory=list)
     repositories: list[ArtifactRepository] = field(default_factory=list)
+    olm_namespaces: list[tuple[StackInstall, str]] = field(default_factory=list)
+    machine_set_sources: list[MachineSetSource] = field(default_factory=list)
+    upgrade_targets: list[UpgradeTarget] = field(default_factory=list)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -599,9 +609,14 @@ def stack_requirements(stack: Stack) -> Requirements:
             req.images.append(
                 ImageRequirement(stack.config.webhook.resolved_image, "batchplane:webhook.image")
             )
-        else:
+        elif not build.in_cluster:  # an in-cluster build (OpenShift BuildConfig) needs no Docker and no route
             req.builds_image = build.registry
-        if build is not None and build.registry == "openshift" and build.registry_host is None:
+        if (
+            build is not None
+            and build.registry == "openshift"
+            and build.registry_host is None
+            and not build.in_cluster
+        ):
             req.registry_route = "batchplane:webhook.build.registryHost"
     return req
 
@@ -612,6 +627,9 @@ def _openshift_requirements(
     target, path = targets[0]
     req.olm_packages = olm_packages(target)
     req.contexts.append(KubeContext(target.kube_context(), target.kubeconfig, f"{path}.context"))
+    req.olm_namespaces = olm_namespaces(target, stack.config.environment)
+    req.machine_set_sources = [s for s in machine_set_sources(target, path) if s is not None]
+    req.upgrade_targets = upgrade_targets(target, stack.config.environment)
 
 
 def _existing_requirements(
@@ -1182,15 +1200,19 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
     return roles
 
 
+#: The key path of each OLM install's settings, by its role.
+_OLM_PATHS = {
+    "cert-manager": f"{TARGET}.certManager",
+    "kueue": f"{TARGET}.kueue",
+    "openshift-ai": f"{TARGET}.openshiftAi",
+    "nfd": f"{TARGET}.gpuOperator.nfd",
+    "gpu-operator": f"{TARGET}.gpuOperator.nvidia",
+}
+
+
 def olm_packages(target: OpenShiftTarget) -> list[OlmPackage]:
     """The OLM packages an OpenShift target subscribes to, with the key path of each subscription's settings."""
-    paths = {
-        "cert-manager": f"{TARGET}.certManager",
-        "kueue": f"{TARGET}.kueue",
-        "openshift-ai": f"{TARGET}.openshiftAi",
-        "nfd": f"{TARGET}.gpuOperator.nfd",
-        "gpu-operator": f"{TARGET}.gpuOperator.nvidia",
-    }
+    paths = _OLM_PATHS
     out: list[OlmPackage] = []
     for install in openshift_plan(target).installs:
         spec = install.subscription["spec"]
@@ -1200,8 +1222,66 @@ def olm_packages(target: OpenShiftTarget) -> list[OlmPackage]:
                 channel=str(spec["channel"]),
                 source=str(spec["source"]),
                 source_namespace=str(spec["sourceNamespace"]),
-                starting_csv=spec.get("startingCSV"),
+                # a startingCSV rendered from targetCsv is checked as the target (check_upgrade_targets)
+                starting_csv=None
+                if install.target_key == "targetCsv" and spec.get("startingCSV") == install.approve_csv
+                else spec.get("startingCSV"),
                 path=paths.get(install.role, TARGET),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class UpgradeTarget:
+    """A ``Manual``-approval Subscription's target CSV (what the CSV gate brings the operator to).
+
+    Attributes:
+        namespace: the operator's namespace.
+        catalog: its package, channel and CatalogSource.
+        target: the target CSV (``targetCsv``, else ``startingCsv``).
+        path: the config key path (``….targetCsv``, or ``….startingCsv`` when that is the target).
+    """
+
+    namespace: str
+    catalog: OlmCatalog
+    target: str
+    path: str
+
+
+def upgrade_targets(target: OpenShiftTarget, environment: str = "dev") -> list[UpgradeTarget]:
+    """The target CSVs of an OpenShift target's ``Manual``-approval Subscriptions."""
+    out: list[UpgradeTarget] = []
+    for install in openshift_plan(target, environment).installs:
+        if install.approve_csv is None:
+            continue
+        spec = install.subscription["spec"]
+        catalog = OlmCatalog(
+            str(spec["name"]), str(spec["channel"]), str(spec["source"]), str(spec["sourceNamespace"])
+        )
+        path = _OLM_PATHS.get(install.role, TARGET)
+        key = install.target_key or "targetCsv"
+        out.append(UpgradeTarget(install.namespace_name, catalog, install.approve_csv, f"{path}.{key}"))
+    return out
+
+
+def olm_namespaces(target: OpenShiftTarget, environment: str = "dev") -> list[tuple[StackInstall, str]]:
+    """What an OpenShift target declares in each operator namespace, with its settings' key path."""
+    out: list[tuple[StackInstall, str]] = []
+    for install in openshift_plan(target, environment).installs:
+        spec = install.subscription["spec"]
+        out.append(
+            (
+                StackInstall(
+                    install.namespace_name,
+                    str(spec["name"]),
+                    str(spec["channel"]),
+                    str(install.operator_group["metadata"]["name"]),
+                    dict(install.operator_group.get("spec") or {}),
+                    install.subscription_name,
+                    install.adopt,
+                ),
+                _OLM_PATHS.get(install.role, TARGET),
             )
         )
     return out

@@ -80,6 +80,16 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
         from batchplane.preflight.olm import check_olm
 
         check_olm(req.olm_packages, api_client, report)
+    if api_client is not None and (req.olm_namespaces or req.machine_set_sources):
+        from batchplane.preflight.openshift import (
+            check_machine_set_sources,
+            check_operator_namespaces,
+            check_upgrade_targets,
+        )
+
+        check_operator_namespaces(req.olm_namespaces, api_client, report)
+        check_upgrade_targets(req.upgrade_targets, api_client, report)
+        check_machine_set_sources(req.machine_set_sources, api_client, report)
     if api_client is not None and req.registry_route is not None:
         from batchplane.preflight.olm import check_registry_route
 

@@ -141,6 +141,12 @@ class ImageRegistry(ABC):
     def reference(self, name: str, image: docker_build.Image, parent: pulumi.Resource) -> pulumi.Output[str]:
         """After the build: declare what follows it (``kind load``) and return the reference the Deployment runs."""
 
+    def build_in_cluster(self, name: str, context: str, parent: pulumi.Resource) -> pulumi.Output[str] | None:
+        """Build the image in the cluster, without Docker where ``pulumi up`` runs (children of ``parent`` named
+        ``<name>-<role>``), and return the reference the Deployment runs; ``None`` (the default): build with Docker
+        (:meth:`prepare`, then :meth:`reference`)."""
+        return None
+
 
 class PlatformDeploy(ABC):
     """The Pulumi half of one platform (see the module docstring).

@@ -174,9 +174,9 @@ def test_a_version_prefix_selects_exactly_the_versions_that_agree_on_its_parts(
 def test_offline_a_pinned_version_is_noted_as_not_checked_never_refused_or_claimed_about_the_region() -> None:
     from batchplane.offline import read_stack_file, run_program
     from batchplane.stack import load_stack
-    from tests.conftest import REPO_ROOT, STACKS_DIR
+    from tests.conftest import REPO_ROOT, TEMPLATES_DIR
 
-    config = read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml")
+    config = read_stack_file(TEMPLATES_DIR / "Pulumi.gke-dev.yaml")
     config["batchplane:target"] = {**config["batchplane:target"], "minMasterVersion": "1.33"}
     load_stack(config, "gke-dev")  # a valid stack
     run = run_program(REPO_ROOT, "gke-dev", config)
@@ -198,9 +198,9 @@ def test_preview_and_check_accept_a_pinned_version_offline_and_say_it_was_not_ch
     from typer.testing import CliRunner
 
     from batchplane.cli import app
-    from tests.conftest import REPO_ROOT, STACKS_DIR
+    from tests.conftest import REPO_ROOT, TEMPLATES_DIR
 
-    document = yaml.safe_load((STACKS_DIR / "Pulumi.gke-dev.yaml").read_text(encoding="utf-8"))
+    document = yaml.safe_load((TEMPLATES_DIR / "Pulumi.gke-dev.yaml").read_text(encoding="utf-8"))
     document["config"]["batchplane:target"]["minMasterVersion"] = "1.33"
     path = tmp_path / "Pulumi.gke-dev.yaml"
     path.write_text(yaml.safe_dump(document), encoding="utf-8")

@@ -13,7 +13,7 @@ from batchplane import __version__
 from batchplane.errors import ConfigValidationError
 from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.stack import load_stack
-from tests.conftest import REPO_ROOT, template_path
+from tests.conftest import REPO_ROOT, TEMPLATES_DIR, template_path
 
 BUILD = {
     "registry": "artifact-registry",
@@ -144,7 +144,7 @@ def test_production_with_a_tag_image_and_a_build_names_the_pushed_version() -> N
 
 
 def _repositories(name: str) -> list[tuple[str, str, dict[str, str]]]:
-    run = run_program(REPO_ROOT, name, read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml"))
+    run = run_program(REPO_ROOT, name, read_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml"))
     return [
         (r.inputs["location"], r.inputs["repositoryId"], r.inputs.get("labels", {}))
         for r in run.of_type("gcp:artifactregistry/repository:Repository")

@@ -84,25 +84,11 @@ def test_template_machineset_is_an_aws_g5_machineset_labelled_and_tainted_for_th
                     },
                     "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
                     "providerSpec": {
-                        "value": {
-                            "apiVersion": "machine.openshift.io/v1beta1",
-                            "kind": "AWSMachineProviderConfig",
-                            "ami": {"id": "ami-0a6a6b4a3d0c5b8f1"},
+                        "value": {  # offline: the lookup's placeholder, then what the pool sets itself
+                            "batchplane.dev/not-checked-offline": "copied at deploy time from a worker MachineSet "
+                            "in us-east-1a; run batchplane preflight to see which",
                             "instanceType": "g5.2xlarge",
                             "placement": {"availabilityZone": "us-east-1a", "region": "us-east-1"},
-                            "subnet": {
-                                "filters": [{"name": "tag:Name", "values": [f"{INFRA}-private-us-east-1a"]}]
-                            },
-                            "securityGroups": [
-                                {"filters": [{"name": "tag:Name", "values": [f"{INFRA}-worker-sg"]}]}
-                            ],
-                            "iamInstanceProfile": {"id": f"{INFRA}-worker-profile"},
-                            "blockDevices": [
-                                {"ebs": {"encrypted": True, "volumeSize": 120, "volumeType": "gp3"}}
-                            ],
-                            "credentialsSecret": {"name": "aws-cloud-credentials"},
-                            "userDataSecret": {"name": "worker-user-data"},
-                            "deviceIndex": 0,
                             "tags": [{"name": f"kubernetes.io/cluster/{INFRA}", "value": "owned"}],
                         }
                     },
@@ -110,6 +96,17 @@ def test_template_machineset_is_an_aws_g5_machineset_labelled_and_tainted_for_th
             },
         },
     }
+    lookup = template_run.get(GATE, "gpu-a10g-machineset-source")
+    assert (lookup.inputs["gate"], lookup.inputs["zone"], lookup.inputs["infrastructureId"]) == (
+        "machineset-source",
+        "us-east-1a",
+        INFRA,
+    )
+    assert lookup.urn in template_run.get(MACHINE_SET, "gpu-a10g-machineset").dependencies
+    [note] = [
+        m.message for m in template_run.logs if "not checked offline" in m.message and "a10g" in m.message
+    ]
+    assert "run batchplane preflight" in note
 
 
 def test_template_machine_autoscaler_scales_the_machineset_from_zero_to_four(
@@ -160,12 +157,13 @@ def test_gpu_capacity_children_use_the_upserting_provider_and_the_component(temp
     children = template_run.children(component.urn)
     assert [(c.type, c.name) for c in children] == [
         (CLUSTER_AUTOSCALER, "gpu-cluster-autoscaler"),
+        (GATE, "gpu-a10g-machineset-source"),
         (MACHINE_SET, "gpu-a10g-machineset"),
         (MACHINE_AUTOSCALER, "gpu-a10g-machineautoscaler"),
     ]
     provider = template_run.get("pulumi:providers:kubernetes", "k8s")
     assert provider.inputs["upsertExistingObjects"] == "true"  # provider inputs are strings
-    assert {c.provider_urn for c in children} == {provider.urn}
+    assert {c.provider_urn for c in children if c.type != GATE} == {provider.urn}
 
 
 def test_template_team_queue_is_gated_by_an_atomic_provisioning_request_on_the_derived_flavor(

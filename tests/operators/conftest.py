@@ -66,6 +66,7 @@ class FakeCluster:
         default_factory=dict
     )
     secrets: list[dict[str, str] | ClusterApiError | None] = field(default_factory=list)
+    lists: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
     approvals: list[str] = field(default_factory=list)
 
@@ -87,6 +88,13 @@ class FakeCluster:
     def get(self, api_version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
         self.calls.append(f"get {plural} {namespace}/{name}")
         answer: dict[str, Any] | None = self._next(self.objects[(plural, name)])
+        return answer
+
+    def list(
+        self, api_version: str, plural: str, namespace: str, label_selector: str | None = None
+    ) -> list[dict[str, Any]]:
+        self.calls.append(f"list {plural} {namespace} {label_selector or ''}".rstrip())
+        answer: list[dict[str, Any]] = self._next(self.lists[(plural, namespace)])
         return answer
 
     def approve_install_plan(self, namespace: str, name: str) -> None:

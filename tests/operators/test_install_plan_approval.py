@@ -123,7 +123,7 @@ def test_bumping_the_pin_approves_exactly_the_upgrade() -> None:
     result = csv_probe(cluster, NS, "kueue-operator", newer)()
     assert (result.ready, result.detail) == (
         False,
-        f"approved InstallPlan {NS}/install-abcde for the pinned CSV {newer}",
+        f"approved InstallPlan {NS}/install-abcde ({newer}) towards the target CSV {newer}",
     )
     assert cluster.approvals == [f"{NS}/install-abcde"]
 

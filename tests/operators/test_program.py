@@ -134,15 +134,19 @@ def test_openshift_template_installs_through_olm_with_csv_gates_and_no_helm(
     gates = {g.name: g for g in openshift_run.of_type(GATE)}
     assert sorted(gates) == [
         "olm-cert-manager-csv-ready",
+        "olm-cert-manager-olm-lookup",
         "olm-kueue-csv-ready",
+        "olm-kueue-olm-lookup",
         "olm-kueue-ready",
         "olm-openshift-ai-csv-ready",
+        "olm-openshift-ai-olm-lookup",
         "webhook-image-pusher-token-ready",
         "webhook-image-registry-route",
     ]
     for sub in subs:
         gate = gates[sub.name.replace("-subscription", "-csv-ready")]
-        assert gate.dependencies == [sub.urn]
+        lookup = gates[sub.name.replace("-subscription", "-olm-lookup")]
+        assert sorted(gate.dependencies) == sorted([sub.urn, lookup.urn])
         assert (gate.inputs["gate"], gate.inputs["subscription"]) == ("olm-csv", sub.inputs["spec"]["name"])
     # each operator waits for the previous one's CSV
     assert gates["olm-cert-manager-csv-ready"].urn in subs[1].dependencies
@@ -231,3 +235,35 @@ def test_gke_stack_gates_through_the_generated_kubeconfig_and_tolerates_system_n
         "operators-cert-manager-release",
         "operators-kueue-release",
     ]
+
+
+def test_openshift_operator_groups_and_subscriptions_are_named_by_the_namespace_lookup_which_runs_first(
+    openshift_run: ProgramRun,
+) -> None:
+    """Offline the lookup answers with the stack's own names and says so; nothing is refused."""
+    lookups = {g.name: g for g in openshift_run.of_type(GATE) if g.inputs["gate"] == "olm-namespace"}
+    for role, group, package in (
+        ("cert-manager", "openshift-cert-manager-operator", "openshift-cert-manager-operator"),
+        ("kueue", "openshift-kueue-operator", "kueue-operator"),
+        ("openshift-ai", "rhods-operator", "rhods-operator"),
+    ):
+        lookup = lookups[f"olm-{role}-olm-lookup"]
+        assert (lookup.inputs["stackOperatorGroup"], lookup.inputs["package"], lookup.inputs["adopt"]) == (
+            group,
+            package,
+            False,
+        )
+        ns = openshift_run.get("kubernetes:core/v1:Namespace", f"olm-{role}-namespace")
+        og = openshift_run.get(
+            "kubernetes:operators.coreos.com/v1:OperatorGroup", f"olm-{role}-operatorgroup"
+        )
+        sub = openshift_run.get(
+            "kubernetes:operators.coreos.com/v1alpha1:Subscription", f"olm-{role}-subscription"
+        )
+        assert (
+            lookup.urn in ns.dependencies and lookup.urn in og.dependencies and lookup.urn in sub.dependencies
+        )
+        assert (og.inputs["metadata"]["name"], sub.inputs["metadata"]["name"]) == (group, package)
+    notes = [m.message for m in openshift_run.logs if "not checked offline" in m.message]
+    assert len(notes) == 3 and all("run batchplane preflight" in n for n in notes)
+    assert not [m for m in openshift_run.logs if m.severity == "error"]

@@ -16,7 +16,7 @@ from google.auth.exceptions import RefreshError
 from batchplane.preflight import Environment, Report, preflight
 from batchplane.preflight.gcp import CredentialsMissing
 from batchplane.stack import Stack, load_stack, read_stack_file
-from tests.conftest import template_path
+from tests.conftest import TEMPLATES_DIR, template_path
 from tests.preflight.conftest import PROJECT, gke_stack, pool, template, template_with
 from tests.preflight.replay import Replay, load
 
@@ -518,7 +518,7 @@ def test_service_account_creation_disabled_blocks_a_stack_that_creates_its_node_
     assert "constraints/iam.disableServiceAccountCreation is enforced" in finding.message
     assert "nodeServiceAccount" in finding.fix
     # a stack naming an existing account creates none: nothing to block
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config = copy.deepcopy(read_stack_file(TEMPLATES_DIR / "Pulumi.gke-dev.yaml"))
     config["batchplane:target"]["nodeServiceAccount"] = f"nodes@{PROJECT}.iam.gserviceaccount.com"
     named, _ = run(load_stack(config, "gke-dev"), "gcp/blockers/service-account-creation-disabled.json")
     assert named.blockers == []
@@ -530,7 +530,7 @@ def test_required_shielded_vms_block_pools_without_secure_boot_and_name_the_key_
     assert (finding.check, finding.path) == ("org-policy", "batchplane:target.secureBoot")
     assert "constraints/compute.requireShieldedVm is enforced" in finding.message
     assert "secureBoot: true" in finding.fix
-    config = copy.deepcopy(read_stack_file(STACKS_DIR / "Pulumi.gke-dev.yaml"))
+    config = copy.deepcopy(read_stack_file(TEMPLATES_DIR / "Pulumi.gke-dev.yaml"))
     config["batchplane:target"]["secureBoot"] = True
     secure, _ = run(load_stack(config, "gke-dev"), "gcp/blockers/shielded-vm-required.json")
     assert secure.blockers == []

@@ -4,6 +4,7 @@ server on 127.0.0.1 that answers from recorded ``PackageManifest`` lists."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,12 @@ from tests.preflight.replay import RecordedServer, load
 def check(
     stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str
 ) -> tuple[Report, list[str]]:
-    with RecordedServer(load(*recordings, "openshift/registry-route.json")) as server:
+    defaults = (
+        "openshift/registry-route.json",
+        "openshift/fresh-operator-namespaces.json",
+        "openshift/worker-machinesets.json",
+    )
+    with RecordedServer(load(*recordings, *defaults)) as server:
         context = stack.config.target.kube_context()
         monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path, server.url, context)))
         report = preflight(stack, Environment(check_images=False))
@@ -30,7 +36,7 @@ def test_a_catalog_with_every_package_and_channel_passes(
 ) -> None:
     report, requests = check(template("openshift-ai-gpu"), tmp_path, monkeypatch, "olm/catalog.json")
     assert report.findings == []
-    assert report.checked == ["docker", "kube-context", "olm", "registry-route"]
+    assert report.checked == ["docker", "kube-context", "olm", "olm-namespace", "machineset", "registry-route"]
     # one list per CatalogSource, selected by its catalog label
     assert sorted(r.split("?")[1] for r in requests if "packagemanifests" in r) == [
         "labelSelector=catalog%3Dcertified-operators",
@@ -178,3 +184,174 @@ def test_without_channel_entries_a_starting_csv_other_than_the_head_is_only_a_wa
         check_olm(packages, client, report)
     assert report.blockers == []
     assert [(w.path, w.check) for w in report.warnings] == [("a.startingCsv", "olm")]
+
+
+# --- #29: what the deploy-time lookups will find (OperatorGroups, Subscriptions, the MachineSet to copy) ------------
+
+
+def test_operators_installed_from_the_console_are_reported_before_anything_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RHOAI on stable-2.25 (the stack says stable-3.x) is refused; the console's OperatorGroup of RHBoK is reused;
+    two OperatorGroups in cert-manager's namespace already break OLM there."""
+    report, requests = check(
+        template("openshift-ai"),
+        tmp_path,
+        monkeypatch,
+        "openshift/console-installed.json",
+        "olm/catalog.json",
+    )
+    found = {(f.check, f.path): f for f in report.blockers}
+    assert set(found) == {
+        ("olm-namespace", "batchplane:target.openshiftAi.channel"),
+        ("olm-namespace", "batchplane:target.certManager"),
+    }
+    rhoai = found[("olm-namespace", "batchplane:target.openshiftAi.channel")]
+    assert (
+        "Subscription redhat-ods-operator/rhods-operator exists with channel stable-2.25, not the stack's stable-3.x"
+        in (rhoai.message)
+    )
+    assert "adopt: true" in rhoai.fix
+    assert "TooManyOperatorGroups" in found[("olm-namespace", "batchplane:target.certManager")].message
+    notes = [n.message for n in report.notes if n.path == "batchplane:target.kueue"]
+    assert notes == [
+        "OperatorGroup openshift-kueue-operator/openshift-kueue-operator-4hq9m exists: reused (no second group is "
+        "created)",
+        "Subscription openshift-kueue-operator/kueue-operator exists with the stack's package and channel: adopted",
+    ]
+    assert not [r for r in requests if r.startswith(("POST", "PATCH", "PUT", "DELETE"))]
+
+
+def test_adopt_true_turns_the_channel_refusal_into_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stack = template("openshift-ai")
+    target = stack.config.target
+    ai = target.openshift_ai.model_copy(update={"adopt": True})  # type: ignore[union-attr]
+    adopted = Stack(
+        stack.name,
+        stack.config.model_copy(update={"target": target.model_copy(update={"openshift_ai": ai})}),
+        stack.kueue,
+    )
+    report, _ = check(adopted, tmp_path, monkeypatch, "openshift/console-installed.json", "olm/catalog.json")
+    assert [f.path for f in report.blockers] == ["batchplane:target.certManager"]
+    assert any("adopted (adopt: true), pulumi up moves it to" in n.message for n in report.notes)
+
+
+def test_preflight_names_the_worker_machine_set_each_gpu_pool_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report, requests = check(template("openshift-ai-gpu"), tmp_path, monkeypatch, "olm/catalog.json")
+    assert report.findings == []
+    [note] = [n for n in report.notes if n.check == "machineset"]
+    assert note.path == "batchplane:target.gpuPools[0].aws"
+    assert note.message.startswith(
+        'GPU pool "a10g" copies MachineSet openshift-machine-api/ocp-ai-7x2kq-worker-us-east-1a (subnet '
+        "ocp-ai-7x2kq-subnet-private-us-east-1a, security groups ocp-ai-7x2kq-node, ocp-ai-7x2kq-lb, AMI "
+        "ami-0c3b1a2f9e8d7c6b5)"
+    )
+    assert any(r.endswith("/namespaces/openshift-machine-api/machinesets") for r in requests)
+
+
+def test_a_gpu_pool_in_a_zone_without_workers_is_a_blocker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report, _ = check(
+        template("openshift-ai-gpu"),
+        tmp_path,
+        monkeypatch,
+        "openshift/workers-elsewhere.json",
+        "olm/catalog.json",
+    )
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("machineset", "batchplane:target.gpuPools[0].aws.zone")
+    assert "no worker MachineSet in zone us-east-1a" in finding.message
+    assert "ocp-ai-7x2kq-worker-us-east-1b" in finding.message
+
+
+def _with_cert_manager(**settings: Any) -> Stack:
+    stack = template("openshift-ai")
+    target = stack.config.target
+    cm = target.cert_manager.model_copy(update=settings)  # type: ignore[union-attr]
+    return Stack(
+        stack.name,
+        stack.config.model_copy(update={"target": target.model_copy(update={"cert_manager": cm})}),
+        stack.kueue,
+    )
+
+
+def _installed_cert_manager(csv: str) -> list[dict[str, Any]]:
+    """The cert-manager namespace with the operator at ``csv`` (Subscription status as OLM reports it)."""
+    return [
+        {
+            "method": "GET",
+            "host": "*",
+            "path": "/apis/operators.coreos.com/v1alpha1/namespaces/cert-manager-operator/subscriptions",
+            "status": 200,
+            "body": {
+                "apiVersion": "operators.coreos.com/v1alpha1",
+                "kind": "SubscriptionList",
+                "items": [
+                    {
+                        "metadata": {
+                            "name": "openshift-cert-manager-operator",
+                            "namespace": "cert-manager-operator",
+                        },
+                        "spec": {"name": "openshift-cert-manager-operator", "channel": "stable-v1"},
+                        "status": {"installedCSV": csv, "state": "AtLatestKnown"},
+                    }
+                ],
+            },
+        }
+    ]
+
+
+def check_with(
+    stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: dict[str, Any]
+) -> Report:
+    exchanges = [
+        *extra,
+        *load(
+            "olm/catalog.json", "openshift/registry-route.json", "openshift/fresh-operator-namespaces.json"
+        ),
+    ]
+    with RecordedServer(exchanges) as server:
+        monkeypatch.setenv(
+            "KUBECONFIG", str(kubeconfig(tmp_path, server.url, stack.config.target.kube_context()))
+        )
+        return preflight(stack, Environment(check_images=False))
+
+
+def test_a_target_csv_missing_from_the_channel_is_a_blocker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stack = _with_cert_manager(approval="Manual", target_csv="cert-manager-operator.v1.19.0")
+    [finding] = check_with(stack, tmp_path, monkeypatch).blockers
+    assert (finding.check, finding.path) == ("olm", "batchplane:target.certManager.targetCsv")
+    assert (
+        "channel stable-v1 of openshift-cert-manager-operator has no CSV cert-manager-operator.v1.19.0"
+        in (finding.message)
+    )
+
+
+def test_a_target_older_than_the_installed_operator_is_a_blocker_and_an_upgrade_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    older = _with_cert_manager(approval="Manual", target_csv="cert-manager-operator.v1.17.0")
+    report = check_with(
+        older, tmp_path, monkeypatch, *_installed_cert_manager("cert-manager-operator.v1.18.0")
+    )
+    [finding] = report.blockers
+    assert (
+        "newer than the target cert-manager-operator.v1.17.0 (1.17.0): OLM never downgrades"
+        in finding.message
+    )
+    newer = _with_cert_manager(approval="Manual", target_csv="cert-manager-operator.v1.18.0")
+    report = check_with(
+        newer, tmp_path, monkeypatch, *_installed_cert_manager("cert-manager-operator.v1.17.0")
+    )
+    assert report.blockers == []
+    assert [n.message for n in report.notes if n.path.endswith("targetCsv")] == [
+        "cert-manager-operator.v1.17.0 is installed: the CSV gate approves the channel's InstallPlans on the way to "
+        "cert-manager-operator.v1.18.0 one at a time (cert-manager-operator.v1.18.0)"
+    ]

@@ -46,5 +46,17 @@ def test_json_has_every_field_of_every_finding() -> None:
             }
         ],
         "warnings": [],
+        "notes": [],
         "checked": [],
     }
+
+
+def test_notes_say_what_the_lookups_will_use_and_never_block() -> None:
+    report = Report("s")
+    report.note("machineset", "batchplane:target.gpuPools[0].aws", "copies MachineSet m")
+    assert (report.findings, report.exit_code) == ([], 0)
+    assert report.text().splitlines() == [
+        "note: batchplane:target.gpuPools[0].aws: [machineset] copies MachineSet m",
+        "stack s: ready (0 blockers, 0 warnings; checked: nothing)",
+    ]
+    assert json.loads(report.to_json())["notes"][0]["message"] == "copies MachineSet m"

@@ -60,16 +60,30 @@ class OlmSubscription(ConfigModel):
     channel: Channel
     """Update channel (``spec.channel``)."""
     approval: Literal["Automatic", "Manual"] | None = None
-    """``spec.installPlanApproval``. ``Manual`` with a ``startingCsv``: the CSV gate approves exactly the
-    InstallPlan of that CSV and refuses any other (a new CSV in the channel never upgrades the operator under a
-    running platform; bump ``startingCsv`` to upgrade). ``Manual`` without one waits for a person to approve
-    (the gate's timeout message says so). ``Automatic``: OLM installs and upgrades along the channel. Defaults
-    to ``Manual`` when ``batchplane:environment`` is ``production`` (then ``startingCsv`` is required), else
+    """``spec.installPlanApproval``. ``Manual`` with a ``targetCsv`` (or a ``startingCsv``): the CSV gate approves
+    the first install's InstallPlan, then each upgrade InstallPlan whose CSV is on the channel's path to the target,
+    one step at a time, and refuses any other (a new CSV in the channel never upgrades the operator under a running
+    platform; set ``targetCsv`` to upgrade). ``Manual`` without either waits for a person to approve (the gate's
+    timeout message says so). ``Automatic``: OLM installs and upgrades along the channel. Defaults to ``Manual``
+    when ``batchplane:environment`` is ``production`` (then ``targetCsv`` or ``startingCsv`` is required), else
     ``Automatic``."""
     starting_csv: DnsSubdomain | None = None
     """``spec.startingCSV``: the CSV to install (and, with ``Manual`` approval, the only one approved), as the
     package's CSV names it (``oc get packagemanifest <package> -n openshift-marketplace``). Defaults to the
     channel head."""
+
+    target_csv: DnsSubdomain | None = None
+    """Under ``Manual`` approval: the CSV the CSV gate brings the operator to. OLM ignores ``startingCSV`` once the
+    operator is installed and proposes one upgrade at a time (the CSV that replaces or skips the installed one), so
+    the gate approves each InstallPlan whose single CSV is on the channel's path from the installed CSV to this one
+    (it replaces or skips the installed CSV, and its version, from the channel's PackageManifest entries, is not
+    beyond the target's) and nothing else. Rendered as ``spec.startingCSV`` when ``startingCsv`` is not set.
+    Defaults to ``startingCsv``."""
+    adopt: bool = False
+    """Take over a Subscription that already exists in the operator's namespace (installed from the web console or
+    by another tool) although its package or channel differs from the stack's: ``pulumi up`` then moves it to the
+    stack's channel. Without it the deploy-time namespace lookup (and ``batchplane preflight``) refuses such a
+    Subscription before anything changes. Defaults to false."""
 
     def effective_approval(self, environment: str) -> Literal["Automatic", "Manual"]:
         """``approval``, or its default for ``environment`` (``Manual`` in ``production``)."""
@@ -78,8 +92,11 @@ class OlmSubscription(ConfigModel):
         return "Manual" if environment == "production" else "Automatic"
 
     def approved_csv(self, environment: str) -> str | None:
-        """The CSV whose InstallPlan the gate approves: ``startingCsv`` under ``Manual`` approval, else none."""
-        return self.starting_csv if self.effective_approval(environment) == "Manual" else None
+        """The CSV the gate brings the operator to: ``targetCsv`` (else ``startingCsv``) under ``Manual`` approval,
+        else none."""
+        if self.effective_approval(environment) != "Manual":
+            return None
+        return self.target_csv or self.starting_csv
 
     source: DnsSubdomain = "redhat-operators"
     """CatalogSource name (``spec.source``). Defaults to ``redhat-operators``."""
@@ -385,7 +402,16 @@ def check_approval(target: OpenShiftTarget, environment: str) -> list[ConfigIssu
     default (pin the CSV, or choose ``Automatic``), a warning when set explicitly (a person must approve)."""
     issues = []
     for key, sub in subscriptions(target):
-        if sub.effective_approval(environment) != "Manual" or sub.starting_csv:
+        if sub.effective_approval(environment) != "Manual" or sub.starting_csv or sub.target_csv:
+            if sub.target_csv and sub.effective_approval(environment) != "Manual":
+                issues.append(
+                    ConfigIssue(
+                        f"batchplane:target.{key}.targetCsv",
+                        "has no effect with approval: Automatic (OLM follows the channel); set approval: Manual "
+                        "to have the CSV gate approve the upgrades to it",
+                        "warning",
+                    )
+                )
             continue
         path = f"batchplane:target.{key}"
         if sub.approval is None:

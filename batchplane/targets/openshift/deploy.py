@@ -33,6 +33,7 @@ from batchplane.targets.deploy import (
     Placement,
     PlatformDeploy,
 )
+from batchplane.targets.openshift.binary_build import BinaryBuild
 from batchplane.targets.openshift.gpu_capacity import OpenShiftGpuCapacity
 from batchplane.targets.openshift.image import IMAGE_NAME, PUSHER, OpenShiftImageBuild, openshift_image_build
 from batchplane.targets.openshift.machines import gpu_capacity_plan
@@ -122,6 +123,34 @@ class InternalRegistry(ImageRegistry):
     def reference(self, name: str, image: docker_build.Image, parent: pulumi.Resource) -> pulumi.Output[str]:
         return pulumi.Output.concat(self.build.pull_prefix, "@", image.digest)
 
+    def build_in_cluster(self, name: str, context: str, parent: pulumi.Resource) -> pulumi.Output[str] | None:
+        """``webhook.build.inCluster``: the project's Namespace, ImageStream, puller RoleBinding and BuildConfig, then a
+        :class:`~batchplane.targets.openshift.binary_build.BinaryBuild` (``<name>-build``) that uploads the context and
+        waits for the Build; the Deployment runs ``<internal registry>/<project>/quota-webhook@<digest>``."""
+        if not self.build.in_cluster:
+            return None
+        build = self.build
+        namespace: list[pulumi.Resource] = []
+        for obj in build.objects:
+            kind = obj["kind"]
+            role = {"BuildConfig": "buildconfig"}.get(kind) or _ROLES.get(kind) or obj["metadata"]["name"]
+            resource = KubernetesObject(
+                f"{name}-{role}", obj, opts=pulumi.ResourceOptions(parent=parent, depends_on=namespace)
+            )
+            self.resources[role] = resource
+            if kind == "Namespace":
+                namespace = [resource]
+        built = BinaryBuild(
+            f"{name}-build",
+            namespace=build.project,
+            build_config=IMAGE_NAME,
+            context=context,
+            cluster_context=self.connection.context,
+            kubeconfig=self.connection.kubeconfig,
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=list(self.resources.values())),
+        )
+        return pulumi.Output.concat(build.pull_prefix, "@", built.digest)
+
 
 class OpenShiftDeploy(PlatformDeploy):
     """An existing OpenShift (AI) cluster: OLM installs, GPU MachineSets, the internal registry."""
@@ -157,6 +186,9 @@ class OpenShiftDeploy(PlatformDeploy):
                     "machine_sets": plan.machine_sets,
                     "machine_autoscalers": plan.machine_autoscalers,
                     "cluster_autoscaler": plan.cluster_autoscaler,
+                    "sources": plan.sources,
+                    "context": connection.context,
+                    "kubeconfig": connection.kubeconfig,
                 },
                 opts=place.options(providers=[connection.provider]),
             )

@@ -109,37 +109,52 @@ class RootVolume(ConfigModel):
 
 
 class AwsMachine(ConfigModel):
-    """An AWS GPU MachineSet derived from platform settings (``AWSMachineProviderConfig``, apiVersion
-    ``machine.openshift.io/v1beta1``; OpenShift docs "Sample YAML for a compute machine set custom
-    resource on AWS"). Names in filters default to the installer's naming with the infrastructure ID."""
+    """An AWS GPU MachineSet (``AWSMachineProviderConfig``, apiVersion ``machine.openshift.io/v1beta1``).
+
+    As OpenShift's docs do it ("Creating a compute machine set on AWS": "copy an existing compute machine set"), at
+    deploy time the stack reads a worker MachineSet of the cluster in ``zone`` (namespace ``openshift-machine-api``)
+    and copies its ``providerSpec`` — AMI, subnet, security groups, IAM instance profile, block devices, tags,
+    credentials and user-data secrets, metadata options — changing only ``instanceType`` (and the placement); the
+    MachineSet's name, labels, taints and replicas are the pool's. Each field set here wins over the copied one.
+    Installer-derived names are never guessed: the Cluster API-based installer of OpenShift 4.19+ names subnets
+    ``<infra>-subnet-private-<zone>`` (https://github.com/openshift/installer ``pkg/asset/manifests/aws/zones.go``
+    ``setSubnetsManagedVPC``, commit 006d45739349) and security groups ``<infra>-node``/``<infra>-lb``, the older
+    installer ``<infra>-private-<zone>`` and ``<infra>-worker-sg``. With
+    ``ami``, ``subnet``, ``securityGroups`` and ``iamInstanceProfile`` all set nothing is copied."""
 
     instance_type: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")]
     """Required. EC2 instance type, e.g. ``g5.2xlarge``, ``p4d.24xlarge`` (``instanceType``). GPUs,
     vCPUs and memory of known types come from :data:`batchplane.targets.openshift.aws_instances.INSTANCE_SHAPES`."""
-    ami: Annotated[str, Field(pattern=r"^ami-[0-9a-f]{8,17}$")]
-    """Required. The RHCOS AMI ID for the region (``ami.id``); copy it from an existing worker
-    MachineSet (``oc get machineset -n openshift-machine-api -o yaml``)."""
     region: Annotated[str, Field(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-[0-9]$")]
     """Required. AWS region, e.g. ``us-east-1`` (``placement.region``)."""
     zone: Annotated[str, Field(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-[0-9][a-z]$")]
     """Required. Availability zone of the region where the instance type is offered, e.g.
-    ``us-east-1a`` (``placement.availabilityZone``)."""
+    ``us-east-1a`` (``placement.availabilityZone``); the worker MachineSet copied is one of this zone."""
+    source_machine_set: DnsSubdomain | None = None
+    """The worker MachineSet (in ``openshift-machine-api``) whose ``providerSpec`` is copied. Defaults to the first,
+    by name, of the cluster's worker MachineSets in ``zone`` (``batchplane preflight`` names it)."""
+    ami: Annotated[str, Field(pattern=r"^ami-[0-9a-f]{8,17}$")] | None = None
+    """The RHCOS AMI ID (``ami.id``). Defaults to the copied MachineSet's."""
     subnet: Annotated[str, Field(min_length=1, max_length=255)] | None = None
-    """``tag:Name`` of the subnet (``subnet.filters``). Defaults to ``<infrastructureId>-private-<zone>``."""
+    """``tag:Name`` of the subnet (``subnet.filters``). Defaults to the copied MachineSet's subnet."""
     security_groups: Annotated[
         list[Annotated[str, Field(min_length=1, max_length=255)]], Field(max_length=8)
     ] = []
-    """``tag:Name`` of each security group (``securityGroups[].filters``). Defaults to
-    ``[<infrastructureId>-worker-sg]``; clusters installed by the Cluster API-based installer use
-    ``<infrastructureId>-node`` and ``<infrastructureId>-lb``: copy them from a worker MachineSet."""
+    """``tag:Name`` of each security group (``securityGroups[].filters``). Defaults to the copied MachineSet's."""
     iam_instance_profile: Annotated[str, Field(min_length=1, max_length=128)] | None = None
-    """IAM instance profile (``iamInstanceProfile.id``). Defaults to ``<infrastructureId>-worker-profile``."""
-    root_volume: RootVolume = RootVolume()
-    """Root volume. Defaults to 120 GiB encrypted gp3."""
+    """IAM instance profile (``iamInstanceProfile.id``). Defaults to the copied MachineSet's."""
+    root_volume: RootVolume | None = None
+    """Root volume (``blockDevices[0].ebs``). Defaults to the copied MachineSet's block devices (without a copy:
+    120 GiB encrypted gp3)."""
     tags: dict[
         Annotated[str, Field(min_length=1, max_length=128)], Annotated[str, Field(max_length=256)]
     ] = {}
-    """Extra AWS tags (``tags``), besides ``kubernetes.io/cluster/<infrastructureId>: owned``. Defaults to none."""
+    """Extra AWS tags (``tags``), added to the copied MachineSet's (a tag of the same name is replaced), besides
+    ``kubernetes.io/cluster/<infrastructureId>: owned``. Defaults to none."""
+
+    def copies_worker(self) -> bool:
+        """Whether the provider spec is copied from a worker MachineSet at deploy time (not every field is given)."""
+        return not (self.ami and self.subnet and self.security_groups and self.iam_instance_profile)
 
 
 class MachineTemplate(ConfigModel):

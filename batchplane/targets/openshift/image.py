@@ -39,6 +39,8 @@ class OpenShiftImageBuild:
         objects: the namespace, ImageStream, pusher ServiceAccount and its token Secret, and the RoleBindings
             (pusher; the webhook namespace's service accounts as pullers), in creation order.
         pull_prefix: ``<internal registry>/<project>/quota-webhook`` (the Deployment adds ``@<digest>``).
+        in_cluster: built by a BuildConfig binary build in the cluster (then :attr:`objects` holds the BuildConfig
+            instead of the pusher ServiceAccount and token). Defaults to false.
     """
 
     project: str
@@ -47,6 +49,7 @@ class OpenShiftImageBuild:
     platforms: list[str]
     objects: list[dict[str, Any]]
     pull_prefix: str
+    in_cluster: bool = False
 
 
 def openshift_image_build(webhook: WebhookConfig) -> OpenShiftImageBuild | None:
@@ -109,6 +112,12 @@ def openshift_image_build(webhook: WebhookConfig) -> OpenShiftImageBuild | None:
     name, _, tag = reference.rpartition(":")
     if not name or "/" in tag:
         tag = "build"
+    if (
+        build.in_cluster
+    ):  # a BuildConfig binary build: no pusher, no route; the builder pushes to the ImageStream
+        objects = [o for o in objects if o["kind"] not in ("ServiceAccount", "Secret")]
+        objects = [o for o in objects if o["metadata"]["name"] != PUSHER]
+        objects.append(build_config(project, tag, labels))
     return OpenShiftImageBuild(
         project=project,
         push_host=build.registry_host,
@@ -116,4 +125,23 @@ def openshift_image_build(webhook: WebhookConfig) -> OpenShiftImageBuild | None:
         platforms=list(build.platforms),
         objects=objects,
         pull_prefix=f"{INTERNAL_REGISTRY}/{project}/{IMAGE_NAME}",
+        in_cluster=build.in_cluster,
     )
+
+
+def build_config(project: str, tag: str, labels: dict[str, str]) -> dict[str, Any]:
+    """The ``build.openshift.io/v1`` BuildConfig of an in-cluster build (``webhook.build.inCluster``): a binary source
+    (the context ``pulumi up`` uploads), the Docker strategy with ``webhook/Dockerfile``, output the ImageStream tag
+    ``quota-webhook:<tag>``, one build at a time (OpenShift "Builds using BuildConfig": "Binary (local) source",
+    "Docker build"; the API of openshift/api ``build/v1/types.go``)."""
+    return {
+        "apiVersion": "build.openshift.io/v1",
+        "kind": "BuildConfig",
+        "metadata": {"name": IMAGE_NAME, "namespace": project, "labels": labels},
+        "spec": {
+            "runPolicy": "Serial",
+            "source": {"type": "Binary", "binary": {}},
+            "strategy": {"type": "Docker", "dockerStrategy": {"dockerfilePath": "webhook/Dockerfile"}},
+            "output": {"to": {"kind": "ImageStreamTag", "name": f"{IMAGE_NAME}:{tag}"}},
+        },
+    }

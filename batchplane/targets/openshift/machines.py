@@ -26,9 +26,10 @@ hold the OpenShift rules; every message is pinned in tests/openshift/test_gpu_va
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ from batchplane.targets.openshift.gpu import (
     MachineTemplate,
     OpenShiftGpuPool,
     PoolProvisioningRequest,
+    RootVolume,
     parse_openshift_version,
 )
 from batchplane.yamlfile import read_yaml_file
@@ -200,36 +202,167 @@ def node_taints(pool: OpenShiftGpuPool) -> tuple[NodeTaint, ...]:
 # --- objects -----------------------------------------------------------------------------------
 
 
+def _tag_filter(name: str) -> Object:
+    return {"filters": [{"name": "tag:Name", "values": [name]}]}
+
+
+def _owned_tags(infra: str, aws: AwsMachine, copied: list[Any] | None = None) -> list[Object]:
+    """``kubernetes.io/cluster/<infra>: owned``, then the copied tags, then the configured ones (replacing copies of
+    the same name)."""
+    tags: dict[str, str] = {f"kubernetes.io/cluster/{infra}": "owned"}
+    for tag in copied or []:
+        if isinstance(tag, dict) and isinstance(tag.get("name"), str):
+            tags.setdefault(tag["name"], str(tag.get("value", "")))
+    tags.update(aws.tags)
+    return [{"name": k, "value": v} for k, v in tags.items()]
+
+
 def aws_provider_spec(infra: str, aws: AwsMachine) -> Object:
-    """``providerSpec.value`` of an AWS MachineSet (``AWSMachineProviderConfig``), as in the OpenShift
-    docs sample: installer names for subnet, security group and instance profile unless configured."""
-    groups = aws.security_groups or [f"{infra}-worker-sg"]
-    tags = [{"name": f"kubernetes.io/cluster/{infra}", "value": "owned"}]
-    tags += [{"name": k, "value": v} for k, v in aws.tags.items()]
-    volume = aws.root_volume
+    """``providerSpec.value`` of an AWS MachineSet (``AWSMachineProviderConfig``) from configuration alone, for pools
+    that give ``ami``, ``subnet``, ``securityGroups`` and ``iamInstanceProfile`` (no copy): the shape of the OpenShift
+    docs sample, root volume 120 GiB encrypted gp3 unless configured.
+
+    Raises:
+        ValueError: one of those four is not set (such pools copy a worker MachineSet: :func:`copied_provider_spec`).
+    """
+    if aws.copies_worker():
+        raise ValueError(
+            "ami, subnet, securityGroups and iamInstanceProfile are copied from a worker MachineSet"
+        )
+    assert aws.ami and aws.subnet and aws.iam_instance_profile
+    volume = aws.root_volume or RootVolume()
     return {
         "apiVersion": MACHINE_API_VERSION,
         "kind": "AWSMachineProviderConfig",
         "ami": {"id": aws.ami},
         "instanceType": aws.instance_type,
         "placement": {"availabilityZone": aws.zone, "region": aws.region},
-        "subnet": {
-            "filters": [{"name": "tag:Name", "values": [aws.subnet or f"{infra}-private-{aws.zone}"]}]
-        },
-        "securityGroups": [{"filters": [{"name": "tag:Name", "values": [g]}]} for g in groups],
-        "iamInstanceProfile": {"id": aws.iam_instance_profile or f"{infra}-worker-profile"},
+        "subnet": _tag_filter(aws.subnet),
+        "securityGroups": [_tag_filter(g) for g in aws.security_groups],
+        "iamInstanceProfile": {"id": aws.iam_instance_profile},
         "blockDevices": [
             {"ebs": {"encrypted": volume.encrypted, "volumeSize": volume.size_gib, "volumeType": volume.type}}
         ],
         "credentialsSecret": {"name": "aws-cloud-credentials"},
         "userDataSecret": {"name": "worker-user-data"},
         "deviceIndex": 0,
-        "tags": tags,
+        "tags": _owned_tags(infra, aws),
     }
 
 
+def copied_provider_spec(source: Mapping[str, Any], infra: str, aws: AwsMachine) -> Object:
+    """A worker MachineSet's ``providerSpec.value`` made the pool's: a deep copy with ``instanceType`` and
+    ``placement`` (zone, region) set, and every configured field winning over the copied one (``ami.id``, the subnet
+    and security-group ``tag:Name`` filters, ``iamInstanceProfile.id``, the root volume, extra tags).
+
+    Args:
+        source: the copied ``providerSpec.value`` (what :func:`choose_worker_machine_set` found), or, offline, the
+            mock engine's placeholder (kept, so the rendered object shows it was not looked up).
+        infra: the infrastructure ID (the ``kubernetes.io/cluster/<infra>`` tag).
+        aws: the pool's settings.
+    """
+    spec: Object = copy.deepcopy(dict(source))
+    spec["instanceType"] = aws.instance_type
+    placement: Object = spec["placement"] if isinstance(spec.get("placement"), dict) else {}
+    spec["placement"] = {**placement, "availabilityZone": aws.zone, "region": aws.region}
+    if aws.ami:
+        spec["ami"] = {"id": aws.ami}
+    if aws.subnet:
+        spec["subnet"] = _tag_filter(aws.subnet)
+    if aws.security_groups:
+        spec["securityGroups"] = [_tag_filter(g) for g in aws.security_groups]
+    if aws.iam_instance_profile:
+        spec["iamInstanceProfile"] = {"id": aws.iam_instance_profile}
+    if aws.root_volume is not None:
+        volume = aws.root_volume
+        devices = [d for d in spec.get("blockDevices") or [] if isinstance(d, dict)]
+        root = {
+            "ebs": {"encrypted": volume.encrypted, "volumeSize": volume.size_gib, "volumeType": volume.type}
+        }
+        first = devices[0] if devices else {}
+        spec["blockDevices"] = [{**first, "ebs": {**(first.get("ebs") or {}), **root["ebs"]}}, *devices[1:]]
+    copied_tags = spec.get("tags")
+    spec["tags"] = _owned_tags(infra, aws, copied_tags if isinstance(copied_tags, list) else None)
+    return spec
+
+
+@dataclass(frozen=True)
+class WorkerChoice:
+    """The worker MachineSet a pool's provider spec is copied from, or why there is none.
+
+    Attributes:
+        name: the MachineSet's name, or None.
+        provider_spec: its ``spec.template.spec.providerSpec.value``, or None.
+        problem: why nothing can be copied (a blocker / deploy-time error), or None.
+    """
+
+    name: str | None
+    provider_spec: Object | None
+    problem: str | None = None
+
+
+def _zone_of(machine_set_obj: Mapping[str, Any]) -> str | None:
+    zone = _dig(
+        machine_set_obj, "spec", "template", "spec", "providerSpec", "value", "placement", "availabilityZone"
+    )
+    return zone if isinstance(zone, str) else None
+
+
+def choose_worker_machine_set(
+    machine_sets: Sequence[Mapping[str, Any]], zone: str, infra: str | None, explicit: str | None = None
+) -> WorkerChoice:
+    """The MachineSet a pool in ``zone`` copies: ``explicit`` (``aws.sourceMachineSet``) when given, else the first,
+    by name, whose machines are workers (template label ``machine.openshift.io/cluster-api-machine-role: worker``), of
+    this cluster (``machine.openshift.io/cluster-api-cluster: <infra>`` when ``infra`` is known), in ``zone``
+    (``providerSpec.value.placement.availabilityZone``), with a provider spec, and not Batchplane's own (label
+    ``app.kubernetes.io/managed-by: batchplane``).
+
+    Args:
+        machine_sets: the ``openshift-machine-api`` MachineSets, as the API lists them.
+        zone: the pool's availability zone.
+        infra: the cluster's infrastructure ID, or None.
+        explicit: the MachineSet to copy, or None.
+    """
+    by_name = {str(_dig(m, "metadata", "name")): m for m in machine_sets}
+    if explicit is not None:
+        found = by_name.get(explicit)
+        spec = _dig(found, "spec", "template", "spec", "providerSpec", "value") if found else None
+        if not isinstance(spec, dict) or not spec:
+            why = "does not exist" if found is None else "has no spec.template.spec.providerSpec.value"
+            return WorkerChoice(None, None, f"MachineSet {MACHINE_API_NAMESPACE}/{explicit} {why}")
+        if _zone_of(found or {}) not in (None, zone):
+            return WorkerChoice(
+                None, None, f"MachineSet {explicit} is in zone {_zone_of(found or {})}, not {zone}"
+            )
+        return WorkerChoice(explicit, dict(spec))
+    for name in sorted(by_name):
+        candidate = by_name[name]
+        template_labels = _dig(candidate, "spec", "template", "metadata", "labels") or {}
+        labels = _dig(candidate, "metadata", "labels") or {}
+        spec = _dig(candidate, "spec", "template", "spec", "providerSpec", "value")
+        if (
+            template_labels.get(MACHINE_ROLE_LABEL) == "worker"
+            and (infra is None or labels.get(CLUSTER_LABEL, infra) == infra)
+            and labels.get("app.kubernetes.io/managed-by") != "batchplane"
+            and _zone_of(candidate) == zone
+            and isinstance(spec, dict)
+            and spec
+        ):
+            return WorkerChoice(name, dict(spec))
+    zones = sorted({z for m in machine_sets if (z := _zone_of(m))})
+    return WorkerChoice(
+        None,
+        None,
+        f"no worker MachineSet in zone {zone} to copy (MachineSets: {', '.join(sorted(by_name)) or 'none'}; zones "
+        f"{', '.join(zones) or 'none'}): pick a zone that has one, name one in aws.sourceMachineSet, or give ami, "
+        "subnet, securityGroups and iamInstanceProfile",
+    )
+
+
 def machine_set(target: OpenShiftTarget, pool: OpenShiftGpuPool, base_dir: Path) -> Object:
-    """The pool's MachineSet. ``replicas`` starts at ``minReplicas``; the autoscaler owns it afterwards.
+    """The pool's MachineSet. ``replicas`` starts at ``minReplicas``; the autoscaler owns it afterwards. For AWS pools
+    that copy a worker MachineSet (:meth:`AwsMachine.copies_worker`) ``providerSpec.value`` is ``None``: the program
+    fills it at deploy time (:func:`copied_provider_spec` of what the ``machineset-source`` lookup found).
 
     Raises:
         ValueError: the pool's template or infrastructure ID is unusable (validation reports it first).
@@ -237,8 +370,9 @@ def machine_set(target: OpenShiftTarget, pool: OpenShiftGpuPool, base_dir: Path)
     infra = infrastructure_id(target, pool, base_dir)
     if infra is None:
         raise ValueError(f'GPU pool "{pool.name}" has no infrastructure ID')
+    provider_spec: Object | None
     if pool.aws is not None:
-        provider_spec = aws_provider_spec(infra, pool.aws)
+        provider_spec = None if pool.aws.copies_worker() else aws_provider_spec(infra, pool.aws)
     else:
         assert pool.template is not None
         source = load_template(pool.template, base_dir)
@@ -274,6 +408,49 @@ def machine_set(target: OpenShiftTarget, pool: OpenShiftGpuPool, base_dir: Path)
             },
         },
     }
+
+
+@dataclass(frozen=True)
+class MachineSetSource:
+    """A pool whose provider spec is copied from a worker MachineSet at deploy time.
+
+    Attributes:
+        pool: the pool's name.
+        zone: its availability zone.
+        infrastructure_id: the cluster's infrastructure ID.
+        explicit: ``aws.sourceMachineSet``, or None.
+        aws: the pool's AWS settings (what wins over the copy).
+        path: the pool's config key path.
+    """
+
+    pool: str
+    zone: str
+    infrastructure_id: str
+    explicit: str | None
+    aws: AwsMachine
+    path: str
+
+
+def machine_set_sources(target: OpenShiftTarget, base: str = BASE) -> list[MachineSetSource | None]:
+    """Per GPU pool, in config order: what its deploy-time ``machineset-source`` lookup copies, or None (template
+    pools and AWS pools that give every field)."""
+    out: list[MachineSetSource | None] = []
+    for i, pool in enumerate(target.gpu_pools):
+        aws = pool.aws
+        if aws is None or not aws.copies_worker() or target.infrastructure_id is None:
+            out.append(None)
+            continue
+        out.append(
+            MachineSetSource(
+                pool.name,
+                aws.zone,
+                target.infrastructure_id,
+                aws.source_machine_set,
+                aws,
+                f"{base}.gpuPools[{i}].aws",
+            )
+        )
+    return out
 
 
 def _taint(taint: NodeTaint) -> Object:
@@ -397,6 +574,7 @@ class GpuCapacityPlan:
     machine_sets: list[Object]
     machine_autoscalers: list[Object]
     cluster_autoscaler: Object | None
+    sources: list[MachineSetSource | None] = field(default_factory=list)
 
 
 def gpu_capacity_plan(target: OpenShiftTarget, base_dir: Path | None = None) -> GpuCapacityPlan:
@@ -409,7 +587,13 @@ def gpu_capacity_plan(target: OpenShiftTarget, base_dir: Path | None = None) -> 
     where = base_dir or Path.cwd()
     sets = [machine_set(target, pool, where) for pool in target.gpu_pools]
     autoscalers = [machine_autoscaler(ms, pool) for ms, pool in zip(sets, target.gpu_pools, strict=True)]
-    return GpuCapacityPlan([p.name for p in target.gpu_pools], sets, autoscalers, cluster_autoscaler(target))
+    return GpuCapacityPlan(
+        [p.name for p in target.gpu_pools],
+        sets,
+        autoscalers,
+        cluster_autoscaler(target),
+        machine_set_sources(target),
+    )
 
 
 # --- backed pools ------------------------------------------------------------------------------

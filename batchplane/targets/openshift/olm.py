@@ -35,8 +35,12 @@ class OlmInstall:
         namespace: the operator's Namespace object.
         operator_group: its OperatorGroup object.
         subscription: its Subscription object.
-        approve_csv: the pinned ``startingCSV`` whose InstallPlan the CSV gate approves (``Manual`` approval),
-            or ``None`` (``Automatic``, or ``Manual`` left to a person).
+        approve_csv: the target CSV (``targetCsv``, else ``startingCsv``) the CSV gate approves InstallPlans up to,
+            one step at a time along the channel (``Manual`` approval), or ``None`` (``Automatic``, or ``Manual``
+            left to a person).
+        adopt: ``adopt`` of the subscription settings: take over an existing Subscription of another package or
+            channel.
+        target_key: the settings key :attr:`approve_csv` comes from (``targetCsv`` or ``startingCsv``), or ``None``.
     """
 
     role: str
@@ -44,6 +48,8 @@ class OlmInstall:
     operator_group: Object
     subscription: Object
     approve_csv: str | None = None
+    adopt: bool = False
+    target_key: str | None = None
 
     @property
     def subscription_name(self) -> str:
@@ -122,15 +128,20 @@ def _install(
         "source": sub.source,
         "sourceNamespace": sub.source_namespace,
     }
-    if sub.starting_csv:
-        spec["startingCSV"] = sub.starting_csv
+    starting = sub.starting_csv or sub.approved_csv(
+        environment
+    )  # a first install goes straight to the target
+    if starting:
+        spec["startingCSV"] = starting
     subscription = {
         "apiVersion": "operators.coreos.com/v1alpha1",
         "kind": "Subscription",
         "metadata": {"name": package, "namespace": namespace, "labels": dict(MANAGED_BY)},
         "spec": spec,
     }
-    return OlmInstall(role, ns, og, subscription, sub.approved_csv(environment))
+    approve = sub.approved_csv(environment)
+    key = None if approve is None else ("targetCsv" if sub.target_csv else "startingCsv")
+    return OlmInstall(role, ns, og, subscription, approve, sub.adopt, key)
 
 
 def kueue_cr(target: OpenShiftTarget) -> Object:

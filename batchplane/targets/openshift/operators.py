@@ -1,7 +1,11 @@
 """OpenShiftOperators: stage 2 on OpenShift — OLM installs gated on their CSVs, then the operators' CRs.
 
 For each operator (cert-manager Operator for Red Hat OpenShift → Red Hat build of Kueue → Red Hat
-OpenShift AI): a Namespace, an OperatorGroup and a Subscription (``apiextensions.CustomResource``s),
+OpenShift AI): an ``olm-namespace`` lookup of what already runs in its namespace
+(:mod:`batchplane.operators.olm_lookup`: an existing OperatorGroup is reused — the stack declares it under its
+name and spec, so no second group makes OLM fail the CSVs with ``TooManyOperatorGroups`` —, an existing
+Subscription of the package adopted by name, one of another channel or package refused unless ``adopt: true``),
+then a Namespace, an OperatorGroup and a Subscription (``apiextensions.CustomResource``s),
 then a CSV :class:`~batchplane.operators.readiness_gate.ReadinessGate` that waits for the Subscription's CSV to
 reach ``Succeeded`` — OLM installs CRDs asynchronously, so they do not exist at preview time and the
 operators' CRs must wait (https://github.com/pulumi/pulumi-kubernetes/issues/3176). Each install depends on the
@@ -18,14 +22,16 @@ pre-create some of these objects (namespaces, the ``Kueue`` CR).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from batchplane.kubernetes_object import KubernetesObject
+from batchplane.operators.readiness import OlmCatalog
 from batchplane.operators.readiness_gate import ReadinessGate, ReadinessGateArgs
-from batchplane.targets.openshift.olm import OpenShiftPlan
+from batchplane.targets.openshift.olm import OlmInstall, OpenShiftPlan
 
 TYPE_TOKEN = "batchplane:openshift_operators:OpenShiftOperators"
 
@@ -47,11 +53,52 @@ class OpenShiftOperatorsArgs(TypedDict):
     """The provider's kubeconfig (content or path), for the gates. Defaults to none."""
 
 
-def _awaited_version(spec: dict[str, Any]) -> str:
-    """What the CSV gate awaits, as its ``version`` input: the channel, and the pinned CSV when there is one
-    (bumping ``startingCsv`` re-runs the gate, which then approves the upgrade's InstallPlan)."""
+def _awaited_version(spec: dict[str, Any], target: str | None = None) -> str:
+    """What the CSV gate awaits, as its ``version`` input: the channel, and the target CSV (else the pinned
+    ``startingCSV``) when there is one (setting ``targetCsv`` re-runs the gate, which then approves the upgrade's
+    InstallPlans step by step)."""
     channel = str(spec["channel"])
-    return f"{channel}@{spec['startingCSV']}" if spec.get("startingCSV") else channel
+    csv = target or spec.get("startingCSV")
+    return f"{channel}@{csv}" if csv else channel
+
+
+def namespace_lookup_args(install: OlmInstall) -> dict[str, Any]:
+    """The ``olm-namespace`` lookup gate's inputs for one install: what the stack would declare in its namespace."""
+    spec = install.subscription["spec"]
+    return {
+        "gate": "olm-namespace",
+        "namespace": install.namespace_name,
+        "lookup": {
+            "package": str(spec["name"]),
+            "channel": str(spec["channel"]),
+            "stackOperatorGroup": str(install.operator_group["metadata"]["name"]),
+            "stackOperatorGroupSpec": dict(install.operator_group.get("spec") or {}),
+            "stackSubscription": install.subscription_name,
+            "adopt": install.adopt,
+        },
+    }
+
+
+def _or(planned: Any, found: Any) -> Any:
+    """What the lookup found, or the stack's own ``planned`` value while it has found nothing yet (``None``)."""
+    return planned if found is None or found == "" else found
+
+
+def _note_offline(install: OlmInstall, checked: Any) -> None:
+    """Offline (the mock engine's lookups answer ``checked: false``) say what was not looked up, never a verdict."""
+    if checked is False:
+        pulumi.log.info(
+            f"OperatorGroup and Subscription in namespace {install.namespace_name} not checked offline (the stack's "
+            "own are rendered; an existing OperatorGroup is reused and a Subscription of another channel refused at "
+            "deploy time): run batchplane preflight"
+        )
+
+
+def olm_catalog(spec: dict[str, Any]) -> OlmCatalog:
+    """The package, channel and CatalogSource of a Subscription ``spec``."""
+    return OlmCatalog(
+        str(spec["name"]), str(spec["channel"]), str(spec["source"]), str(spec["sourceNamespace"])
+    )
 
 
 def _custom(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> KubernetesObject:
@@ -64,6 +111,8 @@ class OpenShiftOperators(pulumi.ComponentResource):
     Attributes:
         subscriptions: Subscription resources by role (``cert-manager``, ``kueue``, ``openshift-ai``).
         csv_gates: CSV gates by role.
+        namespace_lookups: the ``olm-namespace`` lookups by role: the OperatorGroup and Subscription already in the
+            operator's namespace, read at deploy time before anything there changes.
         kueue_cr: the ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
         operands: other operator CRs by role (``nfd-instance``, ``cluster-policy``).
@@ -73,6 +122,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
 
     subscriptions: dict[str, pulumi.Resource]
     csv_gates: dict[str, ReadinessGate]
+    namespace_lookups: dict[str, ReadinessGate]
     kueue_cr: pulumi.Resource | None
     data_science_cluster: pulumi.Resource | None
     operands: dict[str, pulumi.Resource]
@@ -101,22 +151,48 @@ class OpenShiftOperators(pulumi.ComponentResource):
             return ReadinessGate(f"{name}-{role}", gate_args, child(deps))
 
         previous: Sequence[pulumi.Resource] = []
+        self.namespace_lookups = {}
         for install in plan.installs:
             prefix = f"{name}-{install.role}"
+            lookup = gate(f"{install.role}-olm-lookup", namespace_lookup_args(install), previous)
+            self.namespace_lookups[install.role] = lookup
+            lookup.checked.apply(partial(_note_offline, install))
             ns = k8s.core.v1.Namespace(
-                f"{prefix}-namespace", metadata=install.namespace["metadata"], opts=child(previous)
+                f"{prefix}-namespace", metadata=install.namespace["metadata"], opts=child([*previous, lookup])
             )
-            og = _custom(f"{prefix}-operatorgroup", install.operator_group, child([ns]))
-            sub = _custom(f"{prefix}-subscription", install.subscription, child([ns, og, *previous]))
+            group = install.operator_group
+            # until the lookup has answered (a preview of its first run) the stack's own name and spec stand in
+            og = _custom(
+                f"{prefix}-operatorgroup",
+                {
+                    **group,
+                    "metadata": {
+                        **group["metadata"],
+                        "name": lookup.operatorGroup.apply(partial(_or, group["metadata"]["name"])),
+                    },
+                    "spec": lookup.operatorGroupSpec.apply(partial(_or, group.get("spec") or {})),
+                },
+                child([ns]),
+            )
+            subscription_name: pulumi.Output[str] = lookup.subscription.apply(
+                partial(_or, install.subscription_name)
+            )
+            sub_obj = install.subscription
+            sub = _custom(
+                f"{prefix}-subscription",
+                {**sub_obj, "metadata": {**sub_obj["metadata"], "name": subscription_name}},
+                child([ns, og, *previous]),
+            )
             self.subscriptions[install.role] = sub
             csv_gate = gate(
                 f"{install.role}-csv-ready",
                 {
                     "gate": "olm-csv",
                     "namespace": install.namespace_name,
-                    "subscription": install.subscription_name,
+                    "subscription": subscription_name,
                     "approve_csv": install.approve_csv,
-                    "version": _awaited_version(install.subscription["spec"]),
+                    "catalog": olm_catalog(install.subscription["spec"]),
+                    "version": _awaited_version(install.subscription["spec"], install.approve_csv),
                 },
                 [sub],
             )
