@@ -94,6 +94,14 @@ class OpenShiftPlatform(Platform):
         """The ``Kueue`` CR's frameworks as Kueue integration names (``batch/job``, ``ray.io/rayjob``, …)."""
         return [RHBOK_INTEGRATIONS[name] for name in rhbok_frameworks(self.target)]
 
+    def pod_user_ids(self, image_uid: int) -> dict[str, int]:
+        """None: OpenShift's default SCC ``restricted-v2`` admits only UIDs and an fsGroup from the namespace's
+        ``openshift.io/sa.scc.uid-range`` / ``supplemental-groups`` allocation (``MustRunAsRange`` / ``MustRunAs``;
+        openshift/apiserver-library-go ``release-4.19`` ``pkg/securitycontextconstraints/user/mustrunasrange.go``
+        L41, ``group/mustrunas.go`` L48) and assigns them itself when unset; the image runs under any UID in group 0
+        (``webhook/Dockerfile``)."""
+        return {}
+
     def connection(self) -> Connection:
         """The target's context and kubeconfig; the provider upserts what OLM and OpenShift AI pre-create."""
         return Connection(
