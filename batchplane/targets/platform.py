@@ -162,6 +162,16 @@ class Platform(ABC):
             return operators.kueue.version
         return None
 
+    def default_kueue_api_version(self, environment: str) -> str | None:
+        """The ``kueue.x-k8s.io`` API version to render when ``batchplane:kueue.apiVersion`` is not set, because the
+        cluster's Kueue serves no other (``kueue.x-k8s.io/v1beta1`` below Kueue 0.15), or ``None`` for the config's
+        default. Defaults to ``None``.
+
+        Args:
+            environment: ``batchplane:environment`` (OLM's approval, and so the CSV installed, depends on it).
+        """
+        return None
+
     def kueue_integrations(self) -> list[str] | None:
         """The Kueue integrations the platform's own Kueue install enables (``batch/job``, …), or ``None`` when
         Kueue's integrations come from ``batchplane:operators``. Defaults to ``None``."""

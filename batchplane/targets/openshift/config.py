@@ -149,6 +149,40 @@ def rhbok_kueue_version(channel: str, csv: str | None) -> str | None:
     return RHBOK_CSV_KUEUE_VERSIONS[newest] if newest is not None else RHBOK_KUEUE_VERSIONS.get(minor)
 
 
+#: The first Kueue that serves ``kueue.x-k8s.io/v1beta2`` (kubernetes-sigs/kueue v0.15.0 added the version); the Red Hat
+#: build of Kueue 1.0-1.2 (Kueue 0.11-0.14) ships CRDs with ``v1beta1`` only (openshift/kueue-operator ``release-1.2``
+#: ``bindata/assets/kueue-operator/crds/``).
+V1BETA2_SINCE = (0, 15)
+
+
+def serves_v1beta2(kueue_version: str) -> bool:
+    """Whether a Kueue version (``0.14``, ``0.18.5``) serves ``kueue.x-k8s.io/v1beta2`` (≥ :data:`V1BETA2_SINCE`)."""
+    major, minor = (int(part) for part in kueue_version.split(".")[:2])
+    return (major, minor) >= V1BETA2_SINCE
+
+
+def check_kueue_api_version(target: OpenShiftTarget, k: ExpandedKueue, environment: str) -> list[ConfigIssue]:
+    """An explicit ``kueue.apiVersion: kueue.x-k8s.io/v1beta2`` where the cluster's Kueue serves only v1beta1: an
+    error naming both keys (a defaulted apiVersion follows the Kueue version:
+    :meth:`~batchplane.targets.openshift.platform.OpenShiftPlatform.default_kueue_api_version`)."""
+    if k.api_version == "kueue.x-k8s.io/v1beta1" or not target.installs_rhbok():
+        return []  # embedded Kueue: check_embedded_kueue says it
+    kueue = target.kueue
+    csv = kueue.approved_csv(environment)
+    version = rhbok_kueue_version(kueue.channel, csv)
+    if version is None or serves_v1beta2(version):
+        return []
+    key, value = ("startingCsv", csv) if csv else ("channel", kueue.channel)
+    return [
+        ConfigIssue(
+            "batchplane:kueue.apiVersion",
+            f"the Red Hat build of Kueue of target.kueue.{key} ({value}) runs Kueue {version}, which "
+            f"serves kueue.x-k8s.io/v1beta1 only, not {k.api_version}: remove kueue.apiVersion (it then follows the "
+            "Kueue version) or set it to kueue.x-k8s.io/v1beta1, or subscribe target.kueue.channel stable-v1.3 or later",
+        )
+    ]
+
+
 class RedHatKueue(OlmSubscription):
     """The Red Hat build of Kueue (package ``kueue-operator``, namespace ``openshift-kueue-operator``)."""
 
@@ -482,7 +516,9 @@ def release_channel_problem(release: str, channel: str) -> str | None:
 def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str = "dev") -> list[ConfigIssue]:
     """Rules of the ``openshift`` target that span fields: DSC components per release, InstallPlan approval
     (:func:`check_approval`), framework duplicates, and warnings for tenant namespaces the stack cannot label."""
-    issues: list[ConfigIssue] = check_approval(target, environment)
+    issues: list[ConfigIssue] = check_approval(target, environment) + check_kueue_api_version(
+        target, k, environment
+    )
     base = "batchplane:target"
     ai = target.openshift_ai
     if ai is not None and (why := release_channel_problem(ai.release, ai.channel)) is not None:

@@ -5,6 +5,7 @@ tenant namespaces labelled for that Kueue, and the webhook image pushed to the c
 
 from __future__ import annotations
 
+from batchplane.config.kueue import KUEUE_V1BETA1
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
 from batchplane.errors import ConfigIssue
@@ -17,6 +18,7 @@ from batchplane.targets.openshift.config import (
     label_managed_namespaces,
     rhbok_frameworks,
     rhbok_kueue_version,
+    serves_v1beta2,
 )
 from batchplane.targets.openshift.machines import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
 from batchplane.targets.platform import Connection, Platform, PoolMachine
@@ -89,6 +91,15 @@ class OpenShiftPlatform(Platform):
             return EMBEDDED_KUEUE_VERSION
         kueue = self.target.kueue
         return rhbok_kueue_version(kueue.channel, kueue.approved_csv(environment))
+
+    def default_kueue_api_version(self, environment: str) -> str | None:
+        """``kueue.x-k8s.io/v1beta1`` where the cluster's Kueue predates v1beta2 (Kueue < 0.15: the Red Hat build of
+        Kueue 1.0-1.2, OpenShift AI 2.x's embedded Kueue; :func:`~batchplane.targets.openshift.config.serves_v1beta2`),
+        else ``None``."""
+        version = self.kueue_version(None, environment)
+        if version is not None and not serves_v1beta2(version):
+            return KUEUE_V1BETA1
+        return None
 
     def kueue_integrations(self) -> list[str]:
         """The ``Kueue`` CR's frameworks as Kueue integration names (``batch/job``, ``ray.io/rayjob``, …)."""
