@@ -27,7 +27,13 @@ from batchplane.config.operators import AppWrapperInstall, ReadinessGateSettings
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
 from batchplane.frameworks import KUEUE_INTEGRATION_OF_RHBOK, RHBOK_NAMES
-from batchplane.targets.openshift.dsc import DataScienceClusterComponents, check_components, managed
+from batchplane.targets.openshift.dsc import (
+    DataScienceClusterComponents,
+    check_components,
+    check_release_components,
+    managed,
+    render_components,
+)
 from batchplane.targets.openshift.gpu import (
     ClusterAutoscalerSettings,
     FeatureSet,
@@ -234,13 +240,33 @@ class OpenShiftAI(OlmSubscription):
     def component_states(self) -> dict[str, bool]:
         """The distributed-workloads DSC components of the release → Managed (codeflare, ray, trainingoperator
         on 2.x; ray, trainer, trainingoperator on 3.x)."""
-        states = managed(self.components, self.release)
+        states = managed(self.components, self.release, self.minor_release())
         names = (
             ("codeflare", "ray", "trainingoperator")
             if self.release == "2.x"
             else ("ray", "trainer", "trainingoperator")
         )
         return {name: states.get(name) == "Managed" for name in names}
+
+    def minor_release(self) -> str | None:
+        """The OpenShift AI minor release the subscription installs (``2.16``) when the channel names one
+        (``eus-2.16``, ``stable-2.16``, ``fast-3.4``) or a ``startingCsv`` (``rhods-operator.2.16.2``) is kept by
+        ``Manual`` approval; ``None`` for a channel that follows a release line (``stable``, ``stable-3.x``)."""
+        prefix, _, version = self.channel.rpartition("-")
+        parts = version.split(".")
+        if prefix and len(parts) == 2 and all(p.isdigit() for p in parts):
+            return version
+        if self.starting_csv and self.approval == "Manual":
+            parts = self.starting_csv.removeprefix("rhods-operator.").removeprefix("v").split(".")
+            if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]):
+                return ".".join(parts[:2])
+        return None
+
+    def minor_source(self) -> str:
+        """The key that selects :meth:`minor_release`, for messages (``target.openshiftAi.channel eus-2.16``)."""
+        if self.channel.rpartition("-")[2].count(".") == 1:
+            return f"target.openshiftAi.channel {self.channel}"
+        return f"target.openshiftAi.startingCsv {self.starting_csv}"
 
     def embedded_kueue(self) -> bool:
         """Whether the DSC's kueue component is ``Managed`` (Kueue embedded in RHOAI 2.x)."""
@@ -513,6 +539,30 @@ def release_channel_problem(release: str, channel: str) -> str | None:
     return None
 
 
+def check_serving_prerequisites(ai: OpenShiftAI, path: str) -> list[ConfigIssue]:
+    """OpenShift AI 2.x KServe in ``Serverless`` mode (its sample's default: ``serving`` Managed) needs the OpenShift
+    Serverless and OpenShift Service Mesh operators, which the stack does not install (rhods-operator ``rhoai-2.16``
+    ``apis/datasciencecluster/v1/datasciencecluster_types.go``: "Require OpenShift Serverless and OpenShift Service
+    Mesh Operators to be installed before enable component"); without them the DataScienceCluster never reports
+    Ready. A warning naming the key; distributed workloads need neither KServe nor ModelMesh."""
+    if ai.release != "2.x":
+        return []
+    kserve = render_components(ai.components, ai.release, ai.minor_release()).get("kserve", {})
+    serving = (kserve.get("serving") or {}).get("managementState", "Managed")
+    raw = kserve.get("defaultDeploymentMode") == "RawDeployment"
+    if kserve.get("managementState") != "Managed" or serving != "Managed" or raw:
+        return []
+    return [
+        ConfigIssue(
+            f"{path}.kserve",
+            "KServe with Knative serving (Serverless mode) needs the OpenShift Serverless and OpenShift Service Mesh "
+            "operators, which this stack does not install: the DataScienceCluster stays not Ready until they are. "
+            "Set kserve: false (distributed workloads do not need it) or install both first",
+            "warning",
+        )
+    ]
+
+
 def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str = "dev") -> list[ConfigIssue]:
     """Rules of the ``openshift`` target that span fields: DSC components per release, InstallPlan approval
     (:func:`check_approval`), framework duplicates, and warnings for tenant namespaces the stack cannot label."""
@@ -526,6 +576,8 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
     if ai is not None:
         path = f"{base}.openshiftAi.components"
         issues.extend(check_components(ai.components, ai.release, path))
+        issues.extend(check_release_components(ai.components, ai.minor_release(), ai.minor_source(), path))
+        issues.extend(check_serving_prerequisites(ai, path))
         if (
             ai.release == "3.x"
             and ai.components.training_operator is not None

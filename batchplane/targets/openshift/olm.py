@@ -155,7 +155,7 @@ def data_science_cluster(target: OpenShiftTarget) -> Object | None:
     ai = target.openshift_ai
     if ai is None:
         return None
-    components = render_components(ai.components, ai.release)
+    components = render_components(ai.components, ai.release, ai.minor_release())
     version = "v1" if ai.release == "2.x" else "v2"
     return {
         "apiVersion": f"datasciencecluster.opendatahub.io/{version}",

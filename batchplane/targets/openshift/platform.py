@@ -20,6 +20,7 @@ from batchplane.targets.openshift.config import (
     rhbok_kueue_version,
     serves_v1beta2,
 )
+from batchplane.targets.openshift.dsc import V1_RELEASES
 from batchplane.targets.openshift.machines import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
 from batchplane.targets.platform import Connection, Platform, PoolMachine
 
@@ -86,9 +87,12 @@ class OpenShiftPlatform(Platform):
     def kueue_version(self, operators: OperatorsConfig | None, environment: str) -> str | None:
         """The Red Hat build of Kueue's upstream Kueue (:func:`~batchplane.targets.openshift.config.rhbok_kueue_version`:
         the channel head, or ``startingCsv`` when ``Manual`` approval keeps it), or, where OpenShift AI 2.x embeds
-        Kueue, :data:`~batchplane.targets.openshift.config.EMBEDDED_KUEUE_VERSION`."""
+        Kueue, its release's (:data:`~batchplane.targets.openshift.dsc.V1_RELEASES`: 0.8 in 2.16) or
+        :data:`~batchplane.targets.openshift.config.EMBEDDED_KUEUE_VERSION`."""
         if not self.target.installs_rhbok():
-            return EMBEDDED_KUEUE_VERSION
+            ai = self.target.openshift_ai
+            release = V1_RELEASES.get((ai.minor_release() if ai is not None else None) or "")
+            return release.embedded_kueue if release is not None else EMBEDDED_KUEUE_VERSION
         kueue = self.target.kueue
         return rhbok_kueue_version(kueue.channel, kueue.approved_csv(environment))
 
