@@ -28,7 +28,7 @@ class ReadinessGateArgs(TypedDict):
     """Inputs of :class:`ReadinessGate`."""
 
     gate: str
-    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token`` or ``registry-route``."""
+    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token``, ``registry-route`` or ``feature-gate``."""
     namespace: str
     """Required. Kueue's namespace (kueue-webhook) or the operator's namespace (olm-csv)."""
     timeout_seconds: int
@@ -55,6 +55,11 @@ class ReadinessGateArgs(TypedDict):
     route: NotRequired[str]
     """registry-route: the Route (in ``namespace``) whose ``spec.host`` the gate waits for and outputs as
     ``host``."""
+    feature_gate: NotRequired[str]
+    """feature-gate: the OpenShift feature gate that must be enabled (``ProvisioningRequestAvailable``)."""
+    enabling_feature_sets: NotRequired[list[str]]
+    """feature-gate: the feature sets that enable it (``DevPreviewNoUpgrade``): a cluster whose spec selects one is
+    waited for while it rolls out; any other fails the gate at once. Defaults to none."""
     version: NotRequired[str]
     """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
 
@@ -100,6 +105,9 @@ class ReadinessGate(pulumi.dynamic.Resource):
             opts = pulumi.ResourceOptions.merge(
                 opts, pulumi.ResourceOptions(additional_secret_outputs=["token", "caData"])
             )
+        elif args["gate"] == "feature-gate":
+            props["featureGate"] = args.get("feature_gate")
+            props["enablingFeatureSets"] = list(args.get("enabling_feature_sets") or [])
         elif args["gate"] == "registry-route":
             props["route"] = args.get("route")
             props["host"] = None  # output, filled by the provider

@@ -57,6 +57,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         ident = (
             f"{props['gate']}/{props['namespace']}/"
             f"{props.get('service') or props.get('subscription') or props.get('secret') or props.get('route') or ''}"
+            f"{props.get('featureGate') or ''}"
         )
         return pulumi.dynamic.CreateResult(id_=ident, outs=outs)
 

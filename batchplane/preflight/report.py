@@ -26,6 +26,8 @@ CheckClass = Literal[
     "docker",
     "kind",
     "registry-route",
+    "feature-gate",
+    "kueue-cr",
 ]
 """What a finding is about (one test per class in ``tests/preflight``)."""
 

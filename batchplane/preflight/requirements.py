@@ -54,7 +54,8 @@ from batchplane.targets.gke.config import (
 from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
-from batchplane.targets.openshift.olm import openshift_plan
+from batchplane.targets.openshift.gpu import PROVISIONING_FEATURE_GATE, PROVISIONING_FEATURE_SETS
+from batchplane.targets.openshift.olm import kueue_cr_frameworks, openshift_plan
 
 Platform = Literal["gke", "openshift", "kind", "existing"]
 
@@ -272,6 +273,36 @@ class OlmPackage:
 
 
 @dataclass(frozen=True)
+class FeatureGateNeed:
+    """An OpenShift feature gate the stack depends on (``featuregates.config.openshift.io/cluster``).
+
+    Attributes:
+        gate: the gate's name (``ProvisioningRequestAvailable``).
+        enabling_sets: the feature sets that enable it (``DevPreviewNoUpgrade``, ``CustomNoUpgrade`` listing it).
+        path: the config key path that makes the stack need it (``batchplane:target.featureSet``).
+        why: what needs it, for messages.
+    """
+
+    gate: str
+    enabling_sets: tuple[str, ...]
+    path: str
+    why: str
+
+
+@dataclass(frozen=True)
+class KueueCrNeed:
+    """The frameworks the Red Hat build of Kueue's ``Kueue`` CR ``cluster`` must enable.
+
+    Attributes:
+        frameworks: the CR's ``spec.config.integrations.frameworks`` names the stack needs.
+        path: the config key path they come from (``batchplane:target.kueue.frameworks``).
+    """
+
+    frameworks: tuple[str, ...]
+    path: str
+
+
+@dataclass(frozen=True)
 class KubeContext:
     """A kubeconfig context the stack uses.
 
@@ -343,6 +374,9 @@ class Requirements:
             with BuildKit where it runs), or None.
         registry_route: OpenShift: the key path (``batchplane:webhook.build.registryHost``) whose omission makes
             ``pulumi up`` push through the internal registry's default route, which must then exist; or None.
+        feature_gates: OpenShift feature gates the stack depends on (``ProvisioningRequestAvailable`` for GPU pools
+            with ProvisioningRequests).
+        kueue_cr: OpenShift: the frameworks the ``Kueue`` CR ``cluster`` must enable, or None (embedded Kueue).
     """
 
     stack: str
@@ -363,6 +397,8 @@ class Requirements:
     other_projects: list[tuple[str, str]] = field(default_factory=list)
     builds_image: str | None = None
     registry_route: str | None = None
+    feature_gates: list[FeatureGateNeed] = field(default_factory=list)
+    kueue_cr: KueueCrNeed | None = None
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -414,6 +450,18 @@ def _openshift_requirements(
     target, path = targets[0]
     req.olm_packages = olm_packages(target)
     req.contexts.append(KubeContext(target.kube_context(), target.kubeconfig, f"{path}.context"))
+    gated = [i for i, pool in enumerate(target.gpu_pools) if pool.provisioning != "none"]
+    if gated:
+        req.feature_gates.append(
+            FeatureGateNeed(
+                PROVISIONING_FEATURE_GATE,
+                PROVISIONING_FEATURE_SETS,
+                f"{path}.featureSet",
+                f'the ProvisioningRequest admission check of {path}.gpuPools[{gated[0]}] "{target.gpu_pools[gated[0]].name}"',
+            )
+        )
+    if target.installs_rhbok():
+        req.kueue_cr = KueueCrNeed(tuple(kueue_cr_frameworks(target)), f"{path}.kueue.frameworks")
 
 
 def _existing_requirements(

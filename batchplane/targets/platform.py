@@ -32,6 +32,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
+from batchplane.config.kueue import KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
 from batchplane.config.webhook import WebhookConfig
@@ -162,7 +163,7 @@ class Platform(ABC):
             return operators.kueue.version
         return None
 
-    def default_kueue_api_version(self, environment: str) -> str | None:
+    def default_kueue_api_version(self, environment: str) -> KueueApiVersion | None:
         """The ``kueue.x-k8s.io`` API version to render when ``batchplane:kueue.apiVersion`` is not set, because the
         cluster's Kueue serves no other (``kueue.x-k8s.io/v1beta1`` below Kueue 0.15), or ``None`` for the config's
         default. Defaults to ``None``.

@@ -273,7 +273,8 @@ def test_unknown_gate_kind_is_an_error() -> None:
         run_gate({"gate": "dns", "namespace": "x", "timeoutSeconds": 1, "intervalSeconds": 1}, FakeCluster())
     assert (
         str(caught.value)
-        == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv, service-account-token, registry-route"
+        == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv, service-account-token, registry-route, "
+        "feature-gate"
     )
 
 

@@ -352,6 +352,11 @@ class OpenShiftTarget(ConfigModel):
     (Batchplane never changes it: a NoUpgrade feature set cannot be undone and blocks upgrades). GPU
     pools with ProvisioningRequests need the ``ProvisioningRequestAvailable`` gate: ``DevPreviewNoUpgrade``,
     or ``CustomNoUpgrade`` listing it. Defaults to none (a warning says it cannot be checked)."""
+    allow_no_upgrade_feature_set: bool = False
+    """Accept that the stack depends on a ``NoUpgrade`` feature set (``featureSet`` ``TechPreviewNoUpgrade``,
+    ``DevPreviewNoUpgrade`` or ``CustomNoUpgrade``): turning one on "CANNOT BE UNDONE and PREVENTS UPGRADES"
+    (openshift/api ``config/v1/types_feature.go``), so a stack that names one without this key is an error, and a
+    ``production`` stack is refused either way. Defaults to false."""
     gpu_pools: list[OpenShiftGpuPool] = []
     """Autoscaled GPU MachineSets (docs/openshift.md). Defaults to none."""
     cluster_autoscaler: ClusterAutoscalerSettings = ClusterAutoscalerSettings()
@@ -539,6 +544,35 @@ def release_channel_problem(release: str, channel: str) -> str | None:
     return None
 
 
+NO_UPGRADE_FEATURE_SETS = ("TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade")
+"""Feature sets that cannot be undone and prevent upgrades (openshift/api ``release-4.19`` ``config/v1/types_feature.go``
+L43-L54)."""
+
+
+def check_feature_set(target: OpenShiftTarget, environment: str) -> list[ConfigIssue]:
+    """A ``NoUpgrade`` ``featureSet`` is irreversible and blocks upgrades: refused on ``production`` stacks (naming
+    ``featureSet``), else an error unless ``allowNoUpgradeFeatureSet: true`` accepts it (naming that key)."""
+    if target.feature_set not in NO_UPGRADE_FEATURE_SETS:
+        return []
+    cost = f"featureSet {target.feature_set} cannot be undone and prevents upgrades of the cluster"
+    if environment == "production":
+        return [
+            ConfigIssue(
+                "batchplane:target.featureSet",
+                f"{cost}: a production stack cannot depend on it (drop the GPU pools' ProvisioningRequests: "
+                "provisioning: none, or use a non-production cluster)",
+            )
+        ]
+    if not target.allow_no_upgrade_feature_set:
+        return [
+            ConfigIssue(
+                "batchplane:target.allowNoUpgradeFeatureSet",
+                f"{cost}; set allowNoUpgradeFeatureSet: true to accept that for this cluster (docs/openshift.md)",
+            )
+        ]
+    return []
+
+
 def check_serving_prerequisites(ai: OpenShiftAI, path: str) -> list[ConfigIssue]:
     """OpenShift AI 2.x KServe in ``Serverless`` mode (its sample's default: ``serving`` Managed) needs the OpenShift
     Serverless and OpenShift Service Mesh operators, which the stack does not install (rhods-operator ``rhoai-2.16``
@@ -569,6 +603,7 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
     issues: list[ConfigIssue] = check_approval(target, environment) + check_kueue_api_version(
         target, k, environment
     )
+    issues += check_feature_set(target, environment)
     base = "batchplane:target"
     ai = target.openshift_ai
     if ai is not None and (why := release_channel_problem(ai.release, ai.channel)) is not None:
@@ -610,13 +645,13 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
                 "2.x); set codeflare: false to install AppWrapper yourself, or leave appwrapper disabled",
             )
         )
-    if target.appwrapper.enabled and not target.creates_kueue_cr():
+    if target.appwrapper.enabled and not target.installs_rhbok():
         issues.append(
             ConfigIssue(
                 f"{base}.appwrapper.enabled",
-                "Batchplane does not own the Kueue CR here (OpenShift AI manages it or embeds Kueue), so it cannot "
-                "add the AppWrapper framework: add workload.codeflare.dev/appwrapper to Kueue's integrations "
-                "yourself (OpenShift AI 3.x: the kueue-manager-config ConfigMap) or AppWrappers are not queued",
+                "Kueue is embedded in OpenShift AI 2.x here (no Kueue CR), so Batchplane cannot add the AppWrapper "
+                "framework: add workload.codeflare.dev/appwrapper to the embedded Kueue's integrations yourself or "
+                "AppWrappers are not queued",
                 "warning",
             )
         )

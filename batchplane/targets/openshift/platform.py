@@ -5,7 +5,7 @@ tenant namespaces labelled for that Kueue, and the webhook image pushed to the c
 
 from __future__ import annotations
 
-from batchplane.config.kueue import KUEUE_V1BETA1
+from batchplane.config.kueue import KUEUE_V1BETA1, KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
 from batchplane.errors import ConfigIssue
@@ -96,7 +96,7 @@ class OpenShiftPlatform(Platform):
         kueue = self.target.kueue
         return rhbok_kueue_version(kueue.channel, kueue.approved_csv(environment))
 
-    def default_kueue_api_version(self, environment: str) -> str | None:
+    def default_kueue_api_version(self, environment: str) -> KueueApiVersion | None:
         """``kueue.x-k8s.io/v1beta1`` where the cluster's Kueue predates v1beta2 (Kueue < 0.15: the Red Hat build of
         Kueue 1.0-1.2, OpenShift AI 2.x's embedded Kueue; :func:`~batchplane.targets.openshift.config.serves_v1beta2`),
         else ``None``."""
