@@ -30,6 +30,7 @@ from batchplane.frameworks import KUEUE_INTEGRATION_OF_RHBOK, RHBOK_NAMES
 from batchplane.targets.openshift.dsc import (
     DataScienceClusterComponents,
     check_components,
+    check_default_queues,
     check_release_components,
     managed,
     render_components,
@@ -612,6 +613,12 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
         path = f"{base}.openshiftAi.components"
         issues.extend(check_components(ai.components, ai.release, path))
         issues.extend(check_release_components(ai.components, ai.minor_release(), ai.minor_source(), path))
+        source_key = (
+            f"{base}.openshiftAi." + ai.minor_source().removeprefix("target.openshiftAi.").split(" ")[0]
+        )
+        issues.extend(
+            check_default_queues(ai.components, ai.minor_release(), source_key, ai.minor_source(), path)
+        )
         issues.extend(check_serving_prerequisites(ai, path))
         if (
             ai.release == "3.x"

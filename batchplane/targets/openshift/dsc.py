@@ -118,7 +118,8 @@ class KueueComponent(ConfigModel):
     default_local_queue_name: DnsSubdomain | None = None
     """``defaultLocalQueueName``. Defaults to ``default``."""
     auto_create_queues: bool | None = None
-    """``autoCreateQueues`` (v2 only). Defaults to false."""
+    """``autoCreateQueues`` (v2, OpenShift AI 3.5+): the operator creates default queues. Defaults to false, rendered
+    explicitly where the release has the field; 3.0-3.4 have none and always create them (a warning)."""
 
 
 class CertificateSpec(ConfigModel):
@@ -428,6 +429,36 @@ V1_RELEASES: dict[str, V1Release] = {
 }
 
 
+#: The first OpenShift AI release whose kueue component has ``autoCreateQueues`` (default false: the operator creates no
+#: queues). 3.0-3.4 create ResourceFlavor ``default-flavor``, ClusterQueue ``default`` and LocalQueue ``default`` in
+#: every managed namespace whenever kueue is Managed or Unmanaged (opendatahub-operator
+#: ``internal/controller/components/kueue/kueue_controller_actions.go`` ``manageDefaultKueueResourcesAction``; the RHOAI
+#: 3.5 CRD, ``../shared/crds/rhoai/3.5.0``, has the field, the v3.0.0 CRD does not).
+AUTO_CREATE_QUEUES_SINCE = (3, 5)
+
+
+def creates_default_queues(minor: str | None) -> bool:
+    """Whether OpenShift AI ``minor`` (``3.4``) creates default queues unconditionally (3.0 up to, not including,
+    :data:`AUTO_CREATE_QUEUES_SINCE`); ``False`` for an unknown release (a channel's head: 3.5 or later)."""
+    if minor is None:
+        return False
+    major, _, rest = minor.partition(".")
+    if not (major.isdigit() and rest.isdigit()):
+        return False
+    return (3, 0) <= (int(major), int(rest)) < AUTO_CREATE_QUEUES_SINCE
+
+
+def _pin_auto_create_queues(rendered: dict[str, Any], minor: str | None) -> None:
+    """``kueue.autoCreateQueues: false`` (Unmanaged) where the release has the field; no such key where it does not."""
+    kueue = rendered.get("kueue")
+    if kueue is None:
+        return
+    if creates_default_queues(minor):
+        kueue.pop("autoCreateQueues", None)
+    elif kueue.get("managementState") == "Unmanaged":
+        kueue.setdefault("autoCreateQueues", False)
+
+
 def _narrow(rendered: dict[str, Any], minor: str | None) -> dict[str, Any]:
     """``rendered`` without the components and settings the release's CRD lacks (:data:`V1_RELEASES`)."""
     schema = V1_RELEASES.get(minor or "")
@@ -467,7 +498,8 @@ def render_components(
 ) -> dict[str, Any]:
     """``spec.components`` of the DataScienceCluster: the release's sample overlaid with the stack's settings
     (objects merged key by key), sorted by component name; for a minor release in :data:`V1_RELEASES` (``2.16``) only
-    the components and settings its CRD has."""
+    the components and settings its CRD has; on 3.x ``kueue.autoCreateQueues: false`` unless set, and none on the
+    releases without the field (:func:`creates_default_queues`)."""
     sample = SAMPLE_V1 if release == "2.x" else SAMPLE_V2
     rendered = {key: dict(value) for key, value in sample.items()}
     others = V2_ONLY if release == "2.x" else V1_ONLY
@@ -476,6 +508,8 @@ def render_components(
         key = dsc_key(name)
         if value is not None and key not in others:
             rendered[key] = _merge(rendered.get(key, {}), value)
+    if release == "3.x":
+        _pin_auto_create_queues(rendered, minor)
     return dict(sorted(_narrow(rendered, minor).items()))
 
 
@@ -485,6 +519,39 @@ def managed(
     """Component → ``managementState`` of the rendered DSC."""
     rendered = render_components(components, release, minor)
     return {k: str(v.get("managementState", "")) for k, v in rendered.items()}
+
+
+def check_default_queues(
+    components: DataScienceClusterComponents, minor: str | None, source_key: str, source: str, path: str
+) -> list[ConfigIssue]:
+    """OpenShift AI 3.0-3.4 (:func:`creates_default_queues`) with kueue Unmanaged: a warning at ``source_key`` (the
+    channel or CSV that picks the release) that the operator creates queues around the stack's quotas, and an error for
+    ``kueue.autoCreateQueues``, which those releases do not have."""
+    if not creates_default_queues(minor):
+        return []
+    issues: list[ConfigIssue] = []
+    kueue = components.kueue
+    if kueue is not None and kueue.auto_create_queues is not None:
+        issues.append(
+            ConfigIssue(
+                f"{path}.kueue.autoCreateQueues",
+                f"OpenShift AI {minor} ({source}) has no kueue.autoCreateQueues (3.5 added it); it always creates "
+                "default queues",
+            )
+        )
+    state = kueue.management_state if kueue is not None and kueue.management_state else "Unmanaged"
+    if state != "Removed":
+        issues.append(
+            ConfigIssue(
+                source_key,
+                f'OpenShift AI {minor} creates ResourceFlavor "default-flavor", a ClusterQueue "default" sized to the '
+                'whole cluster and a LocalQueue "default" in every managed namespace, around this stack\'s quotas '
+                "(it has no autoCreateQueues switch before 3.5): subscribe stable-3.x or a 3.5+ channel, and set "
+                "webhook.refuseUndeclaredQueues: true so the webhook refuses jobs Kueue would default into them",
+                "warning",
+            )
+        )
+    return issues
 
 
 def check_release_components(
