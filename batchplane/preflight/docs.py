@@ -131,4 +131,17 @@ def stack_section(req: Requirements) -> str:
             "**Image registry route:** Route `default-route` in `openshift-image-registry` (the internal registry "
             f"exposed; `{req.registry_route}` not set).\n"
         )
+    for gate in req.feature_gates:
+        sets = " or ".join(f"`{name}`" for name in gate.enabling_sets)
+        out.append(
+            f"**Feature gate:** `{gate.gate}` enabled in FeatureGate `cluster` (feature set {sets} listing it; "
+            f"irreversible, blocks upgrades) for {gate.why} (`{gate.path}`).\n"
+        )
+    if req.kueue_cr is not None:
+        frameworks = ", ".join(f"`{name}`" for name in req.kueue_cr.frameworks)
+        out.append(
+            f"**Kueue CR `cluster` frameworks:** {frameworks} (`{req.kueue_cr.path}`; applied by `pulumi up`).\n"
+        )
+    if req.pod_security is not None:
+        out.append(f"**Pod security:** {req.pod_security}\n")
     return "\n".join(out)

@@ -377,6 +377,7 @@ class Requirements:
         feature_gates: OpenShift feature gates the stack depends on (``ProvisioningRequestAvailable`` for GPU pools
             with ProvisioningRequests).
         kueue_cr: OpenShift: the frameworks the ``Kueue`` CR ``cluster`` must enable, or None (embedded Kueue).
+        pod_security: what the cluster's pod admission asks of the stack's own pods (a sentence), or None.
     """
 
     stack: str
@@ -399,6 +400,7 @@ class Requirements:
     registry_route: str | None = None
     feature_gates: list[FeatureGateNeed] = field(default_factory=list)
     kueue_cr: KueueCrNeed | None = None
+    pod_security: str | None = None
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -460,6 +462,10 @@ def _openshift_requirements(
                 f'the ProvisioningRequest admission check of {path}.gpuPools[{gated[0]}] "{target.gpu_pools[gated[0]].name}"',
             )
         )
+    req.pod_security = (
+        "the webhook's pods run under the default SCC `restricted-v2` (UID and fsGroup from the namespace's range); "
+        "no SCC grant needed."
+    )
     if target.installs_rhbok():
         req.kueue_cr = KueueCrNeed(tuple(kueue_cr_frameworks(target)), f"{path}.kueue.frameworks")
 
