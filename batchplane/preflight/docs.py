@@ -131,6 +131,13 @@ def stack_section(req: Requirements) -> str:
             "**Image registry route:** Route `default-route` in `openshift-image-registry` (the internal registry "
             f"exposed; `{req.registry_route}` not set).\n"
         )
+    out += _cluster_lines(req)
+    return "\n".join(out)
+
+
+def _cluster_lines(req: Requirements) -> list[str]:
+    """What an existing OpenShift cluster must allow: feature gates, the ``Kueue`` CR's frameworks, pod security."""
+    out = []
     for gate in req.feature_gates:
         sets = " or ".join(f"`{name}`" for name in gate.enabling_sets)
         out.append(
@@ -142,6 +149,11 @@ def stack_section(req: Requirements) -> str:
         out.append(
             f"**Kueue CR `cluster` frameworks:** {frameworks} (`{req.kueue_cr.path}`; applied by `pulumi up`).\n"
         )
+    if req.kueue_api is not None:
+        out.append(
+            f"**Kueue API:** a Kueue already running must serve `{req.kueue_api.api_version}` "
+            f"(`{req.kueue_api.path}`); no ClusterQueue `default` the stack does not declare.\n"
+        )
     if req.pod_security is not None:
         out.append(f"**Pod security:** {req.pod_security}\n")
-    return "\n".join(out)
+    return out

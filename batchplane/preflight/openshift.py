@@ -5,6 +5,9 @@ build of Kueue's ``Kueue`` CR, read with the user's kubeconfig through the kuber
   enabled for every version in ``status.featureGates`` (:func:`batchplane.operators.readiness.read_feature_gate`,
   the same reading as ``pulumi up``'s ``feature-gate`` gate). A disabled gate is a blocker naming ``featureSet`` and
   the irreversible fix; a FeatureGate that cannot be read is a warning that says it was not checked.
+* :func:`check_kueue_api` — a Kueue that already runs must serve the ``kueue.x-k8s.io`` version the stack renders
+  (the Red Hat build of Kueue 1.0-1.2 serves ``v1beta1`` only), and a ClusterQueue ``default`` the stack does not
+  declare (OpenShift AI 3.0-3.4 create one sized to the whole cluster) is reported.
 * :func:`check_kueue_cr` — ``kueue.openshift.io/v1`` ``Kueue`` ``cluster``: an existing CR without the frameworks the
   stack needs is reported (a warning: ``pulumi up`` applies them server-side; until then those jobs are not
   queued). No CR yet is fine (the operator or the stack creates it).
@@ -21,7 +24,7 @@ from batchplane.operators.readiness import (
     read_feature_gate,
 )
 from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import FeatureGateNeed, KueueCrNeed
+from batchplane.preflight.requirements import FeatureGateNeed, KueueApiNeed, KueueCrNeed
 
 KUEUE_CR_API = "kueue.openshift.io/v1"
 
@@ -114,4 +117,53 @@ def check_kueue_cr(need: KueueCrNeed | None, api_client: Any, report: Report) ->
             f"{', '.join(missing)}: until pulumi up applies them (server-side, the CR's other frameworks stay) those "
             "jobs are not queued",
             "pulumi up adds them; or oc patch kueue cluster --type merge with the frameworks listed",
+        )
+
+
+def check_kueue_api(need: KueueApiNeed | None, api_client: Any, report: Report) -> None:
+    """The served ``kueue.x-k8s.io`` versions (API discovery) against the stack's, and an undeclared ClusterQueue
+    ``default``. Nothing when Kueue is not installed yet (the stack installs it).
+
+    Args:
+        need: :attr:`~batchplane.preflight.requirements.Requirements.kueue_api`, or None.
+        api_client: a ``kubernetes.client.ApiClient`` for the cluster.
+        report: where findings go (check class ``kueue-api``).
+    """
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    if need is None:
+        return
+    group, _, version = need.api_version.partition("/")
+    try:
+        served = client.ApisApi(api_client).get_api_versions()
+    except ApiException as exc:
+        report.warning(
+            "kueue-api", need.path, f"not checked: API discovery failed ({exc.status} {exc.reason})", ""
+        )
+        return
+    report.ran("kueue-api")
+    versions = [v.version for g in served.groups or [] if g.name == group for v in g.versions or []]
+    if not versions:
+        return  # Kueue is not installed yet
+    if version not in versions:
+        report.blocker(
+            "kueue-api",
+            need.path,
+            f"the cluster's Kueue serves {group} {', '.join(versions)}, not {version}: every Kueue object of the stack "
+            "would be refused",
+            f"set kueue.apiVersion to {group}/{versions[0]}, or subscribe a Red Hat build of Kueue that serves {version}",
+        )
+        return
+    if "default" in need.cluster_queues:
+        return
+    cq, error = _get_cluster_object(api_client, need.api_version, "clusterqueues", "default")
+    if error is None and isinstance(cq, dict):
+        report.warning(
+            "kueue-api",
+            need.queues_path,
+            'the cluster has a ClusterQueue "default" the stack does not declare (OpenShift AI 3.0-3.4 create one '
+            'sized to the whole cluster, and a LocalQueue "default" in every managed namespace): jobs that reach it '
+            "run around the stack's quotas",
+            "use OpenShift AI 3.5+ (autoCreateQueues: false) and delete it, and set webhook.refuseUndeclaredQueues: true",
         )

@@ -28,6 +28,7 @@ CheckClass = Literal[
     "registry-route",
     "feature-gate",
     "kueue-cr",
+    "kueue-api",
 ]
 """What a finding is about (one test per class in ``tests/preflight``)."""
 

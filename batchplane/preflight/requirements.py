@@ -303,6 +303,24 @@ class KueueCrNeed:
 
 
 @dataclass(frozen=True)
+class KueueApiNeed:
+    """The ``kueue.x-k8s.io`` objects the stack declares on an existing cluster.
+
+    Attributes:
+        api_version: the rendered ``kueue.x-k8s.io`` version (``kueue.x-k8s.io/v1beta2``).
+        cluster_queues: the ClusterQueue names the stack declares.
+        path: the key the version comes from (``batchplane:kueue.apiVersion``).
+        queues_path: the key that decides whether the platform creates queues of its own
+            (``batchplane:target.openshiftAi``).
+    """
+
+    api_version: str
+    cluster_queues: tuple[str, ...]
+    path: str
+    queues_path: str
+
+
+@dataclass(frozen=True)
 class KubeContext:
     """A kubeconfig context the stack uses.
 
@@ -378,6 +396,8 @@ class Requirements:
             with ProvisioningRequests).
         kueue_cr: OpenShift: the frameworks the ``Kueue`` CR ``cluster`` must enable, or None (embedded Kueue).
         pod_security: what the cluster's pod admission asks of the stack's own pods (a sentence), or None.
+        kueue_api: OpenShift: the Kueue API version and ClusterQueues the stack declares (checked against a Kueue that
+            already runs), or None.
     """
 
     stack: str
@@ -401,6 +421,7 @@ class Requirements:
     feature_gates: list[FeatureGateNeed] = field(default_factory=list)
     kueue_cr: KueueCrNeed | None = None
     pod_security: str | None = None
+    kueue_api: KueueApiNeed | None = None
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -465,6 +486,12 @@ def _openshift_requirements(
     req.pod_security = (
         "the webhook's pods run under the default SCC `restricted-v2` (UID and fsGroup from the namespace's range); "
         "no SCC grant needed."
+    )
+    req.kueue_api = KueueApiNeed(
+        stack.kueue.api_version,
+        tuple(cq.obj.name for cq in stack.kueue.cluster_queues),
+        "batchplane:kueue.apiVersion",
+        f"{path}.openshiftAi",
     )
     if target.installs_rhbok():
         req.kueue_cr = KueueCrNeed(tuple(kueue_cr_frameworks(target)), f"{path}.kueue.frameworks")

@@ -22,6 +22,7 @@ def check(
         "openshift/registry-route.json",
         "openshift/featuregate-dev-preview.json",
         "openshift/no-kueue-cr.json",
+        "openshift/apis-no-kueue.json",
     )
     with RecordedServer(load(*recordings, *defaults)) as server:
         context = stack.config.target.kube_context()
@@ -35,7 +36,14 @@ def test_a_catalog_with_every_package_and_channel_passes(
 ) -> None:
     report, requests = check(template("openshift-ai-gpu"), tmp_path, monkeypatch, "olm/catalog.json")
     assert report.findings == []
-    assert report.checked == ["kube-context", "olm", "registry-route", "feature-gate", "kueue-cr"]
+    assert report.checked == [
+        "kube-context",
+        "olm",
+        "registry-route",
+        "feature-gate",
+        "kueue-api",
+        "kueue-cr",
+    ]
     # one list per CatalogSource, selected by its catalog label
     assert sorted(r.split("?")[1] for r in requests if "packagemanifests" in r) == [
         "labelSelector=catalog%3Dcertified-operators",

@@ -14,7 +14,7 @@ from tests.preflight.conftest import template
 from tests.preflight.olm_helpers import kubeconfig
 from tests.preflight.replay import RecordedServer, load
 
-BASE = ("olm/catalog.json", "openshift/registry-route.json")
+BASE = ("olm/catalog.json", "openshift/registry-route.json", "openshift/apis-no-kueue.json")
 
 
 def check(stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str) -> Report:
@@ -95,3 +95,37 @@ def test_an_existing_kueue_cr_without_the_stack_s_frameworks_is_reported_naming_
         "batchplane:target.kueue.frameworks",
     )
     assert "enables BatchJob, not RayJob, RayCluster, RayService, JobSet, TrainJob" in finding.message
+
+
+def test_a_running_kueue_that_serves_only_v1beta1_is_a_blocker_at_the_api_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = check(
+        template("openshift-ai"),
+        tmp_path,
+        monkeypatch,
+        "openshift/apis-kueue-v1beta1.json",
+        "openshift/no-kueue-cr.json",
+    )
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("kueue-api", "batchplane:kueue.apiVersion")
+    assert "serves kueue.x-k8s.io v1beta1, not v1beta2" in finding.message
+
+
+def test_a_cluster_queue_default_the_stack_does_not_declare_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = check(
+        template("openshift-ai"),
+        tmp_path,
+        monkeypatch,
+        "openshift/apis-kueue-with-default-queue.json",
+        "openshift/no-kueue-cr.json",
+    )
+    [finding] = report.findings
+    assert (finding.severity, finding.check, finding.path) == (
+        "warning",
+        "kueue-api",
+        "batchplane:target.openshiftAi",
+    )
+    assert 'ClusterQueue "default"' in finding.message and "refuseUndeclaredQueues" in finding.fix
