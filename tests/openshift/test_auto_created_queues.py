@@ -91,3 +91,13 @@ def test_the_option_never_refuses_a_job_of_a_declared_queue() -> None:
     assert Decider(policy).validate(job(), "team-a").allowed
     declared_default = one_queue({"cpu": 1}, queue="default", webhook={"refuseUndeclaredQueues": True})
     assert Decider(declared_default).validate(job(queue=None), "team-a").allowed
+
+
+def test_a_pinned_3_4_csv_under_manual_approval_is_warned_at_starting_csv() -> None:
+    stack = load_stack(
+        openshift_ai(
+            target__openshiftAi__approval="Manual", target__openshiftAi__startingCsv="rhods-operator.3.4.1"
+        )
+    )
+    [warning] = [w for w in stack.warnings if w.path == "batchplane:target.openshiftAi.startingCsv"]
+    assert "OpenShift AI 3.4" in warning.message

@@ -253,9 +253,7 @@ class OpenShiftAI(OlmSubscription):
         """The OpenShift AI minor release the subscription installs (``2.16``) when the channel names one
         (``eus-2.16``, ``stable-2.16``, ``fast-3.4``) or a ``startingCsv`` (``rhods-operator.2.16.2``) is kept by
         ``Manual`` approval; ``None`` for a channel that follows a release line (``stable``, ``stable-3.x``)."""
-        prefix, _, version = self.channel.rpartition("-")
-        parts = version.split(".")
-        if prefix and len(parts) == 2 and all(p.isdigit() for p in parts):
+        if (version := self._channel_release()) is not None:
             return version
         if self.starting_csv and self.approval == "Manual":
             parts = self.starting_csv.removeprefix("rhods-operator.").removeprefix("v").split(".")
@@ -263,11 +261,23 @@ class OpenShiftAI(OlmSubscription):
                 return ".".join(parts[:2])
         return None
 
+    def _channel_release(self) -> str | None:
+        """``X.Y`` of a channel named after one release (``eus-2.16``), else ``None``."""
+        prefix, _, version = self.channel.rpartition("-")
+        parts = version.split(".")
+        return version if prefix and len(parts) == 2 and all(p.isdigit() for p in parts) else None
+
+    def minor_key(self) -> Literal["channel", "startingCsv"]:
+        """The key under ``openshiftAi`` that selects :meth:`minor_release`: the channel when it names a release,
+        else ``startingCsv``."""
+        return (
+            "channel" if self._channel_release() is not None or self.starting_csv is None else "startingCsv"
+        )
+
     def minor_source(self) -> str:
-        """The key that selects :meth:`minor_release`, for messages (``target.openshiftAi.channel eus-2.16``)."""
-        if self.channel.rpartition("-")[2].count(".") == 1:
-            return f"target.openshiftAi.channel {self.channel}"
-        return f"target.openshiftAi.startingCsv {self.starting_csv}"
+        """:meth:`minor_key` and its value, for messages (``target.openshiftAi.channel eus-2.16``)."""
+        value = self.channel if self.minor_key() == "channel" else self.starting_csv
+        return f"target.openshiftAi.{self.minor_key()} {value}"
 
     def embedded_kueue(self) -> bool:
         """Whether the DSC's kueue component is ``Managed`` (Kueue embedded in RHOAI 2.x)."""
@@ -613,9 +623,7 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
         path = f"{base}.openshiftAi.components"
         issues.extend(check_components(ai.components, ai.release, path))
         issues.extend(check_release_components(ai.components, ai.minor_release(), ai.minor_source(), path))
-        source_key = (
-            f"{base}.openshiftAi." + ai.minor_source().removeprefix("target.openshiftAi.").split(" ")[0]
-        )
+        source_key = f"{base}.openshiftAi.{ai.minor_key()}"
         issues.extend(
             check_default_queues(ai.components, ai.minor_release(), source_key, ai.minor_source(), path)
         )
