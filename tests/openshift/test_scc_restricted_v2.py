@@ -8,6 +8,8 @@ from functools import cache
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from batchplane.offline import read_stack_file, run_program
 from batchplane.offline.render import render_resources
@@ -170,3 +172,31 @@ def test_the_webhook_image_runs_as_a_numeric_non_root_user_in_group_0_with_root_
     assert gid == "0"  # restricted-v2 runs the image as an arbitrary UID with GID 0
     [copy] = [line for line in final.splitlines() if line.startswith("COPY --from=build")]
     assert "--chown=0:0" in copy
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    start=st.integers(min_value=1_000_000_000, max_value=2_000_000_000),
+    size=st.integers(min_value=1, max_value=100_000),
+    offset=st.integers(min_value=-200_000, max_value=200_000),
+    where=st.sampled_from(["pod", "container"]),
+)
+def test_run_as_user_is_admitted_exactly_inside_the_namespace_range(
+    start: int, size: int, offset: int, where: str
+) -> None:
+    scc = load_scc("restricted-v2")
+    annotations = {
+        "openshift.io/sa.scc.uid-range": f"{start}/{size}",
+        "openshift.io/sa.scc.mcs": "s0:c26,c15",
+    }
+    uid = start + offset
+    pod = (
+        with_changes("p", {**HARDENED["containers"][0]["securityContext"], "runAsUser": uid})
+        if where == "container"
+        else {
+            **HARDENED,
+            "securityContext": {**HARDENED["securityContext"], "runAsUser": uid},
+        }
+    )
+    inside = start <= uid <= start + size - 1
+    assert (admit(pod, scc, annotations) == []) is inside
