@@ -49,8 +49,6 @@ BaseRefOption = Annotated[
 ]
 
 
-
-
 def _display(path: Path) -> str:
     try:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()

@@ -405,7 +405,8 @@ class KueueConfig(ConfigModel):
 
     api_version: KueueApiVersion = KUEUE_V1BETA2
     """Emitted API version. Default ``kueue.x-k8s.io/v1beta2`` (storage version, Kueue ≥ 0.15 /
-    Red Hat build of Kueue ≥ 1.3). ``v1beta1`` for older Kueue: ClusterQueue ``cohortName`` is
+    Red Hat build of Kueue ≥ 1.3), or ``v1beta1`` where the target's Kueue serves only that (OpenShift: the Red Hat
+    build of Kueue 1.0-1.2, OpenShift AI 2.x's embedded Kueue; an explicit ``v1beta2`` there is an error). ``v1beta1`` for older Kueue: ClusterQueue ``cohortName`` is
     emitted as ``cohort``; everything else keeps its shape (the v0.19.2 CRDs serve both versions:
     ``apis/kueue/v1beta1/clusterqueue_types.go`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2)."""
     named_default_queues: bool = False

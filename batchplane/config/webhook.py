@@ -196,6 +196,12 @@ class WebhookConfig(ConfigModel):
     """Mutating webhook: give unlabeled workloads in a tenant namespace the queue label of the
     namespace's default LocalQueue (``default: true``) unless Kueue's own defaulting applies (a
     LocalQueue named ``default`` exists there). Defaults to true."""
+    refuse_undeclared_queues: bool = False
+    """Validating webhook: refuse an unlabeled workload in a tenant namespace that has no stack-declared LocalQueue
+    named ``default``, because Kueue's LocalQueueDefaulting would put it into a ``default`` LocalQueue the stack does
+    not declare — OpenShift AI 3.0-3.4 creates one on a ClusterQueue sized to the whole cluster in every managed
+    namespace (docs/openshift.md). A workload labelled with an undeclared LocalQueue is refused either way. Defaults
+    to false (such a workload is admitted with a warning)."""
     gpu_resources: Annotated[list[QualifiedName], Field(min_length=1, max_length=16)] = list(
         DEFAULT_GPU_RESOURCES
     )

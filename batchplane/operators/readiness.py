@@ -18,6 +18,9 @@ during a preview). The gates:
 * ``olm-namespace`` — a deploy-time lookup: the OperatorGroup and Subscription already in an operator's namespace
   (:mod:`batchplane.operators.olm_lookup`); outputs the names (and group spec) the stack declares, or fails before
   anything in the namespace changes.
+* ``feature-gate`` — an OpenShift feature gate is enabled: ``featuregates.config.openshift.io/cluster`` lists it in
+  ``status.featureGates[].enabled`` for every version there (:func:`read_feature_gate`), e.g.
+  ``ProvisioningRequestAvailable`` before a ProvisioningRequest AdmissionCheck.
 
 Everything is injectable (cluster client, clock, sleep) so the polling is unit-tested with fakes;
 :class:`KubernetesClusterClient` is the real client (the ``kubernetes`` package, same kubeconfig and
@@ -83,7 +86,8 @@ class ClusterClient(Protocol):
         """Server-side dry-run create of a cluster-scoped object; raises ClusterApiError when refused."""
 
     def get(self, api_version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
-        """A namespaced custom object, or ``None`` when it does not exist; raises ClusterApiError."""
+        """A custom object (cluster-scoped when ``namespace`` is ``""``), or ``None`` when it does not exist; raises
+        ClusterApiError."""
 
     def secret_data(self, namespace: str, name: str) -> dict[str, str] | None:
         """A Secret's ``data`` (base64 values), ``{}`` without data, ``None`` when it does not exist."""
@@ -588,7 +592,120 @@ def olm_namespace_probe(client: ClusterClient, install: StackInstall) -> Callabl
     return probe
 
 
-GATE_KINDS = ("kueue-webhook", "olm-csv", "service-account-token", "registry-route", "olm-namespace")
+CONFIG_API = "config.openshift.io/v1"
+#: The cluster's one ``FeatureGate`` (``featuregates.config.openshift.io``, cluster-scoped).
+CLUSTER_FEATURE_GATE = "cluster"
+NO_UPGRADE_FEATURE_SETS = ("TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade")
+"""Feature sets that "CANNOT BE UNDONE and PREVENTS UPGRADES" (openshift/api ``release-4.19``
+``config/v1/types_feature.go`` L43-L54)."""
+
+
+@dataclass(frozen=True)
+class FeatureGateReading:
+    """What ``featuregates.config.openshift.io/cluster`` says about one gate.
+
+    Attributes:
+        state: ``enabled`` (enabled for every version in ``status.featureGates``); ``rolling-out`` (``spec`` selects
+            a feature set that enables it, ``status`` not yet); ``pending`` (no ``status.featureGates`` yet);
+            ``disabled`` (disabled and the spec's feature set does not enable it); ``unknown`` (no version lists it:
+            this OpenShift release has no such gate); ``missing`` (no FeatureGate ``cluster``: not OpenShift).
+        feature_set: ``spec.featureSet`` (``Default`` when empty).
+        detail: a sentence for messages.
+    """
+
+    state: str
+    feature_set: str
+    detail: str
+
+
+def read_feature_gate(
+    obj: Mapping[str, Any] | None, gate: str, enabling_sets: tuple[str, ...]
+) -> FeatureGateReading:
+    """Read one gate from the FeatureGate ``cluster``, as operators do: ``status.featureGates`` holds one entry per
+    payload version in ClusterVersion's status, each with ``enabled[].name`` and ``disabled[].name`` (openshift/api
+    ``release-4.19`` ``config/v1/types_feature.go`` L97-L133, ``FeatureGateStatus``/``FeatureGateDetails``).
+
+    Args:
+        obj: the FeatureGate object, or ``None`` when it does not exist.
+        gate: the gate's name (``ProvisioningRequestAvailable``).
+        enabling_sets: the feature sets that enable it (``DevPreviewNoUpgrade``); ``CustomNoUpgrade`` enables it when
+            ``spec.customNoUpgrade.enabled`` lists it.
+    """
+    if obj is None:
+        return FeatureGateReading("missing", "", "FeatureGate cluster not found (not an OpenShift cluster?)")
+    spec = obj.get("spec") or {}
+    feature_set = str(spec.get("featureSet") or "Default")
+    custom = [str(n) for n in (spec.get("customNoUpgrade") or {}).get("enabled") or []]
+    spec_enables = (feature_set in enabling_sets and feature_set != "CustomNoUpgrade") or (
+        feature_set == "CustomNoUpgrade" and gate in custom
+    )
+    versions = (obj.get("status") or {}).get("featureGates") or []
+    where = f"FeatureGate cluster (featureSet {feature_set})"
+    if not versions:
+        return FeatureGateReading("pending", feature_set, f"{where} has no status.featureGates yet")
+
+    def listed(entry: Mapping[str, Any], key: str) -> bool:
+        return any(item.get("name") == gate for item in entry.get(key) or [])
+
+    names = ", ".join(str(v.get("version")) for v in versions)
+    if all(listed(v, "enabled") for v in versions):
+        return FeatureGateReading("enabled", feature_set, f"{where} enables {gate} for {names}")
+    disabled = [str(v.get("version")) for v in versions if listed(v, "disabled")]
+    if disabled and spec_enables:
+        return FeatureGateReading(
+            "rolling-out", feature_set, f"{where} selects {gate}, not yet enabled for {', '.join(disabled)}"
+        )
+    if disabled:
+        return FeatureGateReading(
+            "disabled", feature_set, f"{where} disables {gate} for {', '.join(disabled)}"
+        )
+    return FeatureGateReading(
+        "unknown", feature_set, f"{where} lists no {gate} for {names}: this release has no such gate"
+    )
+
+
+def enable_feature_set_fix(enabling_sets: tuple[str, ...]) -> str:
+    """The command that selects the first of ``enabling_sets``, with what it costs."""
+    return (
+        f"a cluster admin who accepts the cost runs `oc patch featuregate cluster --type merge -p "
+        f'\'{{"spec":{{"featureSet":"{enabling_sets[0]}"}}}}\'`: it CANNOT BE UNDONE and PREVENTS UPGRADES'
+    )
+
+
+def feature_gate_probe(
+    client: ClusterClient, gate: str, enabling_sets: tuple[str, ...]
+) -> Callable[[], ProbeResult]:
+    """A probe that is ready when :func:`read_feature_gate` says ``enabled``; waits while the feature set rolls out
+    (``rolling-out``, ``pending``) and fails at once (:class:`GateError`, naming the fix) when the gate is disabled,
+    unknown to the release, or there is no FeatureGate."""
+
+    def probe() -> ProbeResult:
+        try:
+            obj = client.get(CONFIG_API, "featuregates", "", CLUSTER_FEATURE_GATE)
+        except ClusterApiError as exc:
+            if not is_transient(exc):
+                raise GateError(f"cannot read FeatureGate {CLUSTER_FEATURE_GATE}: {exc}") from exc
+            return ProbeResult(False, f"reading FeatureGate {CLUSTER_FEATURE_GATE}: {exc}")
+        reading = read_feature_gate(obj, gate, enabling_sets)
+        if reading.state == "enabled":
+            return ProbeResult(True, reading.detail)
+        if reading.state in ("rolling-out", "pending"):
+            return ProbeResult(False, reading.detail)
+        raise GateError(
+            f"{reading.detail}: what needs it never becomes active; {enable_feature_set_fix(enabling_sets)}"
+        )
+
+    return probe
+
+
+GATE_KINDS = (
+    "kueue-webhook",
+    "olm-csv",
+    "service-account-token",
+    "registry-route",
+    "olm-namespace",
+    "feature-gate",
+)
 
 
 def describe_gate(props: Mapping[str, Any]) -> str:
@@ -601,6 +718,8 @@ def describe_gate(props: Mapping[str, Any]) -> str:
         return f"image registry Route {props.get('namespace')}/{props.get('route')}"
     if props.get("gate") == "olm-namespace":
         return f"OperatorGroups and Subscriptions in namespace {props.get('namespace')}"
+    if props.get("gate") == "feature-gate":
+        return f"OpenShift feature gate {props.get('featureGate')}"
     service = props.get("service")
     where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
     return f"Kueue webhook {where}"
@@ -620,7 +739,9 @@ def run_gate(
             ``namespace``, ``service``, ``resourceFlavorApiVersion`` (kueue-webhook), ``subscription``
             ``approveCsv`` (olm-csv; the target CSV the gate approves InstallPlans towards, or absent) and
             ``package``, ``channel``, ``catalog``, ``catalogNamespace`` (olm-csv: where the channel's entries are read),
-            ``secret`` (service-account-token), ``route`` (registry-route), ``timeoutSeconds``, ``intervalSeconds``.
+            ``secret`` (service-account-token), ``route`` (registry-route), ``package``, ``channel``,
+            ``stackOperatorGroup``, ``stackOperatorGroupSpec``, ``stackSubscription``, ``adopt`` (olm-namespace),
+            ``featureGate`` and ``enablingFeatureSets`` (feature-gate), ``timeoutSeconds``, ``intervalSeconds``.
         client: the cluster client.
         clock: monotonic seconds (injectable).
         sleep: pauses for seconds (injectable).
@@ -671,6 +792,9 @@ def run_gate(
                 bool(props.get("adopt")),
             ),
         )
+    elif gate == "feature-gate":
+        sets = tuple(str(s) for s in props.get("enablingFeatureSets") or ())
+        probe = feature_gate_probe(client, str(props["featureGate"]), sets)
     else:
         raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
     return poll_until_ready(
@@ -749,11 +873,15 @@ class KubernetesClusterClient:
         )
 
     def get(self, api_version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
-        """``GET`` a namespaced custom object; ``None`` on 404 of the object."""
+        """``GET`` a custom object (cluster-scoped when ``namespace`` is ``""``); ``None`` on 404 of the object."""
         group, version = _group_version(api_version)
         try:
             result = self._call(
-                lambda: self._custom.get_namespaced_custom_object(group, version, namespace, plural, name)
+                lambda: (
+                    self._custom.get_namespaced_custom_object(group, version, namespace, plural, name)
+                    if namespace
+                    else self._custom.get_cluster_custom_object(group, version, plural, name)
+                )
             )
         except ClusterApiError as exc:
             if exc.status == 404 and "not found" in exc.message.lower():

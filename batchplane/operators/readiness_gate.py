@@ -28,8 +28,8 @@ class ReadinessGateArgs(TypedDict):
     """Inputs of :class:`ReadinessGate`."""
 
     gate: str
-    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token``, ``registry-route``, or the
-    ``olm-namespace`` lookup."""
+    """Required. ``kueue-webhook``, ``olm-csv``, ``service-account-token``, ``registry-route``, ``feature-gate``, or
+    the ``olm-namespace`` lookup."""
     namespace: str
     """Required. Kueue's namespace (kueue-webhook) or the operator's namespace (olm-csv)."""
     timeout_seconds: int
@@ -64,6 +64,11 @@ class ReadinessGateArgs(TypedDict):
     lookup: NotRequired[dict[str, Any]]
     """olm-namespace lookups: their inputs in wire names (``package``, ``channel``, ``stackOperatorGroup``,
     ``stackOperatorGroupSpec``, ``stackSubscription``, ``adopt``). Defaults to none."""
+    feature_gate: NotRequired[str]
+    """feature-gate: the OpenShift feature gate that must be enabled (``ProvisioningRequestAvailable``)."""
+    enabling_feature_sets: NotRequired[list[str]]
+    """feature-gate: the feature sets that enable it (``DevPreviewNoUpgrade``): a cluster whose spec selects one is
+    waited for while it rolls out; any other fails the gate at once. Defaults to none."""
     version: NotRequired[str]
     """The awaited install's version; changing it re-runs the gate on ``pulumi up``. Defaults to ``""``."""
 
@@ -115,6 +120,9 @@ class ReadinessGate(pulumi.dynamic.Resource):
             opts = pulumi.ResourceOptions.merge(
                 opts, pulumi.ResourceOptions(additional_secret_outputs=["token", "caData"])
             )
+        elif args["gate"] == "feature-gate":
+            props["featureGate"] = args.get("feature_gate")
+            props["enablingFeatureSets"] = list(args.get("enabling_feature_sets") or [])
         elif args["gate"] == "registry-route":
             props["route"] = args.get("route")
             props["host"] = None  # output, filled by the provider

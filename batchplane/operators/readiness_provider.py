@@ -60,6 +60,7 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
         ident = (
             f"{props['gate']}/{props['namespace']}/"
             f"{props.get('service') or props.get('subscription') or props.get('secret') or props.get('route') or props.get('package') or ''}"
+            f"{props.get('featureGate') or ''}"
         )
         return pulumi.dynamic.CreateResult(id_=ident, outs=outs)
 

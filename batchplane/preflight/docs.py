@@ -146,6 +146,7 @@ def stack_section(req: Requirements) -> str:
             "**Image registry route:** Route `default-route` in `openshift-image-registry` (the internal registry "
             f"exposed; `{req.registry_route}` not set).\n"
         )
+    out += _cluster_lines(req)
     return "\n".join(out)
 
 
@@ -164,4 +165,28 @@ def _lookups(req: Requirements) -> list[str]:
             f"**MachineSet to copy:** GPU pool `{source.pool}` copies the providerSpec of {which} "
             f"(`openshift-machine-api`; `{source.path}`).\n"
         )
+    return out
+
+
+def _cluster_lines(req: Requirements) -> list[str]:
+    """What an existing OpenShift cluster must allow: feature gates, the ``Kueue`` CR's frameworks, pod security."""
+    out = []
+    for gate in req.feature_gates:
+        sets = " or ".join(f"`{name}`" for name in gate.enabling_sets)
+        out.append(
+            f"**Feature gate:** `{gate.gate}` enabled in FeatureGate `cluster` (feature set {sets} listing it; "
+            f"irreversible, blocks upgrades) for {gate.why} (`{gate.path}`).\n"
+        )
+    if req.kueue_cr is not None:
+        frameworks = ", ".join(f"`{name}`" for name in req.kueue_cr.frameworks)
+        out.append(
+            f"**Kueue CR `cluster` frameworks:** {frameworks} (`{req.kueue_cr.path}`; applied by `pulumi up`).\n"
+        )
+    if req.kueue_api is not None:
+        out.append(
+            f"**Kueue API:** a Kueue already running must serve `{req.kueue_api.api_version}` "
+            f"(`{req.kueue_api.path}`); no ClusterQueue `default` the stack does not declare.\n"
+        )
+    if req.pod_security is not None:
+        out.append(f"**Pod security:** {req.pod_security}\n")
     return out

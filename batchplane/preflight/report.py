@@ -30,6 +30,9 @@ CheckClass = Literal[
     "repository",
     "machineset",
     "olm-namespace",
+    "feature-gate",
+    "kueue-cr",
+    "kueue-api",
 ]
 """What a finding is about (one test per class in ``tests/preflight``)."""
 

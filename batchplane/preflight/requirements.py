@@ -72,8 +72,9 @@ from batchplane.targets.gke.machines import LOCAL_SSD_GB, MACHINE_SHAPES
 from batchplane.targets.gke.network import private_network_args, webhook_ports
 from batchplane.targets.kind.config import KindTarget
 from batchplane.targets.openshift.config import OpenShiftTarget
+from batchplane.targets.openshift.gpu import PROVISIONING_FEATURE_GATE, PROVISIONING_FEATURE_SETS
 from batchplane.targets.openshift.machines import MachineSetSource, machine_set_sources
-from batchplane.targets.openshift.olm import openshift_plan
+from batchplane.targets.openshift.olm import kueue_cr_frameworks, openshift_plan
 
 Platform = Literal["gke", "openshift", "kind", "existing"]
 
@@ -331,6 +332,54 @@ class OlmPackage:
 
 
 @dataclass(frozen=True)
+class FeatureGateNeed:
+    """An OpenShift feature gate the stack depends on (``featuregates.config.openshift.io/cluster``).
+
+    Attributes:
+        gate: the gate's name (``ProvisioningRequestAvailable``).
+        enabling_sets: the feature sets that enable it (``DevPreviewNoUpgrade``, ``CustomNoUpgrade`` listing it).
+        path: the config key path that makes the stack need it (``batchplane:target.featureSet``).
+        why: what needs it, for messages.
+    """
+
+    gate: str
+    enabling_sets: tuple[str, ...]
+    path: str
+    why: str
+
+
+@dataclass(frozen=True)
+class KueueCrNeed:
+    """The frameworks the Red Hat build of Kueue's ``Kueue`` CR ``cluster`` must enable.
+
+    Attributes:
+        frameworks: the CR's ``spec.config.integrations.frameworks`` names the stack needs.
+        path: the config key path they come from (``batchplane:target.kueue.frameworks``).
+    """
+
+    frameworks: tuple[str, ...]
+    path: str
+
+
+@dataclass(frozen=True)
+class KueueApiNeed:
+    """The ``kueue.x-k8s.io`` objects the stack declares on an existing cluster.
+
+    Attributes:
+        api_version: the rendered ``kueue.x-k8s.io`` version (``kueue.x-k8s.io/v1beta2``).
+        cluster_queues: the ClusterQueue names the stack declares.
+        path: the key the version comes from (``batchplane:kueue.apiVersion``).
+        queues_path: the key that decides whether the platform creates queues of its own
+            (``batchplane:target.openshiftAi``).
+    """
+
+    api_version: str
+    cluster_queues: tuple[str, ...]
+    path: str
+    queues_path: str
+
+
+@dataclass(frozen=True)
 class KubeContext:
     """A kubeconfig context the stack uses.
 
@@ -546,6 +595,12 @@ class Requirements:
             operator's settings (the deploy-time ``olm-namespace`` lookup decides the same from the same answers).
         machine_set_sources: OpenShift: the GPU pools that copy a worker MachineSet at deploy time.
         upgrade_targets: OpenShift: the ``Manual``-approval Subscriptions' target CSVs.
+        feature_gates: OpenShift feature gates the stack depends on (``ProvisioningRequestAvailable`` for GPU pools
+            with ProvisioningRequests).
+        kueue_cr: OpenShift: the frameworks the ``Kueue`` CR ``cluster`` must enable, or None (embedded Kueue).
+        pod_security: what the cluster's pod admission asks of the stack's own pods (a sentence), or None.
+        kueue_api: OpenShift: the Kueue API version and ClusterQueues the stack declares (checked against a Kueue that
+            already runs), or None.
     """
 
     stack: str
@@ -571,6 +626,10 @@ class Requirements:
     olm_namespaces: list[tuple[StackInstall, str]] = field(default_factory=list)
     machine_set_sources: list[MachineSetSource] = field(default_factory=list)
     upgrade_targets: list[UpgradeTarget] = field(default_factory=list)
+    feature_gates: list[FeatureGateNeed] = field(default_factory=list)
+    kueue_cr: KueueCrNeed | None = None
+    pod_security: str | None = None
+    kueue_api: KueueApiNeed | None = None
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -630,6 +689,28 @@ def _openshift_requirements(
     req.olm_namespaces = olm_namespaces(target, stack.config.environment)
     req.machine_set_sources = [s for s in machine_set_sources(target, path) if s is not None]
     req.upgrade_targets = upgrade_targets(target, stack.config.environment)
+    gated = [i for i, pool in enumerate(target.gpu_pools) if pool.provisioning != "none"]
+    if gated:
+        req.feature_gates.append(
+            FeatureGateNeed(
+                PROVISIONING_FEATURE_GATE,
+                PROVISIONING_FEATURE_SETS,
+                f"{path}.featureSet",
+                f'the ProvisioningRequest admission check of {path}.gpuPools[{gated[0]}] "{target.gpu_pools[gated[0]].name}"',
+            )
+        )
+    req.pod_security = (
+        "the webhook's pods run under the default SCC `restricted-v2` (UID and fsGroup from the namespace's range); "
+        "no SCC grant needed."
+    )
+    req.kueue_api = KueueApiNeed(
+        stack.kueue.api_version,
+        tuple(cq.obj.name for cq in stack.kueue.cluster_queues),
+        "batchplane:kueue.apiVersion",
+        f"{path}.openshiftAi",
+    )
+    if target.installs_rhbok():
+        req.kueue_cr = KueueCrNeed(tuple(kueue_cr_frameworks(target)), f"{path}.kueue.frameworks")
 
 
 def _existing_requirements(

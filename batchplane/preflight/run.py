@@ -94,6 +94,14 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
         from batchplane.preflight.olm import check_registry_route
 
         check_registry_route(req.registry_route, api_client, report)
+    if api_client is not None and (
+        req.feature_gates or req.kueue_cr is not None or req.kueue_api is not None
+    ):
+        from batchplane.preflight.openshift import check_feature_gates, check_kueue_api, check_kueue_cr
+
+        check_feature_gates(req.feature_gates, api_client, report)
+        check_kueue_api(req.kueue_api, api_client, report)
+        check_kueue_cr(req.kueue_cr, api_client, report)
     if env.check_images:
         _images(req, report, env, kind_running)
     return report

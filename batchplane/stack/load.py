@@ -655,8 +655,11 @@ def expand(config: StackConfig) -> ExpandedKueue:
     def located(items: list[Any], key: str) -> list[Located[Any]]:
         return [Located(obj, KeyPath(f"{base}.{key}[{i}]")) for i, obj in enumerate(items)]
 
+    api_version = kc.api_version
+    if "api_version" not in kc.model_fields_set:  # defaulted: the version the cluster's Kueue serves
+        api_version = platform_for(config.target).default_kueue_api_version(config.environment) or api_version
     k = ExpandedKueue(
-        api_version=kc.api_version,
+        api_version=api_version,
         named_default_queues=kc.named_default_queues,
         resource_flavors=located(kc.resource_flavors, "resourceFlavors"),
         topologies=located(kc.topologies, "topologies"),

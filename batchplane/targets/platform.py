@@ -21,7 +21,9 @@ What a platform answers:
   add-on, default tolerations) and whether the platform always installs cert-manager (OLM on OpenShift);
 * its **connection** to an existing cluster (:meth:`Platform.connection`: kubeconfig, context, upsert), or none when
   the stack declares the cluster (GKE);
-* its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`).
+* its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`);
+* its **pod security context policy**: the user and group IDs Batchplane's own pods may pin
+  (:meth:`Platform.pod_user_ids`; none on OpenShift, whose SCCs assign them from the namespace).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
+from batchplane.config.kueue import KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
 from batchplane.config.webhook import WebhookConfig
@@ -171,10 +174,27 @@ class Platform(ABC):
             return operators.kueue.version
         return None
 
+    def default_kueue_api_version(self, environment: str) -> KueueApiVersion | None:
+        """The ``kueue.x-k8s.io`` API version to render when ``batchplane:kueue.apiVersion`` is not set, because the
+        cluster's Kueue serves no other (``kueue.x-k8s.io/v1beta1`` below Kueue 0.15), or ``None`` for the config's
+        default. Defaults to ``None``.
+
+        Args:
+            environment: ``batchplane:environment`` (OLM's approval, and so the CSV installed, depends on it).
+        """
+        return None
+
     def kueue_integrations(self) -> list[str] | None:
         """The Kueue integrations the platform's own Kueue install enables (``batch/job``, …), or ``None`` when
         Kueue's integrations come from ``batchplane:operators``. Defaults to ``None``."""
         return None
+
+    def pod_user_ids(self, image_uid: int) -> dict[str, int]:
+        """The ID fields Batchplane's own pods set in their ``securityContext`` (``runAsUser``, ``runAsGroup``;
+        ``fsGroup`` on the pod only), given the numeric UID their image runs as. Defaults to all three =
+        ``image_uid``. A platform whose admission assigns the IDs from the namespace returns ``{}``, and the pods keep
+        only ``runAsNonRoot``, seccomp and the dropped capabilities."""
+        return {"runAsUser": image_uid, "runAsGroup": image_uid, "fsGroup": image_uid}
 
     @abstractmethod
     def connection(self) -> Connection | None:

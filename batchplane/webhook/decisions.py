@@ -86,7 +86,7 @@ DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
     "unmergeable-podsets", "too-many-podsets", "invalid-podset-name", "rayjob-shutdown",
     "rayjob-cluster-selector", "ray-autoscaling-not-elastic", "framework-disabled", "internal-error",
-    "no-worker-admits",
+    "no-worker-admits", "undeclared-local-queue",
 )  # fmt: skip
 
 
@@ -213,6 +213,8 @@ class Decider:
         if not queue:
             if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
                 return Decision(True, "no-queue-label")
+            if self.policy.webhook.refuse_undeclared_queues:
+                return _undeclared_default_queue(_who(kind, ns, obj), ns)
             return Decision(
                 True,
                 "no-queue-label",
@@ -589,6 +591,23 @@ def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, 
 def _who(kind: str, ns: str, obj: Mapping[str, Any]) -> str:
     """``RayJob "team-a/train-1"``: how messages name the workload (built only for a denial or a warning)."""
     return f'{kind} "{ns}/{_name(obj)}"'
+
+
+def _undeclared_default_queue(who: str, ns: str) -> Decision:
+    """The denial of ``webhook.refuseUndeclaredQueues``: an unlabeled workload where the stack declares no LocalQueue
+    named ``default``, which Kueue's LocalQueueDefaulting would put into a ``default`` LocalQueue someone else created
+    (OpenShift AI 3.0-3.4 creates one in every managed namespace, on a ClusterQueue sized to the whole cluster)."""
+    return _deny(
+        who,
+        [
+            _Problem(
+                "undeclared-local-queue",
+                f'no {QUEUE_LABEL} label, and Kueue would default it into LocalQueue "default" of namespace {ns}, '
+                "which this stack does not declare (webhook.refuseUndeclaredQueues): label it with one of the "
+                "namespace's LocalQueues",
+            )
+        ],
+    )
 
 
 def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()) -> Decision:

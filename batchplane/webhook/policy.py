@@ -241,6 +241,9 @@ class WebhookSettings(PolicyModel):
     """Whether ``/mutate`` adds the default queue label."""
     gpu_resources: list[str] = ["nvidia.com/gpu", "amd.com/gpu"]
     """Resources counted by ``maxGpusPerWorkload``."""
+    refuse_undeclared_queues: bool = False
+    """Whether ``/validate`` refuses an unlabeled workload in a tenant namespace without a declared LocalQueue named
+    ``default`` (Kueue would default it into an undeclared ``default`` LocalQueue)."""
 
 
 class WorkerPolicy(PolicyModel):

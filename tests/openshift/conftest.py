@@ -23,6 +23,7 @@ def ocp_config() -> dict[str, Any]:
             "infrastructureId": INFRA,
             "openshiftVersion": "4.19",
             "featureSet": "DevPreviewNoUpgrade",
+            "allowNoUpgradeFeatureSet": True,
             "gpuOperator": {"install": True},
             "gpuPools": [
                 {

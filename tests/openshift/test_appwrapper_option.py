@@ -47,8 +47,8 @@ def test_appwrapper_next_to_the_codeflare_component_is_refused() -> None:
     assert [e.path for e in caught.value.errors] == ["batchplane:target.appwrapper.enabled"]
 
 
-def test_appwrapper_where_openshift_ai_owns_the_kueue_cr_is_warned() -> None:
+def test_appwrapper_where_openshift_ai_3_creates_the_kueue_cr_is_applied_to_its_frameworks() -> None:
     stack = load_stack(with_operators(target=openshift_target(appwrapper={"enabled": True})))
-    assert [w.path for w in stack.warnings if "AppWrapper framework" in w.message] == [
-        "batchplane:target.appwrapper.enabled"
-    ]
+    assert [w.path for w in stack.warnings if "AppWrapper framework" in w.message] == []
+    patch = openshift_plan(stack.config.target).kueue_cr_patch  # type: ignore[arg-type]
+    assert patch is not None and "AppWrapper" in patch["spec"]["config"]["integrations"]["frameworks"]

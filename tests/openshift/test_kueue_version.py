@@ -64,14 +64,17 @@ def test_the_platform_reads_the_csv_only_where_manual_approval_keeps_it() -> Non
     assert old.kueue_version(None, "dev") == "0.16"
 
 
-def test_openshift_ai_2_with_embedded_kueue_runs_kueue_0_11_whatever_the_rhbok_channel() -> None:
+@pytest.mark.parametrize(("channel", "version"), [("stable", "0.11"), ("eus-2.16", "0.8")])
+def test_openshift_ai_2_with_embedded_kueue_runs_its_release_s_kueue_whatever_the_rhbok_channel(
+    channel: str, version: str
+) -> None:
     platform = _platform(
         kueue={"channel": "stable-v1.4"},
         openshiftAi={
-            "channel": "eus-2.16",
+            "channel": channel,
             "release": "2.x",
             "components": {"kueue": {"managementState": "Managed"}},
         },
     )
-    assert platform.kueue_version(None, "dev") == "0.11"
+    assert platform.kueue_version(None, "dev") == version
     assert node_affinity_keys_of(platform.kueue_version(None, "dev")) == "ResourceGroup"

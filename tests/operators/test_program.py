@@ -155,7 +155,11 @@ def test_openshift_template_installs_through_olm_with_csv_gates_and_no_helm(
     assert {gates["olm-openshift-ai-csv-ready"].urn, gates["olm-kueue-csv-ready"].urn} <= set(
         dsc.dependencies
     )
-    assert dsc.inputs["spec"]["components"]["kueue"] == {"managementState": "Unmanaged"}
+    # OpenShift AI 3.5+ creates no default queues around the stack's quotas (#29)
+    assert dsc.inputs["spec"]["components"]["kueue"] == {
+        "managementState": "Unmanaged",
+        "autoCreateQueues": False,
+    }
     assert not openshift_run.of_type("kubernetes:kueue.openshift.io/v1:Kueue")  # RHOAI 3.x owns it
 
 

@@ -23,6 +23,9 @@ def check(
         "openshift/registry-route.json",
         "openshift/fresh-operator-namespaces.json",
         "openshift/worker-machinesets.json",
+        "openshift/featuregate-dev-preview.json",
+        "openshift/no-kueue-cr.json",
+        "openshift/apis-no-kueue.json",
     )
     with RecordedServer(load(*recordings, *defaults)) as server:
         context = stack.config.target.kube_context()
@@ -36,7 +39,17 @@ def test_a_catalog_with_every_package_and_channel_passes(
 ) -> None:
     report, requests = check(template("openshift-ai-gpu"), tmp_path, monkeypatch, "olm/catalog.json")
     assert report.findings == []
-    assert report.checked == ["docker", "kube-context", "olm", "olm-namespace", "machineset", "registry-route"]
+    assert report.checked == [
+        "docker",
+        "kube-context",
+        "olm",
+        "olm-namespace",
+        "machineset",
+        "registry-route",
+        "feature-gate",
+        "kueue-api",
+        "kueue-cr",
+    ]
     # one list per CatalogSource, selected by its catalog label
     assert sorted(r.split("?")[1] for r in requests if "packagemanifests" in r) == [
         "labelSelector=catalog%3Dcertified-operators",

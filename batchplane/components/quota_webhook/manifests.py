@@ -44,7 +44,10 @@ POLICY_GZ_KEY = "policy.json.gz"
 #: every declared worker's and would outgrow the ConfigMap; smaller ones stay readable JSON (``kubectl get cm``).
 COMPRESS_ABOVE = 256 * 1024
 RUN_AS = 65532
-"""Non-root UID/GID of the image (``webhook/Dockerfile``)."""
+"""Non-root UID of the image (``webhook/Dockerfile``: ``USER 65532:0``), pinned where the platform lets pods pin IDs
+(:meth:`batchplane.targets.platform.Platform.pod_user_ids`)."""
+#: The pinned IDs of every platform but OpenShift: ``runAsUser``/``runAsGroup``/``fsGroup`` = :data:`RUN_AS`.
+PINNED_IDS = (("runAsUser", RUN_AS), ("runAsGroup", RUN_AS), ("fsGroup", RUN_AS))
 
 #: (apiGroup, version, resources) of the job kinds the webhook reviews on CREATE.
 WORKLOAD_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -73,6 +76,9 @@ class WebhookDeployment:
         failure_policy: ``Fail`` or ``Ignore``. Defaults to ``Fail``.
         timeout_seconds: webhook timeout, 1–5. Defaults to 3.
         name: base name of every object. Defaults to ``batchplane-quota-webhook``.
+        pod_ids: ``(field, id)`` pairs of the pod's ``securityContext`` (``runAsUser``, ``runAsGroup``, ``fsGroup``;
+            the container repeats all but ``fsGroup``). Defaults to :data:`PINNED_IDS`; empty on OpenShift, whose
+            SCC assigns them (:meth:`~batchplane.targets.platform.Platform.pod_user_ids`).
     """
 
     policy_json: str
@@ -86,6 +92,7 @@ class WebhookDeployment:
     failure_policy: str = "Fail"
     timeout_seconds: int = 3
     name: str = "batchplane-quota-webhook"
+    pod_ids: tuple[tuple[str, int], ...] = PINNED_IDS
 
     @property
     def certificate_name(self) -> str:
@@ -175,7 +182,8 @@ def certificate(d: WebhookDeployment) -> Object:
 
 def deployment(d: WebhookDeployment) -> Object:
     """The hardened Deployment: non-root, read-only root FS, no capabilities, seccomp RuntimeDefault,
-    no service-account token, requests/limits, probes, spread across nodes."""
+    no service-account token, requests/limits, probes, spread across nodes; UID/GID/fsGroup pinned to
+    :attr:`WebhookDeployment.pod_ids` (none on OpenShift: the SCC assigns them)."""
     probe = {"scheme": "HTTPS", "port": d.port}
     container = {
         "name": "webhook",
@@ -197,8 +205,7 @@ def deployment(d: WebhookDeployment) -> Object:
             "allowPrivilegeEscalation": False,
             "readOnlyRootFilesystem": True,
             "runAsNonRoot": True,
-            "runAsUser": RUN_AS,
-            "runAsGroup": RUN_AS,
+            **{key: value for key, value in d.pod_ids if key != "fsGroup"},
             "capabilities": {"drop": ["ALL"]},
             "seccompProfile": {"type": "RuntimeDefault"},
         },
@@ -214,9 +221,7 @@ def deployment(d: WebhookDeployment) -> Object:
         "enableServiceLinks": False,
         "securityContext": {
             "runAsNonRoot": True,
-            "runAsUser": RUN_AS,
-            "runAsGroup": RUN_AS,
-            "fsGroup": RUN_AS,
+            **dict(d.pod_ids),
             "seccompProfile": {"type": "RuntimeDefault"},
         },
         "affinity": {
@@ -395,6 +400,7 @@ def webhook_deployment(stack: Stack) -> WebhookDeployment:
         port=cfg.port,
         failure_policy=cfg.failure_policy,
         timeout_seconds=cfg.timeout_seconds,
+        pod_ids=tuple(stack.platform.pod_user_ids(RUN_AS).items()),
     )
 
 

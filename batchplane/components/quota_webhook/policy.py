@@ -129,6 +129,7 @@ def render_policy(stack: Stack) -> PolicyDocument:
             on_internal_error=cfg.webhook.on_internal_error,
             default_queue_label=cfg.webhook.default_queue_label,
             gpu_resources=list(cfg.webhook.gpu_resources),
+            refuse_undeclared_queues=cfg.webhook.refuse_undeclared_queues,
         ),
         namespaces=namespaces,
         cluster_queues={

@@ -27,7 +27,14 @@ from batchplane.config.operators import AppWrapperInstall, ReadinessGateSettings
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
 from batchplane.frameworks import KUEUE_INTEGRATION_OF_RHBOK, RHBOK_NAMES
-from batchplane.targets.openshift.dsc import DataScienceClusterComponents, check_components, managed
+from batchplane.targets.openshift.dsc import (
+    DataScienceClusterComponents,
+    check_components,
+    check_default_queues,
+    check_release_components,
+    managed,
+    render_components,
+)
 from batchplane.targets.openshift.gpu import (
     ClusterAutoscalerSettings,
     FeatureSet,
@@ -166,6 +173,40 @@ def rhbok_kueue_version(channel: str, csv: str | None) -> str | None:
     return RHBOK_CSV_KUEUE_VERSIONS[newest] if newest is not None else RHBOK_KUEUE_VERSIONS.get(minor)
 
 
+#: The first Kueue that serves ``kueue.x-k8s.io/v1beta2`` (kubernetes-sigs/kueue v0.15.0 added the version); the Red Hat
+#: build of Kueue 1.0-1.2 (Kueue 0.11-0.14) ships CRDs with ``v1beta1`` only (openshift/kueue-operator ``release-1.2``
+#: ``bindata/assets/kueue-operator/crds/``).
+V1BETA2_SINCE = (0, 15)
+
+
+def serves_v1beta2(kueue_version: str) -> bool:
+    """Whether a Kueue version (``0.14``, ``0.18.5``) serves ``kueue.x-k8s.io/v1beta2`` (≥ :data:`V1BETA2_SINCE`)."""
+    major, minor = (int(part) for part in kueue_version.split(".")[:2])
+    return (major, minor) >= V1BETA2_SINCE
+
+
+def check_kueue_api_version(target: OpenShiftTarget, k: ExpandedKueue, environment: str) -> list[ConfigIssue]:
+    """An explicit ``kueue.apiVersion: kueue.x-k8s.io/v1beta2`` where the cluster's Kueue serves only v1beta1: an
+    error naming both keys (a defaulted apiVersion follows the Kueue version:
+    :meth:`~batchplane.targets.openshift.platform.OpenShiftPlatform.default_kueue_api_version`)."""
+    if k.api_version == "kueue.x-k8s.io/v1beta1" or not target.installs_rhbok():
+        return []  # embedded Kueue: check_embedded_kueue says it
+    kueue = target.kueue
+    csv = kueue.approved_csv(environment)
+    version = rhbok_kueue_version(kueue.channel, csv)
+    if version is None or serves_v1beta2(version):
+        return []
+    key, value = ("startingCsv", csv) if csv else ("channel", kueue.channel)
+    return [
+        ConfigIssue(
+            "batchplane:kueue.apiVersion",
+            f"the Red Hat build of Kueue of target.kueue.{key} ({value}) runs Kueue {version}, which "
+            f"serves kueue.x-k8s.io/v1beta1 only, not {k.api_version}: remove kueue.apiVersion (it then follows the "
+            "Kueue version) or set it to kueue.x-k8s.io/v1beta1, or subscribe target.kueue.channel stable-v1.3 or later",
+        )
+    ]
+
+
 class RedHatKueue(OlmSubscription):
     """The Red Hat build of Kueue (package ``kueue-operator``, namespace ``openshift-kueue-operator``)."""
 
@@ -217,13 +258,43 @@ class OpenShiftAI(OlmSubscription):
     def component_states(self) -> dict[str, bool]:
         """The distributed-workloads DSC components of the release → Managed (codeflare, ray, trainingoperator
         on 2.x; ray, trainer, trainingoperator on 3.x)."""
-        states = managed(self.components, self.release)
+        states = managed(self.components, self.release, self.minor_release())
         names = (
             ("codeflare", "ray", "trainingoperator")
             if self.release == "2.x"
             else ("ray", "trainer", "trainingoperator")
         )
         return {name: states.get(name) == "Managed" for name in names}
+
+    def minor_release(self) -> str | None:
+        """The OpenShift AI minor release the subscription installs (``2.16``) when the channel names one
+        (``eus-2.16``, ``stable-2.16``, ``fast-3.4``) or a ``startingCsv`` (``rhods-operator.2.16.2``) is kept by
+        ``Manual`` approval; ``None`` for a channel that follows a release line (``stable``, ``stable-3.x``)."""
+        if (version := self._channel_release()) is not None:
+            return version
+        if self.starting_csv and self.approval == "Manual":
+            parts = self.starting_csv.removeprefix("rhods-operator.").removeprefix("v").split(".")
+            if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]):
+                return ".".join(parts[:2])
+        return None
+
+    def _channel_release(self) -> str | None:
+        """``X.Y`` of a channel named after one release (``eus-2.16``), else ``None``."""
+        prefix, _, version = self.channel.rpartition("-")
+        parts = version.split(".")
+        return version if prefix and len(parts) == 2 and all(p.isdigit() for p in parts) else None
+
+    def minor_key(self) -> Literal["channel", "startingCsv"]:
+        """The key under ``openshiftAi`` that selects :meth:`minor_release`: the channel when it names a release,
+        else ``startingCsv``."""
+        return (
+            "channel" if self._channel_release() is not None or self.starting_csv is None else "startingCsv"
+        )
+
+    def minor_source(self) -> str:
+        """:meth:`minor_key` and its value, for messages (``target.openshiftAi.channel eus-2.16``)."""
+        value = self.channel if self.minor_key() == "channel" else self.starting_csv
+        return f"target.openshiftAi.{self.minor_key()} {value}"
 
     def embedded_kueue(self) -> bool:
         """Whether the DSC's kueue component is ``Managed`` (Kueue embedded in RHOAI 2.x)."""
@@ -309,6 +380,11 @@ class OpenShiftTarget(ConfigModel):
     (Batchplane never changes it: a NoUpgrade feature set cannot be undone and blocks upgrades). GPU
     pools with ProvisioningRequests need the ``ProvisioningRequestAvailable`` gate: ``DevPreviewNoUpgrade``,
     or ``CustomNoUpgrade`` listing it. Defaults to none (a warning says it cannot be checked)."""
+    allow_no_upgrade_feature_set: bool = False
+    """Accept that the stack depends on a ``NoUpgrade`` feature set (``featureSet`` ``TechPreviewNoUpgrade``,
+    ``DevPreviewNoUpgrade`` or ``CustomNoUpgrade``): turning one on "CANNOT BE UNDONE and PREVENTS UPGRADES"
+    (openshift/api ``config/v1/types_feature.go``), so a stack that names one without this key is an error, and a
+    ``production`` stack is refused either way. Defaults to false."""
     gpu_pools: list[OpenShiftGpuPool] = []
     """Autoscaled GPU MachineSets (docs/openshift.md). Defaults to none."""
     cluster_autoscaler: ClusterAutoscalerSettings = ClusterAutoscalerSettings()
@@ -505,10 +581,66 @@ def release_channel_problem(release: str, channel: str) -> str | None:
     return None
 
 
+NO_UPGRADE_FEATURE_SETS = ("TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade")
+"""Feature sets that cannot be undone and prevent upgrades (openshift/api ``release-4.19`` ``config/v1/types_feature.go``
+L43-L54)."""
+
+
+def check_feature_set(target: OpenShiftTarget, environment: str) -> list[ConfigIssue]:
+    """A ``NoUpgrade`` ``featureSet`` is irreversible and blocks upgrades: refused on ``production`` stacks (naming
+    ``featureSet``), else an error unless ``allowNoUpgradeFeatureSet: true`` accepts it (naming that key)."""
+    if target.feature_set not in NO_UPGRADE_FEATURE_SETS:
+        return []
+    cost = f"featureSet {target.feature_set} cannot be undone and prevents upgrades of the cluster"
+    if environment == "production":
+        return [
+            ConfigIssue(
+                "batchplane:target.featureSet",
+                f"{cost}: a production stack cannot depend on it (drop the GPU pools' ProvisioningRequests: "
+                "provisioning: none, or use a non-production cluster)",
+            )
+        ]
+    if not target.allow_no_upgrade_feature_set:
+        return [
+            ConfigIssue(
+                "batchplane:target.allowNoUpgradeFeatureSet",
+                f"{cost}; set allowNoUpgradeFeatureSet: true to accept that for this cluster (docs/openshift.md)",
+            )
+        ]
+    return []
+
+
+def check_serving_prerequisites(ai: OpenShiftAI, path: str) -> list[ConfigIssue]:
+    """OpenShift AI 2.x KServe in ``Serverless`` mode (its sample's default: ``serving`` Managed) needs the OpenShift
+    Serverless and OpenShift Service Mesh operators, which the stack does not install (rhods-operator ``rhoai-2.16``
+    ``apis/datasciencecluster/v1/datasciencecluster_types.go``: "Require OpenShift Serverless and OpenShift Service
+    Mesh Operators to be installed before enable component"); without them the DataScienceCluster never reports
+    Ready. A warning naming the key; distributed workloads need neither KServe nor ModelMesh."""
+    if ai.release != "2.x":
+        return []
+    kserve = render_components(ai.components, ai.release, ai.minor_release()).get("kserve", {})
+    serving = (kserve.get("serving") or {}).get("managementState", "Managed")
+    raw = kserve.get("defaultDeploymentMode") == "RawDeployment"
+    if kserve.get("managementState") != "Managed" or serving != "Managed" or raw:
+        return []
+    return [
+        ConfigIssue(
+            f"{path}.kserve",
+            "KServe with Knative serving (Serverless mode) needs the OpenShift Serverless and OpenShift Service Mesh "
+            "operators, which this stack does not install: the DataScienceCluster stays not Ready until they are. "
+            "Set kserve: false (distributed workloads do not need it) or install both first",
+            "warning",
+        )
+    ]
+
+
 def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str = "dev") -> list[ConfigIssue]:
     """Rules of the ``openshift`` target that span fields: DSC components per release, InstallPlan approval
     (:func:`check_approval`), framework duplicates, and warnings for tenant namespaces the stack cannot label."""
-    issues: list[ConfigIssue] = check_approval(target, environment)
+    issues: list[ConfigIssue] = check_approval(target, environment) + check_kueue_api_version(
+        target, k, environment
+    )
+    issues += check_feature_set(target, environment)
     base = "batchplane:target"
     ai = target.openshift_ai
     if ai is not None and (why := release_channel_problem(ai.release, ai.channel)) is not None:
@@ -516,6 +648,12 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
     if ai is not None:
         path = f"{base}.openshiftAi.components"
         issues.extend(check_components(ai.components, ai.release, path))
+        issues.extend(check_release_components(ai.components, ai.minor_release(), ai.minor_source(), path))
+        source_key = f"{base}.openshiftAi.{ai.minor_key()}"
+        issues.extend(
+            check_default_queues(ai.components, ai.minor_release(), source_key, ai.minor_source(), path)
+        )
+        issues.extend(check_serving_prerequisites(ai, path))
         if (
             ai.release == "3.x"
             and ai.components.training_operator is not None
@@ -548,13 +686,13 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
                 "2.x); set codeflare: false to install AppWrapper yourself, or leave appwrapper disabled",
             )
         )
-    if target.appwrapper.enabled and not target.creates_kueue_cr():
+    if target.appwrapper.enabled and not target.installs_rhbok():
         issues.append(
             ConfigIssue(
                 f"{base}.appwrapper.enabled",
-                "Batchplane does not own the Kueue CR here (OpenShift AI manages it or embeds Kueue), so it cannot "
-                "add the AppWrapper framework: add workload.codeflare.dev/appwrapper to Kueue's integrations "
-                "yourself (OpenShift AI 3.x: the kueue-manager-config ConfigMap) or AppWrappers are not queued",
+                "Kueue is embedded in OpenShift AI 2.x here (no Kueue CR), so Batchplane cannot add the AppWrapper "
+                "framework: add workload.codeflare.dev/appwrapper to the embedded Kueue's integrations yourself or "
+                "AppWrappers are not queued",
                 "warning",
             )
         )

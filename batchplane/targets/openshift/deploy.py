@@ -34,6 +34,7 @@ from batchplane.targets.deploy import (
     PlatformDeploy,
 )
 from batchplane.targets.openshift.binary_build import BinaryBuild
+from batchplane.targets.openshift.gpu import PROVISIONING_FEATURE_GATE, PROVISIONING_FEATURE_SETS
 from batchplane.targets.openshift.gpu_capacity import OpenShiftGpuCapacity
 from batchplane.targets.openshift.image import IMAGE_NAME, PUSHER, OpenShiftImageBuild, openshift_image_build
 from batchplane.targets.openshift.machines import gpu_capacity_plan
@@ -177,6 +178,26 @@ class OpenShiftDeploy(PlatformDeploy):
             },
             opts=in_cluster,
         ).kueue_ready
+        if any(pool.provisioning != "none" for pool in target.gpu_pools):
+            # Without the gate there is no ProvisioningRequest CRD and the AdmissionCheck never becomes Active:
+            # read the cluster's FeatureGate before any Kueue object (the admission checks among them).
+            ready = [
+                *ready,
+                ReadinessGate(
+                    place.role("provisioning-feature-gate"),
+                    {
+                        "gate": "feature-gate",
+                        "namespace": "",
+                        "feature_gate": PROVISIONING_FEATURE_GATE,
+                        "enabling_feature_sets": list(PROVISIONING_FEATURE_SETS),
+                        "timeout_seconds": target.csv_gate.timeout_seconds,
+                        "interval_seconds": target.csv_gate.interval_seconds,
+                        "context": connection.context,
+                        "kubeconfig": connection.kubeconfig,
+                    },
+                    place.options(),
+                ),
+            ]
         if target.gpu_pools:  # GPU MachineSets scaled from zero by the Cluster Autoscaler
             plan = gpu_capacity_plan(target)
             OpenShiftGpuCapacity(

@@ -24,6 +24,7 @@ Defaults are RHOAI's own sample DataScienceCluster of each release, plus what di
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
@@ -117,7 +118,8 @@ class KueueComponent(ConfigModel):
     default_local_queue_name: DnsSubdomain | None = None
     """``defaultLocalQueueName``. Defaults to ``default``."""
     auto_create_queues: bool | None = None
-    """``autoCreateQueues`` (v2 only). Defaults to false."""
+    """``autoCreateQueues`` (v2, OpenShift AI 3.5+): the operator creates default queues. Defaults to false, rendered
+    explicitly where the release has the field; 3.0-3.4 have none and always create them (a warning)."""
 
 
 class CertificateSpec(ConfigModel):
@@ -379,6 +381,96 @@ SAMPLE_V2: dict[str, Any] = {
 """RHOAI 3.5's sample DSC (module docs) with kueue ``Unmanaged`` instead of ``Removed`` (the stack's Kueue)."""
 
 
+@dataclass(frozen=True)
+class V1Release:
+    """What the DataScienceCluster v1 CRD of one OpenShift AI 2.x minor release accepts, where it is narrower than
+    the v2.35 CRD the models mirror.
+
+    Attributes:
+        components: component → the settings it takes besides ``managementState`` (``devFlags`` is not offered).
+        kueue_states: ``kueue.managementState`` values its CRD enum allows.
+        embedded_kueue: the upstream Kueue minor its ``kueue: Managed`` runs.
+        source: the upstream the facts come from (repository, branch, commit, path).
+    """
+
+    components: dict[str, tuple[str, ...]]
+    kueue_states: tuple[str, ...]
+    embedded_kueue: str
+    source: str
+
+
+#: OpenShift AI 2.x minor releases whose DataScienceCluster v1 CRD lacks components or settings of the newest 2.x.
+#: 2.16 (the ``eus-2.16`` channel): no ``feastoperator``, ``llamastackoperator``, ``kserve.nim``,
+#: ``kserve.rawDeploymentServiceConfig``, ``workbenches.workbenchNamespace``, ``trustyai.eval``,
+#: ``datasciencepipelines.argoWorkflowsControllers``, ``kueue.defaultClusterQueueName``/``defaultLocalQueueName``; kueue
+#: ``Managed``/``Removed`` only (no Red Hat build of Kueue); embedded Kueue from red-hat-data-services/kueue
+#: ``rhoai-2.16`` (``get_all_manifests.sh``), image tag ``release-0.8`` (``prefetched-manifests/kueue/components/
+#: manager/kustomization.yaml``).
+V1_RELEASES: dict[str, V1Release] = {
+    "2.16": V1Release(
+        components={
+            "codeflare": (),
+            "dashboard": (),
+            "datasciencepipelines": (),
+            "kserve": ("defaultDeploymentMode", "serving"),
+            "kueue": (),
+            "modelmeshserving": (),
+            "modelregistry": ("registriesNamespace",),
+            "ray": (),
+            "trainingoperator": (),
+            "trustyai": (),
+            "workbenches": (),
+        },
+        kueue_states=("Managed", "Removed"),
+        embedded_kueue="0.8",
+        source="red-hat-data-services/rhods-operator rhoai-2.16 (07ea18b1) "
+        "bundle/manifests/datasciencecluster.opendatahub.io_datascienceclusters.yaml",
+    ),
+}
+
+
+#: The first OpenShift AI release whose kueue component has ``autoCreateQueues`` (default false: the operator creates no
+#: queues). 3.0-3.4 create ResourceFlavor ``default-flavor``, ClusterQueue ``default`` and LocalQueue ``default`` in
+#: every managed namespace whenever kueue is Managed or Unmanaged (opendatahub-operator
+#: ``internal/controller/components/kueue/kueue_controller_actions.go`` ``manageDefaultKueueResourcesAction``; the RHOAI
+#: 3.5 CRD, ``../shared/crds/rhoai/3.5.0``, has the field, the v3.0.0 CRD does not).
+AUTO_CREATE_QUEUES_SINCE = (3, 5)
+
+
+def creates_default_queues(minor: str | None) -> bool:
+    """Whether OpenShift AI ``minor`` (``3.4``) creates default queues unconditionally (3.0 up to, not including,
+    :data:`AUTO_CREATE_QUEUES_SINCE`); ``False`` for an unknown release (a channel's head: 3.5 or later)."""
+    if minor is None:
+        return False
+    major, _, rest = minor.partition(".")
+    if not (major.isdigit() and rest.isdigit()):
+        return False
+    return (3, 0) <= (int(major), int(rest)) < AUTO_CREATE_QUEUES_SINCE
+
+
+def _pin_auto_create_queues(rendered: dict[str, Any], minor: str | None) -> None:
+    """``kueue.autoCreateQueues: false`` (Unmanaged) where the release has the field; no such key where it does not."""
+    kueue = rendered.get("kueue")
+    if kueue is None:
+        return
+    if creates_default_queues(minor):
+        kueue.pop("autoCreateQueues", None)
+    elif kueue.get("managementState") == "Unmanaged":
+        kueue.setdefault("autoCreateQueues", False)
+
+
+def _narrow(rendered: dict[str, Any], minor: str | None) -> dict[str, Any]:
+    """``rendered`` without the components and settings the release's CRD lacks (:data:`V1_RELEASES`)."""
+    schema = V1_RELEASES.get(minor or "")
+    if schema is None:
+        return rendered
+    return {
+        name: {k: v for k, v in value.items() if k in ("managementState", *schema.components[name])}
+        for name, value in rendered.items()
+        if name in schema.components
+    }
+
+
 def dsc_key(field_name: str) -> str:
     """The DataScienceCluster key of a :class:`DataScienceClusterComponents` field."""
     return {v: k for k, v in FIELD_OF.items()}.get(field_name, field_name)
@@ -401,9 +493,13 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def render_components(components: DataScienceClusterComponents, release: Release) -> dict[str, Any]:
+def render_components(
+    components: DataScienceClusterComponents, release: Release, minor: str | None = None
+) -> dict[str, Any]:
     """``spec.components`` of the DataScienceCluster: the release's sample overlaid with the stack's settings
-    (objects merged key by key), sorted by component name."""
+    (objects merged key by key), sorted by component name; for a minor release in :data:`V1_RELEASES` (``2.16``) only
+    the components and settings its CRD has; on 3.x ``kueue.autoCreateQueues: false`` unless set, and none on the
+    releases without the field (:func:`creates_default_queues`)."""
     sample = SAMPLE_V1 if release == "2.x" else SAMPLE_V2
     rendered = {key: dict(value) for key, value in sample.items()}
     others = V2_ONLY if release == "2.x" else V1_ONLY
@@ -412,12 +508,95 @@ def render_components(components: DataScienceClusterComponents, release: Release
         key = dsc_key(name)
         if value is not None and key not in others:
             rendered[key] = _merge(rendered.get(key, {}), value)
-    return dict(sorted(rendered.items()))
+    if release == "3.x":
+        _pin_auto_create_queues(rendered, minor)
+    return dict(sorted(_narrow(rendered, minor).items()))
 
 
-def managed(components: DataScienceClusterComponents, release: Release) -> dict[str, str]:
+def managed(
+    components: DataScienceClusterComponents, release: Release, minor: str | None = None
+) -> dict[str, str]:
     """Component → ``managementState`` of the rendered DSC."""
-    return {k: str(v.get("managementState", "")) for k, v in render_components(components, release).items()}
+    rendered = render_components(components, release, minor)
+    return {k: str(v.get("managementState", "")) for k, v in rendered.items()}
+
+
+def check_default_queues(
+    components: DataScienceClusterComponents, minor: str | None, source_key: str, source: str, path: str
+) -> list[ConfigIssue]:
+    """OpenShift AI 3.0-3.4 (:func:`creates_default_queues`) with kueue Unmanaged: a warning at ``source_key`` (the
+    channel or CSV that picks the release) that the operator creates queues around the stack's quotas, and an error for
+    ``kueue.autoCreateQueues``, which those releases do not have."""
+    if not creates_default_queues(minor):
+        return []
+    issues: list[ConfigIssue] = []
+    kueue = components.kueue
+    if kueue is not None and kueue.auto_create_queues is not None:
+        issues.append(
+            ConfigIssue(
+                f"{path}.kueue.autoCreateQueues",
+                f"OpenShift AI {minor} ({source}) has no kueue.autoCreateQueues (3.5 added it); it always creates "
+                "default queues",
+            )
+        )
+    state = kueue.management_state if kueue is not None and kueue.management_state else "Unmanaged"
+    if state != "Removed":
+        issues.append(
+            ConfigIssue(
+                source_key,
+                f'OpenShift AI {minor} creates ResourceFlavor "default-flavor", a ClusterQueue "default" sized to the '
+                'whole cluster and a LocalQueue "default" in every managed namespace, around this stack\'s quotas '
+                "(it has no autoCreateQueues switch before 3.5): subscribe stable-3.x or a 3.5+ channel, and set "
+                "webhook.refuseUndeclaredQueues: true so the webhook refuses jobs Kueue would default into them",
+                "warning",
+            )
+        )
+    return issues
+
+
+def check_release_components(
+    components: DataScienceClusterComponents, minor: str | None, source: str, path: str
+) -> list[ConfigIssue]:
+    """Components and settings the DSC CRD of OpenShift AI ``minor`` (:data:`V1_RELEASES`) lacks, and a kueue
+    ``managementState`` outside its enum (the default ``Unmanaged`` included): errors naming the key, the release and
+    ``source`` (the channel or CSV that selects it). Nothing for a release not in the table."""
+    schema = V1_RELEASES.get(minor or "")
+    if schema is None:
+        return []
+    issues: list[ConfigIssue] = []
+    release = f"OpenShift AI {minor} ({source})"
+    for name in DataScienceClusterComponents.model_fields:
+        value = _set_value(getattr(components, name))
+        key = dsc_key(name)
+        if value is None or key in V2_ONLY:
+            continue
+        where = f"{path}.{DataScienceClusterComponents.model_fields[name].alias or name}"
+        if key not in schema.components:
+            if value != {"managementState": "Removed"}:
+                issues.append(
+                    ConfigIssue(where, f"the DataScienceCluster of {release} has no {key} component")
+                )
+            continue
+        for setting in value:
+            if setting not in ("managementState", *schema.components[key]):
+                issues.append(
+                    ConfigIssue(
+                        f"{where}.{setting}",
+                        f"{key}.{setting} does not exist in the DataScienceCluster of {release}",
+                    )
+                )
+    kueue = components.kueue
+    state = kueue.management_state if kueue is not None and kueue.management_state else "Unmanaged"
+    if state not in schema.kueue_states:
+        issues.append(
+            ConfigIssue(
+                f"{path}.kueue.managementState",
+                f"the DataScienceCluster of {release} takes kueue managementState Managed or Removed only, not "
+                f"{state} (the Red Hat build of Kueue needs a later OpenShift AI): set Managed for the embedded Kueue "
+                f"{schema.embedded_kueue}, or subscribe a later channel",
+            )
+        )
+    return issues
 
 
 def _has(obj: dict[str, Any], dotted: str) -> bool:

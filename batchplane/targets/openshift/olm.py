@@ -91,6 +91,8 @@ class OpenShiftPlan:
         kueue_namespace: where Kueue runs: ``openshift-kueue-operator`` (the Red Hat build of Kueue) or
             ``redhat-ods-applications`` (Kueue embedded in OpenShift AI 2.x).
         appwrapper_source: URL of the AppWrapper release ``install.yaml`` (``target.appwrapper``), or ``None``.
+        kueue_cr_patch: the ``Kueue`` CR fields applied server-side where OpenShift AI 3.x creates the CR
+            (:func:`kueue_cr_patch`), or ``None`` (Batchplane creates the CR, or Kueue is embedded).
     """
 
     installs: list[OlmInstall]
@@ -99,6 +101,7 @@ class OpenShiftPlan:
     operands: list[Operand] = field(default_factory=list)
     kueue_namespace: str = "openshift-kueue-operator"
     appwrapper_source: str | None = None
+    kueue_cr_patch: Object | None = None
 
 
 def _install(
@@ -144,12 +147,38 @@ def _install(
     return OlmInstall(role, ns, og, subscription, approve, sub.adopt, key)
 
 
-def kueue_cr(target: OpenShiftTarget) -> Object:
-    """The singleton ``Kueue`` CR (``metadata.name`` must be ``cluster``) with the derived frameworks."""
+def kueue_cr_frameworks(target: OpenShiftTarget) -> list[str]:
+    """The ``Kueue`` CR's ``spec.config.integrations.frameworks`` the stack needs: the derived ones
+    (:func:`~batchplane.targets.openshift.config.rhbok_frameworks`) and ``AppWrapper`` with ``target.appwrapper``,
+    in CRD enum order."""
     frameworks = rhbok_frameworks(target)
     if target.appwrapper.enabled and "AppWrapper" not in frameworks:
         frameworks = [n for n in RHBOK_FRAMEWORKS if n in {*frameworks, "AppWrapper"}]
-    config: Object = {"integrations": {"frameworks": frameworks}}
+    return frameworks
+
+
+#: Server-side apply of the ``Kueue`` CR's frameworks where OpenShift AI 3.x creates the CR: ``pulumi.com/patchForce``
+#: takes ownership of conflicting fields (pulumi-kubernetes "Server-Side Apply" docs), and ``frameworks`` is a
+#: ``listType: set`` (openshift/kueue-operator ``release-1.4`` CRD), so the CR's other frameworks stay.
+PATCH_FORCE_ANNOTATION = "pulumi.com/patchForce"
+
+
+def kueue_cr_patch(target: OpenShiftTarget) -> Object:
+    """The ``Kueue`` CR ``cluster`` fields the stack owns where OpenShift AI 3.x creates the CR (once, never updating
+    it: opendatahub-operator ``v3.5.0`` ``kueue_config.go`` ``createKueueCR``): only
+    ``spec.config.integrations.frameworks`` (:func:`kueue_cr_frameworks`), applied server-side with
+    :data:`PATCH_FORCE_ANNOTATION`."""
+    return {
+        "apiVersion": "kueue.openshift.io/v1",
+        "kind": "Kueue",
+        "metadata": {"name": "cluster", "annotations": {PATCH_FORCE_ANNOTATION: "true"}},
+        "spec": {"config": {"integrations": {"frameworks": kueue_cr_frameworks(target)}}},
+    }
+
+
+def kueue_cr(target: OpenShiftTarget) -> Object:
+    """The singleton ``Kueue`` CR (``metadata.name`` must be ``cluster``) with the derived frameworks."""
+    config: Object = {"integrations": {"frameworks": kueue_cr_frameworks(target)}}
     if target.kueue.label_policy is not None:
         config["workloadManagement"] = {"labelPolicy": target.kueue.label_policy}
     return {
@@ -166,7 +195,7 @@ def data_science_cluster(target: OpenShiftTarget) -> Object | None:
     ai = target.openshift_ai
     if ai is None:
         return None
-    components = render_components(ai.components, ai.release)
+    components = render_components(ai.components, ai.release, ai.minor_release())
     version = "v1" if ai.release == "2.x" else "v2"
     return {
         "apiVersion": f"datasciencecluster.opendatahub.io/{version}",
@@ -300,4 +329,5 @@ def openshift_plan(target: OpenShiftTarget, environment: str = "dev") -> OpenShi
         operands,
         "openshift-kueue-operator" if target.installs_rhbok() else "redhat-ods-applications",
         appwrapper_source(target.appwrapper.version) if target.appwrapper.enabled else None,
+        kueue_cr_patch(target) if target.installs_rhbok() and not target.creates_kueue_cr() else None,
     )

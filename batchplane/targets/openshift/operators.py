@@ -116,7 +116,10 @@ class OpenShiftOperators(pulumi.ComponentResource):
         kueue_cr: the ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
         operands: other operator CRs by role (``nfd-instance``, ``cluster-policy``).
-        kueue_ready: what Kueue objects must depend on (the Kueue webhook gate).
+        kueue_ready: what Kueue objects must depend on (the Kueue webhook gate, and the ``Kueue`` CR's frameworks
+            patch when there is one).
+        kueue_cr_patch: the server-side apply of the ``Kueue`` CR's frameworks where OpenShift AI 3.x creates the CR
+            (``kubernetes:kueue.openshift.io/v1:KueuePatch``), or ``None``.
         appwrapper: the AppWrapper controller's release manifest (after the Kueue webhook gate), or ``None``.
     """
 
@@ -127,6 +130,7 @@ class OpenShiftOperators(pulumi.ComponentResource):
     data_science_cluster: pulumi.Resource | None
     operands: dict[str, pulumi.Resource]
     kueue_ready: list[pulumi.Resource]
+    kueue_cr_patch: pulumi.Resource | None
     appwrapper: pulumi.Resource | None
 
     def __init__(
@@ -223,6 +227,20 @@ class OpenShiftOperators(pulumi.ComponentResource):
             serving or kueue_csv,
         )
         self.kueue_ready = [webhook_gate]
+        self.kueue_cr_patch = None
+        if (
+            plan.kueue_cr_patch is not None
+        ):  # OpenShift AI 3.x created the CR: own its frameworks (server-side apply)
+            patch = plan.kueue_cr_patch
+            self.kueue_cr_patch = k8s.apiextensions.CustomResourcePatch(
+                f"{name}-kueue-cr-frameworks",
+                api_version=patch["apiVersion"],
+                kind=patch["kind"],
+                metadata=patch["metadata"],
+                spec=patch["spec"],
+                opts=child([webhook_gate]),  # the Red Hat build of Kueue serves: the CR exists
+            )
+            self.kueue_ready.append(self.kueue_cr_patch)
         self.appwrapper = None
         if plan.appwrapper_source is not None:
             self.appwrapper = k8s.yaml.v2.ConfigFile(

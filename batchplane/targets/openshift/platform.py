@@ -5,6 +5,7 @@ tenant namespaces labelled for that Kueue, and the webhook image pushed to the c
 
 from __future__ import annotations
 
+from batchplane.config.kueue import KUEUE_V1BETA1, KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
 from batchplane.errors import ConfigIssue
@@ -17,7 +18,9 @@ from batchplane.targets.openshift.config import (
     label_managed_namespaces,
     rhbok_frameworks,
     rhbok_kueue_version,
+    serves_v1beta2,
 )
+from batchplane.targets.openshift.dsc import V1_RELEASES
 from batchplane.targets.openshift.machines import check_gang_sizes, check_gpu_capacity, openshift_backed_pools
 from batchplane.targets.platform import Connection, Platform, PoolMachine
 
@@ -84,15 +87,35 @@ class OpenShiftPlatform(Platform):
     def kueue_version(self, operators: OperatorsConfig | None, environment: str) -> str | None:
         """The Red Hat build of Kueue's upstream Kueue (:func:`~batchplane.targets.openshift.config.rhbok_kueue_version`:
         the channel head, or ``startingCsv`` when ``Manual`` approval keeps it), or, where OpenShift AI 2.x embeds
-        Kueue, :data:`~batchplane.targets.openshift.config.EMBEDDED_KUEUE_VERSION`."""
+        Kueue, its release's (:data:`~batchplane.targets.openshift.dsc.V1_RELEASES`: 0.8 in 2.16) or
+        :data:`~batchplane.targets.openshift.config.EMBEDDED_KUEUE_VERSION`."""
         if not self.target.installs_rhbok():
-            return EMBEDDED_KUEUE_VERSION
+            ai = self.target.openshift_ai
+            release = V1_RELEASES.get((ai.minor_release() if ai is not None else None) or "")
+            return release.embedded_kueue if release is not None else EMBEDDED_KUEUE_VERSION
         kueue = self.target.kueue
         return rhbok_kueue_version(kueue.channel, kueue.approved_csv(environment))
+
+    def default_kueue_api_version(self, environment: str) -> KueueApiVersion | None:
+        """``kueue.x-k8s.io/v1beta1`` where the cluster's Kueue predates v1beta2 (Kueue < 0.15: the Red Hat build of
+        Kueue 1.0-1.2, OpenShift AI 2.x's embedded Kueue; :func:`~batchplane.targets.openshift.config.serves_v1beta2`),
+        else ``None``."""
+        version = self.kueue_version(None, environment)
+        if version is not None and not serves_v1beta2(version):
+            return KUEUE_V1BETA1
+        return None
 
     def kueue_integrations(self) -> list[str]:
         """The ``Kueue`` CR's frameworks as Kueue integration names (``batch/job``, ``ray.io/rayjob``, …)."""
         return [RHBOK_INTEGRATIONS[name] for name in rhbok_frameworks(self.target)]
+
+    def pod_user_ids(self, image_uid: int) -> dict[str, int]:
+        """None: OpenShift's default SCC ``restricted-v2`` admits only UIDs and an fsGroup from the namespace's
+        ``openshift.io/sa.scc.uid-range`` / ``supplemental-groups`` allocation (``MustRunAsRange`` / ``MustRunAs``;
+        openshift/apiserver-library-go ``release-4.19`` ``pkg/securitycontextconstraints/user/mustrunasrange.go``
+        L41, ``group/mustrunas.go`` L48) and assigns them itself when unset; the image runs under any UID in group 0
+        (``webhook/Dockerfile``)."""
+        return {}
 
     def connection(self) -> Connection:
         """The target's context and kubeconfig; the provider upserts what OLM and OpenShift AI pre-create."""
