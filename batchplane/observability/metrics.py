@@ -29,7 +29,9 @@ is no metric of a MultiKueueCluster's ``Active`` condition.
 a fresh instance's collectors, their names as exposed (``_total`` on counters) and label names.
 
 Shapes: :data:`KUEUE_METRICS` and :data:`WEBHOOK_METRICS` map a family name to a :class:`MetricFamily`;
-:func:`known_metric` resolves a series name (histogram ``_bucket``/``_sum``/``_count`` included) to its family.
+:func:`known_metric` resolves a series name (histogram ``_bucket``/``_sum``/``_count`` included) to its family;
+:data:`KUBE_STATE_METRICS` (the webhook availability rule's) and :data:`RECORDED_METRICS` (the recording rules'
+series) are known too, and :data:`TARGET_LABELS` lists the labels scraping adds.
 """
 
 from __future__ import annotations
@@ -619,9 +621,48 @@ TARGET_LABELS: frozenset[str] = frozenset(
     }
 )
 
+#: The series the stack's recording rules write (:mod:`batchplane.observability.alerts`; named
+#: ``level:metric:operations`` after Prometheus' recording-rule convention), with the labels they keep. They exist
+#: wherever the rules are loaded; dashboards may read them.
+RECORDED_METRICS: Mapping[str, MetricFamily] = MappingProxyType(
+    {
+        m.name: m
+        for m in (
+            MetricFamily(
+                "cluster_queue:kueue_admission_wait_time_seconds:p95_1h",
+                "gauge",
+                ("cluster_queue",),
+                "95th percentile of kueue_admission_wait_time_seconds over 1h, per ClusterQueue (seconds).",
+                "batchplane.observability.alerts.kueue_rules",
+            ),
+            MetricFamily(
+                "cluster_queue_resource:kueue_cluster_queue_gpu_usage:ratio",
+                "gauge",
+                ("cluster_queue", "resource"),
+                "GPU usage over nominal quota per ClusterQueue and GPU resource (above 1: borrowing).",
+                "batchplane.observability.alerts.kueue_rules",
+            ),
+            MetricFamily(
+                "endpoint_decision_reason:batchplane_webhook_reviews:rate5m",
+                "gauge",
+                ("endpoint", "decision", "reason"),
+                "Non-dry-run reviews per second over 5m, by endpoint, decision and reason.",
+                "batchplane.observability.alerts.webhook_rules",
+            ),
+            MetricFamily(
+                "endpoint:batchplane_webhook_review_seconds:p99_5m",
+                "gauge",
+                ("endpoint",),
+                "99th percentile review latency over 5m per endpoint (seconds).",
+                "batchplane.observability.alerts.webhook_rules",
+            ),
+        )
+    }
+)
+
 #: Every family queries may name.
 ALL_METRICS: Mapping[str, MetricFamily] = MappingProxyType(
-    {**KUEUE_METRICS, **WEBHOOK_METRICS, **KUBE_STATE_METRICS}
+    {**KUEUE_METRICS, **WEBHOOK_METRICS, **KUBE_STATE_METRICS, **RECORDED_METRICS}
 )
 
 

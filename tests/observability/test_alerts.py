@@ -165,3 +165,15 @@ def test_the_synthetic_series_carry_only_the_labels_their_exporters_write() -> N
                 assert family is not None, entry
                 labels = set(re.findall(r'([a-z_]+)="', match.group(2)))
                 assert labels <= family.series_labels(match.group(1)), entry
+
+
+def test_the_recorded_series_in_the_catalog_are_what_the_recording_rules_write() -> None:
+    from batchplane.observability.metrics import RECORDED_METRICS
+
+    rules = {r.name: r for g in rule_groups(_inputs()) for r in g.rules if r.recording}
+    assert set(rules) == set(RECORDED_METRICS)
+    for name, rule in rules.items():
+        by = re.search(r"by \(([^)]*)\)", rule.expr)
+        assert by is not None, name
+        kept = tuple(label.strip() for label in by.group(1).split(",") if label.strip() != "le")
+        assert kept == RECORDED_METRICS[name].labels, name
