@@ -170,10 +170,17 @@ def test_prometheus_scrapes_the_webhook_and_evaluates_the_generated_rules(
             "recorded p99",
         )
         assert 0 < float(p99[0]["value"][1]) < 3
+
         # every generated rule loaded and evaluates (Kueue's read no series here: they are empty, not errors)
+        def evaluated() -> list[dict[str, Any]]:
+            groups = client.get(f"{base}/api/v1/rules", timeout=5).json()["data"]["groups"]
+            done = [
+                g for g in groups if all(r.get("lastEvaluation", "").startswith("20") for r in g["rules"])
+            ]
+            return done if len(done) == len(groups) == 2 else []  # both groups (evaluated independently)
+
         groups = _until(
-            lambda: [g for g in client.get(f"{base}/api/v1/rules", timeout=5).json()["data"]["groups"]
-                     if all(r.get("lastEvaluation", "").startswith("20") for r in g["rules"])],
+            evaluated,
             "rule evaluation",
         )  # fmt: skip
         assert {g["name"] for g in groups} == {"batchplane-kueue", "batchplane-webhook"}
