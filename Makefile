@@ -38,11 +38,15 @@ $(BIN)/.installed-dev: pyproject.toml uv.lock | $(UV)
 # it is installed quietly; otherwise this stops with the package to install.
 GRAPHVIZ_PACKAGE := graphviz
 
-.PHONY: help install lock graphviz preview test compile test-compiled lint typecheck imports all-checks graphs e2e-kind
+# Debian's `prometheus` package: the real prometheus and promtool the observability tests run (rules checked and
+# unit-tested, a Prometheus scraping a running webhook). Installed the same way as Graphviz.
+PROMETHEUS_PACKAGE := prometheus
+
+.PHONY: help install lock graphviz prometheus preview test compile test-compiled lint typecheck imports all-checks graphs e2e-kind
 help: ## list the targets
 	@grep -E '^[A-Za-z0-9_.-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-install: graphviz $(BIN)/.installed-dev ## create .venv from uv.lock with the dev tools (+ Graphviz as root)
+install: graphviz prometheus $(BIN)/.installed-dev ## create .venv from uv.lock with the dev tools (+ Graphviz and Prometheus as root)
 
 # requirements.txt: the program's pins for pip (the PR workflow's `pip install -r requirements.txt`); the webhook image's
 # pins (webhook/Dockerfile, no Pulumi). Both are exported from uv.lock; tests/project/test_packaging.py checks they agree.
@@ -64,6 +68,17 @@ graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz p
 	    exit 1; \
 	  fi; }
 
+prometheus: ## make sure prometheus and promtool are there (installs Debian's prometheus package when root)
+	@command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      $(PROMETHEUS_PACKAGE)) >/dev/null || { echo "make: installing the $(PROMETHEUS_PACKAGE) package failed" >&2; exit 1; }; \
+	  else \
+	    echo "make: prometheus/promtool are missing: install the '$(PROMETHEUS_PACKAGE)' package" \
+	      "(Debian/Ubuntu: sudo apt-get install $(PROMETHEUS_PACKAGE))" >&2; \
+	    exit 1; \
+	  fi; }
+
 preview: $(BIN)/.installed-run ## set up the program and CLI only, then preview the default stack offline (STACK=kind)
 	@$(BIN)/batchplane preview --stack $(STACK)
 
@@ -75,7 +90,7 @@ COMPILED := build/compiled
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 
-test: graphviz $(BIN)/.installed-dev ## set up, then run the whole test suite (and the decision path compiled)
+test: graphviz prometheus $(BIN)/.installed-dev ## set up, then run the whole test suite (and the decision path compiled)
 	$(BIN)/pytest -q $(PYTEST_PARALLEL)
 	$(MAKE) --no-print-directory test-compiled
 

@@ -48,6 +48,7 @@ import pulumi_kubernetes as k8s
 
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
+from batchplane.components.observability import Observability
 from batchplane.components.quota_webhook.component import QuotaWebhook, QuotaWebhookArgs
 from batchplane.components.quota_webhook.manifests import (
     deployment_problems,
@@ -59,6 +60,7 @@ from batchplane.config.rules import tenant_namespaces
 from batchplane.errors import ConfigValidationError
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
+from batchplane.observability.scrape import kube_prometheus_stack_install, scrape_inputs
 from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
 from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
@@ -211,6 +213,7 @@ class BatchCluster(pulumi.ComponentResource):
             install.
         queues: the Kueue objects and tenant namespaces.
         quota_webhook: the quota webhook, or ``None`` when the stack does not deploy it.
+        observability: the scrape objects and alert rules, or ``None`` when the stack declares none.
         multikueue_kubeconfig: on a declared MultiKueue worker, the manager's kubeconfig for it (secret); else
             ``None``.
 
@@ -228,6 +231,7 @@ class BatchCluster(pulumi.ComponentResource):
     kueue_ready: list[pulumi.Resource]
     queues: KueueQueues
     quota_webhook: QuotaWebhook | None
+    observability: Observability | None
     multikueue_kubeconfig: pulumi.Output[str] | None
 
     def __init__(self, name: str, args: BatchClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -250,6 +254,7 @@ class BatchCluster(pulumi.ComponentResource):
         before_queues = self._declare_multikueue(args)
         self._declare_queues(before_queues)
         self._declare_webhook(args.project_dir)
+        self._declare_observability()
         self._register()
 
     def _in_cluster(self, **kwargs: object) -> pulumi.ResourceOptions:
@@ -363,6 +368,24 @@ class BatchCluster(pulumi.ComponentResource):
                 image=image,
                 image_revision=revision,
             ),
+            opts=self._in_cluster(),
+        )
+
+    def _declare_observability(self) -> None:
+        """Stage 7: the scrape objects and alert rules of the platform (docs/observability.md), after the Kueue gate
+        and the webhook they scrape (and the kube-prometheus-stack release when the stack installs it)."""
+        self.observability = None
+        inputs = scrape_inputs(self._stack)
+        if inputs is None:
+            return
+        after = [*self.kueue_ready, *([self.quota_webhook] if self.quota_webhook is not None else [])]
+        self.observability = Observability(
+            self._place.role("observability"),
+            {
+                "inputs": inputs,
+                "kube_prometheus_stack": kube_prometheus_stack_install(self._stack),
+                "depends_on": after,
+            },
             opts=self._in_cluster(),
         )
 

@@ -33,6 +33,7 @@ CheckClass = Literal[
     "feature-gate",
     "kueue-cr",
     "kueue-api",
+    "monitoring",
 ]
 """What a finding is about (one test per class in ``tests/preflight``)."""
 

@@ -601,6 +601,10 @@ class Requirements:
         pod_security: what the cluster's pod admission asks of the stack's own pods (a sentence), or None.
         kueue_api: OpenShift: the Kueue API version and ClusterQueues the stack declares (checked against a Kueue that
             already runs), or None.
+        user_workload_monitoring: OpenShift with observability on: the key path (``batchplane:observability``)
+            whose objects need user-workload monitoring; or None.
+        prometheus_operator: kind/existing with ``observability.prometheus: operator``: the key path whose objects
+            need the Prometheus Operator's CRDs; or None.
     """
 
     stack: str
@@ -630,6 +634,8 @@ class Requirements:
     kueue_cr: KueueCrNeed | None = None
     pod_security: str | None = None
     kueue_api: KueueApiNeed | None = None
+    user_workload_monitoring: str | None = None
+    prometheus_operator: str | None = None
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -677,7 +683,20 @@ def stack_requirements(stack: Stack) -> Requirements:
             and not build.in_cluster
         ):
             req.registry_route = "batchplane:webhook.build.registryHost"
+    _monitoring_requirements(stack, req)
     return req
+
+
+def _monitoring_requirements(stack: Stack, req: Requirements) -> None:
+    """What the observability objects need on the cluster (:mod:`batchplane.preflight.monitoring`)."""
+    section = stack.config.observability
+    if not section.enabled:
+        return
+    monitoring = stack.platform.monitoring
+    if monitoring == "user-workload-monitoring":
+        req.user_workload_monitoring = "batchplane:observability"
+    elif monitoring == "prometheus-operator" and section.prometheus == "operator":
+        req.prometheus_operator = "batchplane:observability.prometheus"
 
 
 def _openshift_requirements(

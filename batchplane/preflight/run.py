@@ -102,6 +102,14 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
         check_feature_gates(req.feature_gates, api_client, report)
         check_kueue_api(req.kueue_api, api_client, report)
         check_kueue_cr(req.kueue_cr, api_client, report)
+    if api_client is not None and req.user_workload_monitoring is not None:
+        from batchplane.preflight.monitoring import check_user_workload_monitoring
+
+        check_user_workload_monitoring(req.user_workload_monitoring, api_client, report)
+    if api_client is not None and req.prometheus_operator is not None:
+        from batchplane.preflight.monitoring import check_prometheus_operator_crds
+
+        check_prometheus_operator_crds(req.prometheus_operator, api_client, report)
     if env.check_images:
         _images(req, report, env, kind_running)
     return report

@@ -24,13 +24,15 @@ What a platform answers:
 * its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`);
 * its **pod security context policy**: the user and group IDs Batchplane's own pods may pin
   (:meth:`Platform.pod_user_ids`; none on OpenShift, whose SCCs assign them from the namespace).
+* its **metrics collection** (:attr:`Platform.monitoring`) and whether its Kueue install already declares Kueue's
+  scrape (:meth:`Platform.kueue_scrape_declared`), for :mod:`batchplane.observability.scrape`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from batchplane.config.kueue import KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
@@ -39,7 +41,12 @@ from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
 
-__all__ = ["Connection", "Platform"]
+__all__ = ["Connection", "Monitoring", "Platform"]
+
+#: How a platform collects metrics: Google Cloud Managed Service for Prometheus (``PodMonitoring``, ``Rules``), OpenShift
+#: user-workload monitoring (``ServiceMonitor``, ``PrometheusRule`` read by the cluster's own Prometheus Operator), or a
+#: Prometheus Operator the stack finds or installs (``ServiceMonitor``, ``PrometheusRule``).
+Monitoring = Literal["managed-prometheus", "user-workload-monitoring", "prometheus-operator"]
 
 #: Kueue's namespace when the stack installs Kueue with Helm and sets no ``operators.kueue.namespace``.
 DEFAULT_KUEUE_NAMESPACE = "kueue-system"
@@ -96,6 +103,7 @@ class Platform(ABC):
             ``batchplane:``). Defaults to ``operators``.
         declares_cluster: the stack declares the cluster (GKE), so the program knows its API endpoint; an existing
             cluster's endpoint must be given (a MultiKueue worker's ``server``). Defaults to false.
+        monitoring: how the platform collects metrics (:data:`Monitoring`). Defaults to ``prometheus-operator``.
     """
 
     kind: ClassVar[str]
@@ -104,6 +112,13 @@ class Platform(ABC):
     image_registry: ClassVar[str | None] = None
     integrations_key: ClassVar[str] = "operators"
     declares_cluster: ClassVar[bool] = False
+    monitoring: ClassVar[Monitoring] = "prometheus-operator"
+
+    def kueue_scrape_declared(self) -> bool:
+        """Whether the platform's own Kueue install declares Kueue's scrape object and its metrics-reader binding
+        (the Red Hat build of Kueue creates ServiceMonitor ``kueue-metrics``), so the stack declares none. Defaults
+        to false."""
+        return False
 
     def check_target(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
         """The platform's own rules on its target (and on the Kueue objects its pools back), run before the

@@ -24,3 +24,19 @@ def kubeconfig(directory: Path, server: str, context: str) -> Path:
         encoding="utf-8",
     )
     return path
+
+
+#: What every OpenShift preflight reads besides the check under test, recorded as a fresh, ready cluster answers: the
+#: registry route, the operator namespaces and worker MachineSets the deploy-time lookups read, the FeatureGate with
+#: ProvisioningRequestAvailable, no Kueue yet, user-workload monitoring on. A test adds its own recordings first
+#: (the first match answers).
+OPENSHIFT_DEFAULTS = (
+    "olm/catalog.json",
+    "openshift/registry-route.json",
+    "openshift/fresh-operator-namespaces.json",
+    "openshift/worker-machinesets.json",
+    "openshift/featuregate-dev-preview.json",
+    "openshift/no-kueue-cr.json",
+    "openshift/apis-no-kueue.json",
+    "openshift/user-workload-monitoring.json",
+)

@@ -26,6 +26,7 @@ def check(
         "openshift/featuregate-dev-preview.json",
         "openshift/no-kueue-cr.json",
         "openshift/apis-no-kueue.json",
+        "openshift/user-workload-monitoring.json",
     )
     with RecordedServer(load(*recordings, *defaults)) as server:
         context = stack.config.target.kube_context()
@@ -49,6 +50,7 @@ def test_a_catalog_with_every_package_and_channel_passes(
         "feature-gate",
         "kueue-api",
         "kueue-cr",
+        "monitoring",
     ]
     # one list per CatalogSource, selected by its catalog label
     assert sorted(r.split("?")[1] for r in requests if "packagemanifests" in r) == [

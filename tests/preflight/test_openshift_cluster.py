@@ -21,6 +21,7 @@ BASE = (
     # what the deploy-time lookups read (operator namespaces, the worker MachineSets to copy)
     "openshift/fresh-operator-namespaces.json",
     "openshift/worker-machinesets.json",
+    "openshift/user-workload-monitoring.json",
 )
 
 

@@ -24,6 +24,7 @@ class GkePlatform(Platform):
         kind="gke", ray_addon=True, default_tolerations=(GKE_SYSTEM_NODE_TOLERATION,)
     )
     image_registry = "artifact-registry"
+    monitoring = "managed-prometheus"
     declares_cluster = True
 
     def __init__(self, target: GkeTarget) -> None:
