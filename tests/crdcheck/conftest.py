@@ -20,7 +20,8 @@ KUEUE = "kueue.x-k8s.io/v1beta2"
 
 @pytest.fixture(scope="session")
 def catalog() -> CrdCatalog:
-    """Every CRD under shared/crds (Kueue, KubeRay, Training Operator, AppWrapper, cert-manager)."""
+    """Every CRD under shared/crds (Kueue, KubeRay, Training Operator, AppWrapper, cert-manager, the OpenShift
+    operators, Managed Prometheus, the Prometheus Operator and the Grafana Operator: SOURCES.md there)."""
     return CrdCatalog.load(CRDS)
 
 

@@ -120,6 +120,9 @@ def test_catalog_indexes_every_shared_crd(catalog: CrdCatalog) -> None:
         "nfd.openshift.io": 1,
         "nvidia.com": 1,
         "operators.coreos.com": 5,
+        "monitoring.googleapis.com": 7,
+        "monitoring.coreos.com": 3,
+        "grafana.integreatly.org": 4,
     }
 
 

@@ -64,6 +64,7 @@ def test_kubernetes_extension_function_errors_like_upstream(expression: str, wan
 def test_every_registered_function_is_known_and_unknown_names_are_not() -> None:
     assert all(is_known_function(name) for name in KUBERNETES_FUNCTIONS)
     assert is_known_function("_==_") and is_known_function("size") and is_known_function("matches")
+    assert is_known_function("isURL")
     assert not is_known_function("url") and not is_known_function("fooBar")
 
 
@@ -124,3 +125,56 @@ def test_the_red_hat_kueue_crd_format_rules_are_evaluated_not_reported_unsupport
     assert [(i.path, i.kind) for i in issues if i.kind.startswith("cel")] == [
         ("spec.config.resources.deviceClassMappings[0].name", "cel")
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "want"),
+    [
+        # The examples of Kubernetes' library/urls.go (isURL) and Go's ParseRequestURI cases.
+        ("https://user:pass@example.com:80/path?query=val#fragment", True),
+        ("/absolute-path", True),
+        ("https://a:b:c/", False),  # "invalid port ":c" after host"
+        ("../relative-path", False),  # "invalid URI for request"
+        ("http://proxy.corp:3128", True),
+        ("http://[::1]:8080/metrics", True),
+        ("*", True),
+        ("mailto:ops@example.com", True),  # opaque: a scheme and a rootless rest
+        ("", False),  # "empty url"
+        (":8080", False),  # "missing protocol scheme"
+        ("http://exa mple.com/", False),  # a space in the host
+        ("http://proxy:80a", False),  # non-numeric port
+        ("http://[::1/", False),  # "missing ']' in host"
+        ("http://h/%zz", False),  # a malformed escape in the path
+        ("http://%41.example.com", False),  # hosts may %-escape only non-ASCII bytes
+        ("http://us%2er@h", True),
+        ("http://us^er@h", False),  # not RFC 3986 userinfo
+        ("http://h/\n", False),  # a control byte
+        ("proxy.corp:3128", True),  # Go reads "proxy.corp" as a scheme: an opaque URI
+        ("proxy_corp:3128", False),  # "_" cannot be in a scheme: a relative path, refused for requests
+    ],
+)
+def test_is_url_accepts_what_gos_parse_request_uri_accepts(value: str, want: bool) -> None:
+    assert evaluate("isURL(self)", self=value) is want
+
+
+def _pod_monitoring(proxy_url: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "monitoring.googleapis.com/v1",
+        "kind": "PodMonitoring",
+        "metadata": {"name": "kueue", "namespace": "kueue-system"},
+        "spec": {
+            "selector": {"matchLabels": {"control-plane": "controller-manager"}},
+            "endpoints": [{"port": "https", "interval": "30s", "proxyUrl": proxy_url}],
+        },
+    }
+
+
+def test_managed_prometheus_proxy_url_rules_are_evaluated_not_reported_unsupported(catalog: Any) -> None:
+    assert [
+        i for i in catalog.validate(_pod_monitoring("http://proxy.corp:3128")) if i.kind.startswith("cel")
+    ] == []
+    for bad in ("http://proxy.corp:31x8", "http://user:secret@proxy.corp:3128"):
+        issues = [
+            (i.path, i.kind) for i in catalog.validate(_pod_monitoring(bad)) if i.kind.startswith("cel")
+        ]
+        assert issues == [("spec.endpoints[0].proxyUrl", "cel")], bad

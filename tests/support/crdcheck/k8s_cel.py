@@ -14,7 +14,11 @@ likely to use:
 * regex library (``library/regex.go``): ``find``, ``findAll``;
 * format library (``library/format.go``, Kubernetes ≥ 1.31): ``format.<name>()`` for ``dns1123Label``,
   ``dns1123Subdomain``, ``dns1035Label``, ``qualifiedName``, ``labelValue``, ``uuid``, ``byte`` and
-  ``format.named(string)``, then ``.validate(string)`` (an optional list of error strings).
+  ``format.named(string)``, then ``.validate(string)`` (an optional list of error strings);
+* URL library (``library/urls.go``): ``isURL`` (Go's ``url.ParseRequestURI`` transcribed), which Google Cloud
+  Managed Service for Prometheus v0.17.2's ``PodMonitoring``/``ClusterPodMonitoring`` rules call
+  (``isURL(self) && !self.matches('@')`` on ``proxyUrl``); the ``url()`` accessors are not registered (no
+  shared CRD calls them).
 
 A Kubernetes ``Quantity`` has no counterpart among the ``cel`` library's value types, so a quantity is
 carried as the map ``{"@quantity": "<canonical decimal>"}`` (value in base units: cores, bytes, counts). Two
@@ -309,6 +313,143 @@ def validate_fn(fmt: object, value: object) -> cel.OptionalValue:
     return cel.OptionalValue.of(errors) if errors else cel.OptionalValue.none()
 
 
+# --- URL library (library/urls.go): isURL ---------------------------------------------------------------------
+#
+# Kubernetes' ``isURL(string) -> bool`` is ``url.ParseRequestURI(s) == nil`` (Go's net/url), from
+# https://github.com/kubernetes/kubernetes/blob/6732d913237bd282d81fe99df860938c5d60480a/staging/src/k8s.io/apiserver/pkg/cel/library/urls.go
+# (``isURL``; ``url()`` runs the same check before converting). What follows transcribes the checks of Go's
+# ``parse(rawURL, viaRequest=true)`` and its helpers (``getScheme``, ``parseAuthority``, ``parseHost``,
+# ``validOptionalPort``, ``validUserinfo``, ``unescape``, ``shouldEscape``, ``stringContainsCTLByte``) from
+# https://github.com/golang/go/blob/011829989365218ba4532e86ab0b6702971daab3/src/net/url/url.go — on bytes, as Go
+# does. Not transcribed: the stricter bracketed-host checks later Go releases added (an IP-literal must parse as
+# an IPv6 address); a bracketed host is accepted here when its brackets, port and escapes are well formed.
+
+_HOST_SUB_DELIMS: Final = frozenset(b"!$&'()*+,;=:[]<>\"")
+_UNRESERVED_MARKS: Final = frozenset(b"-_.~")
+_USERINFO_PUNCTUATION: Final = frozenset("-._:~!$&'()*+,;=%@")
+
+
+def _go_should_escape_host(c: int) -> bool:
+    """Go ``shouldEscape(c, encodeHost)`` (= ``encodeZone``): only alphanumerics, the host sub-delims and the
+    unreserved marks may appear unescaped in a host."""
+    if 0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A:
+        return False
+    return not (c in _HOST_SUB_DELIMS or c in _UNRESERVED_MARKS)
+
+
+def _go_unescape_ok(s: bytes, mode: str) -> bool:
+    """Whether Go ``unescape(s, mode)`` succeeds (``mode``: ``host``, ``zone`` or another, which checks only
+    the ``%XX`` escapes)."""
+    hexdigits = b"0123456789abcdefABCDEF"
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == 0x25:  # '%'
+            if i + 2 >= len(s) or s[i + 1] not in hexdigits or s[i + 2] not in hexdigits:
+                return False
+            if mode == "host" and int(chr(s[i + 1]), 16) < 8 and s[i : i + 3] != b"%25":
+                return False
+            if mode == "zone":
+                value = int(s[i + 1 : i + 3], 16)
+                if s[i : i + 3] != b"%25" and value != 0x20 and _go_should_escape_host(value):
+                    return False
+            i += 3
+            continue
+        if mode in ("host", "zone") and c < 0x80 and _go_should_escape_host(c):
+            return False
+        i += 1
+    return True
+
+
+def _go_valid_optional_port(port: bytes) -> bool:
+    """Go ``validOptionalPort``: empty, or ``:`` followed by digits only."""
+    return port == b"" or (port[:1] == b":" and all(0x30 <= b <= 0x39 for b in port[1:]))
+
+
+def _go_parse_host_ok(host: bytes) -> bool:
+    """Go ``parseHost``: ``host[:port]``, an IP literal in brackets with an optional ``%25`` zone."""
+    if host.startswith(b"["):
+        end = host.rfind(b"]")
+        if end < 0 or not _go_valid_optional_port(host[end + 1 :]):
+            return False
+        zone = host[:end].find(b"%25")
+        if zone >= 0:
+            return (
+                _go_unescape_ok(host[:zone], "host")
+                and _go_unescape_ok(host[zone:end], "zone")
+                and _go_unescape_ok(host[end:], "host")
+            )
+    else:
+        colon = host.rfind(b":")
+        if colon != -1 and not _go_valid_optional_port(host[colon:]):
+            return False
+    return _go_unescape_ok(host, "host")
+
+
+def _go_parse_authority_ok(authority: bytes) -> bool:
+    """Go ``parseAuthority``: ``[userinfo@]host``; userinfo per RFC 3986 §3.2.1 with valid escapes."""
+    at = authority.rfind(b"@")
+    if not _go_parse_host_ok(authority[at + 1 :] if at >= 0 else authority):
+        return False
+    if at < 0:
+        return True
+    userinfo = authority[:at].decode("utf-8", errors="replace")
+    if not all(ch.isascii() and (ch.isalnum() or ch in _USERINFO_PUNCTUATION) for ch in userinfo):
+        return False
+    return all(_go_unescape_ok(part.encode(), "userinfo") for part in userinfo.split(":", 1))
+
+
+def go_parse_request_uri_ok(raw: str) -> bool:
+    """Whether Go's ``url.ParseRequestURI(raw)`` returns no error: an absolute URI or an absolute path.
+
+    Transcribes ``parse(rawURL, viaRequest=true)`` (see the comment above for the source): no ASCII control
+    byte; not empty; ``*`` alone is accepted; a scheme (``[a-zA-Z][a-zA-Z0-9+.-]*:``) followed by anything not
+    starting with ``/`` is an opaque URI; without a scheme the rest must start with ``/``; ``scheme://`` is
+    followed by a valid authority; the path's ``%`` escapes must be well formed.
+    """
+    data = raw.encode("utf-8", errors="surrogatepass")
+    if any(b < 0x20 or b == 0x7F for b in data):
+        return False
+    if data == b"":
+        return False
+    if data == b"*":
+        return True
+    scheme, rest = b"", data
+    for i, c in enumerate(data):
+        if 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A:
+            continue
+        if 0x30 <= c <= 0x39 or c in b"+-.":
+            if i == 0:
+                break
+            continue
+        if c == 0x3A:  # ':'
+            if i == 0:
+                return False  # "missing protocol scheme"
+            scheme, rest = data[:i], data[i + 1 :]
+        break
+    rest = rest[:-1] if rest.endswith(b"?") and rest.count(b"?") == 1 else rest.split(b"?", 1)[0]
+    if not rest.startswith(b"/"):
+        return scheme != b""  # rootless: opaque with a scheme, "invalid URI for request" without
+    if scheme and rest.startswith(b"//"):
+        after = rest[2:]
+        slash = after.find(b"/")
+        authority, rest = (after, b"") if slash < 0 else (after[:slash], after[slash:])
+        if not _go_parse_authority_ok(authority):
+            return False
+    return _go_unescape_ok(rest, "path")
+
+
+def is_url_fn(text: object) -> bool:
+    """``isURL(string) -> bool``: whether the string is an absolute URI or an absolute path.
+
+    Semantics: Kubernetes ``library/urls.go`` (``isURL``: ``url.ParseRequestURI(s) == nil``), Go's net/url
+    transcribed in :func:`go_parse_request_uri_ok`.
+    """
+    if not isinstance(text, str):
+        raise TypeError("no such overload: isURL() takes a string")
+    return go_parse_request_uri_ok(text)
+
+
 #: Every Kubernetes extension function this module provides, by CEL name.
 KUBERNETES_FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
     "isQuantity": is_quantity_fn,
@@ -330,6 +471,7 @@ KUBERNETES_FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
     **{name: _format_fn(name) for name in _FORMAT_CHECKS},
     "named": named_fn,
     "validate": validate_fn,
+    "isURL": is_url_fn,
 }
 
 #: What a CRD rule may call besides the native functions: cel-go's strings/sets/lists extensions (enabled by
