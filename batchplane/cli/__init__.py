@@ -26,6 +26,7 @@ def _root() -> None:
 # Subcommand modules register themselves on `app` (import for side effect).
 from batchplane.cli import appwrapper as _appwrapper  # noqa: E402,F401
 from batchplane.cli import check as _check  # noqa: E402,F401
+from batchplane.cli import dashboards as _dashboards  # noqa: E402,F401
 from batchplane.cli import diff as _diff  # noqa: E402,F401
 from batchplane.cli import graph as _graph  # noqa: E402,F401
 from batchplane.cli import preflight as _preflight  # noqa: E402,F401

@@ -16,6 +16,8 @@ from batchplane.config.base import ConfigModel, DnsLabel, LabelValue, QualifiedN
 #: How dashboards reach a dashboard server. ``auto`` asks the target's platform
 #: (:attr:`batchplane.targets.platform.Platform.dashboard_delivery`).
 DashboardDelivery = Literal["auto", "grafana-operator", "configmap", "cloud-monitoring"]
+#: A delivery once ``auto`` is resolved.
+DashboardTarget = Literal["grafana-operator", "configmap", "cloud-monitoring"]
 
 DEFAULT_FOLDER = "Batchplane"
 """The Grafana folder the dashboards are filed under when ``dashboards.folder`` is omitted."""

@@ -47,8 +47,10 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
+from batchplane.config.dashboards import DashboardsConfig, DashboardTarget
 from batchplane.pools import GPU_RESOURCE, BackedPool, flavor_pools
 from batchplane.stack import Stack
+from batchplane.targets.platform import Platform
 from batchplane.wellknown import PROVISIONING_CONTROLLER
 
 with warnings.catch_warnings():
@@ -66,13 +68,18 @@ with warnings.catch_warnings():
 __all__ = [
     "MAX_UID_LENGTH",
     "DashboardSpec",
+    "DashboardsPlan",
     "PanelSpec",
     "Query",
     "cloud_monitoring_dashboard",
+    "dashboard_configmap",
     "dashboard_specs",
     "dashboard_uid",
+    "dashboards_plan",
     "grafana_dashboard",
+    "grafana_dashboard_resource",
     "grafana_json",
+    "resolve_delivery",
 ]
 
 MAX_UID_LENGTH = 40
@@ -765,3 +772,121 @@ def cloud_monitoring_dashboard(spec: DashboardSpec, folder: str = "Batchplane") 
     if spec.cluster_queues:
         dashboard["dashboardFilters"] = [{"filterType": "METRIC_LABEL", "labelKey": "cluster_queue"}]
     return dashboard
+
+
+# --- delivery ----------------------------------------------------------------------------------------------------
+
+#: The label kube-prometheus-stack's Grafana sidecar selects dashboard ConfigMaps by, and its value
+#: (``grafana.sidecar.dashboards.label`` / ``labelValue`` in the chart's values.yaml).
+SIDECAR_LABEL = ("grafana_dashboard", "1")
+#: The ConfigMap annotation a sidecar with ``folderAnnotation: grafana_folder`` files the dashboard under.
+SIDECAR_FOLDER_ANNOTATION = "grafana_folder"
+GRAFANA_OPERATOR_API_VERSION = "grafana.integreatly.org/v1beta1"
+MANAGED_BY = {
+    "app.kubernetes.io/managed-by": "batchplane",
+    "app.kubernetes.io/part-of": "batchplane-dashboards",
+}
+
+
+@dataclass(frozen=True)
+class DashboardsPlan:
+    """What the stack delivers, resolved from ``dashboards`` and the platform (pure data for the component).
+
+    Attributes:
+        delivery: ``grafana-operator``, ``configmap`` or ``cloud-monitoring``.
+        namespace: where the Kubernetes objects go (``None`` for Cloud Monitoring).
+        objects: ``(key, ConfigMap or GrafanaDashboard dict)`` per dashboard, in :func:`dashboard_specs` order.
+        cloud_dashboards: ``(key, dashboard JSON)`` per dashboard for Cloud Monitoring.
+        project: the Cloud Monitoring project (``None``: the GCP provider's).
+    """
+
+    delivery: DashboardTarget
+    namespace: str | None
+    objects: tuple[tuple[str, dict[str, Any]], ...] = ()
+    cloud_dashboards: tuple[tuple[str, dict[str, Any]], ...] = ()
+    project: str | None = None
+
+
+def dashboards_config(stack: Stack) -> DashboardsConfig:
+    """The stack's ``observability.dashboards`` settings."""
+    return stack.config.observability.dashboards
+
+
+def resolve_delivery(config: DashboardsConfig, platform: Platform) -> DashboardTarget:
+    """``dashboards.delivery``, with ``auto`` replaced by the platform's
+    (:attr:`~batchplane.targets.platform.Platform.dashboard_delivery`)."""
+    if config.delivery == "auto":
+        return platform.dashboard_delivery
+    return config.delivery
+
+
+def _metadata(spec: DashboardSpec, namespace: str) -> dict[str, Any]:
+    return {
+        "name": spec.uid,
+        "namespace": namespace,
+        "labels": {**MANAGED_BY, "batchplane.dev/dashboard": spec.kind},
+    }
+
+
+def dashboard_configmap(spec: DashboardSpec, namespace: str, folder: str) -> dict[str, Any]:
+    """A ConfigMap the Grafana sidecar loads: labelled ``grafana_dashboard: "1"``, the JSON under ``<key>.json``,
+    the folder in the ``grafana_folder`` annotation. Named after the dashboard's uid (≤ 40 characters)."""
+    metadata = _metadata(spec, namespace)
+    metadata["labels"][SIDECAR_LABEL[0]] = SIDECAR_LABEL[1]
+    metadata["annotations"] = {SIDECAR_FOLDER_ANNOTATION: folder}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": metadata,
+        "data": {f"{spec.key}.json": grafana_json(spec)},
+    }
+
+
+def grafana_dashboard_resource(
+    spec: DashboardSpec, namespace: str, folder: str, selector: dict[str, str]
+) -> dict[str, Any]:
+    """A ``GrafanaDashboard`` (Grafana Operator v5, ``grafana.integreatly.org/v1beta1``) carrying the JSON model,
+    imported by the ``Grafana`` instances matching ``selector`` in any namespace, into ``folder``."""
+    return {
+        "apiVersion": GRAFANA_OPERATOR_API_VERSION,
+        "kind": "GrafanaDashboard",
+        "metadata": _metadata(spec, namespace),
+        "spec": {
+            "instanceSelector": {"matchLabels": dict(selector)},
+            "allowCrossNamespaceImport": True,
+            "folder": folder,
+            "json": grafana_json(spec),
+        },
+    }
+
+
+def dashboards_plan(stack: Stack, config: DashboardsConfig) -> DashboardsPlan | None:
+    """What the stack delivers, or ``None`` when ``dashboards.enabled`` is false.
+
+    The namespace is ``dashboards.namespace``, else Kueue's (:meth:`~batchplane.targets.platform.Platform.
+    kueue_namespace`).
+    """
+    if not config.enabled:
+        return None
+    platform = stack.platform
+    delivery = resolve_delivery(config, platform)
+    if delivery == "cloud-monitoring":
+        return DashboardsPlan(
+            delivery=delivery,
+            namespace=None,
+            cloud_dashboards=tuple(
+                (spec.key, cloud_monitoring_dashboard(spec, config.folder))
+                for spec in dashboard_specs(stack, "cloud-monitoring")
+            ),
+            project=platform.cloud_monitoring_project(),
+        )
+    namespace = config.namespace or platform.kueue_namespace(stack.config.operators)
+    specs = dashboard_specs(stack)
+    if delivery == "configmap":
+        objects = tuple((spec.key, dashboard_configmap(spec, namespace, config.folder)) for spec in specs)
+    else:
+        objects = tuple(
+            (spec.key, grafana_dashboard_resource(spec, namespace, config.folder, config.grafana_selector))
+            for spec in specs
+        )
+    return DashboardsPlan(delivery=delivery, namespace=namespace, objects=objects)

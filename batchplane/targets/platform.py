@@ -21,7 +21,10 @@ What a platform answers:
   add-on, default tolerations) and whether the platform always installs cert-manager (OLM on OpenShift);
 * its **connection** to an existing cluster (:meth:`Platform.connection`: kubeconfig, context, upsert), or none when
   the stack declares the cluster (GKE);
-* its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`).
+* its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`);
+* its **dashboards**: how the stack's dashboards reach a dashboard server by default and which deliveries it offers
+  (:attr:`Platform.dashboard_delivery`, :attr:`Platform.dashboard_deliveries`), and the Cloud Monitoring project
+  (:meth:`Platform.cloud_monitoring_project`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
+from batchplane.config.dashboards import DashboardTarget
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
 from batchplane.config.webhook import WebhookConfig
@@ -93,6 +97,10 @@ class Platform(ABC):
             ``batchplane:``). Defaults to ``operators``.
         declares_cluster: the stack declares the cluster (GKE), so the program knows its API endpoint; an existing
             cluster's endpoint must be given (a MultiKueue worker's ``server``). Defaults to false.
+        dashboard_delivery: how ``dashboards.delivery: auto`` delivers the stack's dashboards. Defaults to
+            ``configmap`` (the Grafana sidecar of kube-prometheus-stack).
+        dashboard_deliveries: every ``dashboards.delivery`` the platform offers. Defaults to ``grafana-operator`` and
+            ``configmap`` (Cloud Monitoring only on GKE).
     """
 
     kind: ClassVar[str]
@@ -101,6 +109,8 @@ class Platform(ABC):
     image_registry: ClassVar[str | None] = None
     integrations_key: ClassVar[str] = "operators"
     declares_cluster: ClassVar[bool] = False
+    dashboard_delivery: ClassVar[DashboardTarget] = "configmap"
+    dashboard_deliveries: ClassVar[tuple[DashboardTarget, ...]] = ("grafana-operator", "configmap")
 
     def check_target(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
         """The platform's own rules on its target (and on the Kueue objects its pools back), run before the
@@ -141,6 +151,11 @@ class Platform(ABC):
         """The service account the stack creates for the cluster's nodes, as ``(project, account id)`` (project
         ``None``: the GCP provider's), or ``None`` when it creates none. Account ids are unique per project, so two
         clusters of one stack must not share one. Defaults to ``None``."""
+        return None
+
+    def cloud_monitoring_project(self) -> str | None:
+        """The Google Cloud project Cloud Monitoring dashboards go to (``None``: the GCP provider's). Defaults to
+        ``None``."""
         return None
 
     def kueue_namespace(self, operators: OperatorsConfig | None) -> str:

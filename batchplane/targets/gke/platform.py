@@ -23,6 +23,8 @@ class GkePlatform(Platform):
     )
     image_registry = "artifact-registry"
     declares_cluster = True
+    dashboard_delivery = "cloud-monitoring"
+    dashboard_deliveries = ("cloud-monitoring", "grafana-operator", "configmap")
 
     def __init__(self, target: GkeTarget) -> None:
         self.target = target
@@ -49,6 +51,10 @@ class GkePlatform(Platform):
     def cluster_identity(self) -> tuple[str, ...]:
         """``("gke", <location>, <cluster name>)``."""
         return ("gke", self.target.location(), self.target.cluster_name)
+
+    def cloud_monitoring_project(self) -> str | None:
+        """``target.project``: Managed Service for Prometheus stores the cluster's metrics in its project."""
+        return self.target.project
 
     def created_node_account(self) -> tuple[str | None, str] | None:
         """``(target.project, <id>)`` when ``nodeServiceAccount`` is omitted

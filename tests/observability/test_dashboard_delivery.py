@@ -1,0 +1,110 @@
+"""How the dashboards reach a dashboard server: sidecar ConfigMaps, GrafanaDashboard CRs (checked against the Grafana
+Operator v5.24.0 CRD), Cloud Monitoring dashboards; ``auto`` resolved by the platform."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+
+import pytest
+
+from batchplane.config.dashboards import DashboardsConfig
+from batchplane.observability.dashboards import (
+    SIDECAR_LABEL,
+    dashboard_configmap,
+    dashboard_specs,
+    dashboards_plan,
+    grafana_dashboard,
+    resolve_delivery,
+)
+from batchplane.stack import Stack, load_stack_file
+from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
+from tests.support.crdcheck import CrdCatalog
+
+#: ConfigMap data keys (``IsConfigMapKey``, k8s.io/apimachinery pkg/util/validation).
+CONFIGMAP_KEY = re.compile(r"^[-._a-zA-Z0-9]{1,253}$")
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+@cache
+def template(name: str) -> Stack:
+    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> CrdCatalog:
+    return CrdCatalog.load(SHARED / "crds")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("kind", "configmap"), ("gke-dws", "cloud-monitoring"), ("openshift-ai", "grafana-operator")],
+)
+def test_auto_delivery_is_the_platforms_own(name: str, expected: str) -> None:
+    stack = template(name)
+    assert resolve_delivery(DashboardsConfig(), stack.platform) == expected
+    assert resolve_delivery(DashboardsConfig(delivery="configmap"), stack.platform) == "configmap"
+
+
+@pytest.mark.parametrize("name", TEMPLATE_NAMES)
+def test_every_templates_grafana_dashboard_crs_pass_the_grafana_operator_crd(
+    name: str, catalog: CrdCatalog
+) -> None:
+    stack = template(name)
+    plan = dashboards_plan(stack, DashboardsConfig(delivery="grafana-operator", folder="GPU platform"))
+    assert plan is not None and plan.namespace == stack.platform.kueue_namespace(stack.config.operators)
+    assert [key for key, _ in plan.objects] == [s.key for s in dashboard_specs(stack)]
+    for _, obj in plan.objects:
+        assert catalog.validate(obj) == [], obj["metadata"]["name"]
+        assert obj["spec"]["folder"] == "GPU platform"
+        assert obj["spec"]["instanceSelector"] == {"matchLabels": {"dashboards": "grafana"}}
+        assert json.loads(obj["spec"]["json"])["uid"] == obj["metadata"]["name"]
+
+
+@pytest.mark.parametrize("name", TEMPLATE_NAMES)
+def test_every_templates_configmaps_carry_the_sidecar_label_and_valid_names_and_keys(name: str) -> None:
+    stack = template(name)
+    plan = dashboards_plan(stack, DashboardsConfig(delivery="configmap", namespace="monitoring"))
+    assert plan is not None
+    for key, obj in plan.objects:
+        meta = obj["metadata"]
+        assert meta["namespace"] == "monitoring"
+        assert meta["labels"][SIDECAR_LABEL[0]] == SIDECAR_LABEL[1] == "1"
+        assert DNS_SUBDOMAIN.match(meta["name"]) and len(meta["name"]) <= 253
+        assert list(obj["data"]) == [f"{key}.json"] and CONFIGMAP_KEY.match(f"{key}.json")
+        # Kubernetes refuses a ConfigMap over 1 MiB (ValidateConfigMap); a dashboard is far below it.
+        assert len(obj["data"][f"{key}.json"].encode()) < 1024 * 1024
+
+
+def test_the_configmap_holds_exactly_the_grafana_model_and_files_it_in_the_folder() -> None:
+    spec = dashboard_specs(template("kind"))[0]
+    obj = dashboard_configmap(spec, "kueue-system", "Team GPUs")
+    assert json.loads(obj["data"]["overview.json"]) == grafana_dashboard(spec)
+    assert obj["metadata"]["annotations"] == {"grafana_folder": "Team GPUs"}
+
+
+def test_cloud_monitoring_delivery_plans_one_dashboard_per_spec_in_the_targets_project() -> None:
+    stack = template("gke-dws")
+    plan = dashboards_plan(stack, DashboardsConfig())
+    assert plan is not None and plan.delivery == "cloud-monitoring" and plan.objects == ()
+    assert plan.project == stack.config.target.project  # type: ignore[union-attr]
+    assert [key for key, _ in plan.cloud_dashboards] == [s.key for s in dashboard_specs(stack)]
+    for _, board in plan.cloud_dashboards:
+        assert board["displayName"].startswith("Batchplane / ")
+        for tile in board["mosaicLayout"]["tiles"]:
+            widget = tile["widget"]
+            data_sets = widget["xyChart"]["dataSets"] if "xyChart" in widget else [widget["scorecard"]]
+            assert all(set(d["timeSeriesQuery"]) == {"prometheusQuery", "unitOverride"} for d in data_sets)
+
+
+def test_disabled_dashboards_plan_nothing() -> None:
+    assert dashboards_plan(template("kind"), DashboardsConfig(enabled=False)) is None
+
+
+def test_the_crd_check_refuses_a_grafana_dashboard_without_an_instance_selector(catalog: CrdCatalog) -> None:
+    plan = dashboards_plan(template("kind"), DashboardsConfig(delivery="grafana-operator"))
+    assert plan is not None
+    _, obj = plan.objects[0]
+    broken = {**obj, "spec": {k: v for k, v in obj["spec"].items() if k != "instanceSelector"}}
+    assert "spec.instanceSelector" in [issue.path for issue in catalog.validate(broken)]
