@@ -26,7 +26,9 @@ the MultiKueue manager when there are workers, and one per declared MultiKueue w
    after the gate (cert-manager precedes it), with the image the stack builds (``webhook.build``, which the loader
    sets to the platform's registry unless ``webhook.image`` names a published image;
    :class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
-   platform supplies).
+   platform supplies);
+7. **the dashboards**, :class:`~batchplane.components.dashboards.Dashboards` (``<name>-dashboards``), as
+   ``observability.dashboards`` and the platform say (sidecar ConfigMaps, GrafanaDashboard CRs, Cloud Monitoring).
 
 Each stage is a private method. The cluster, its provider, the operator install path and the image registry come
 from the target's platform (:class:`~batchplane.targets.deploy.PlatformDeploy`, looked up by the target's ``kind``
@@ -46,6 +48,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
+from batchplane.components.dashboards import Dashboards, DashboardsArgs
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
 from batchplane.components.quota_webhook.component import QuotaWebhook, QuotaWebhookArgs
@@ -54,6 +57,7 @@ from batchplane.components.webhook_image import WebhookImage
 from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
+from batchplane.observability.dashboards import dashboards_config, dashboards_plan
 from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
 from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
@@ -205,6 +209,7 @@ class BatchCluster(pulumi.ComponentResource):
             install.
         queues: the Kueue objects and tenant namespaces.
         quota_webhook: the quota webhook, or ``None`` when the stack does not deploy it.
+        dashboards: the stack's dashboards, or ``None`` when ``observability.dashboards.enabled`` is false.
         multikueue_kubeconfig: on a declared MultiKueue worker, the manager's kubeconfig for it (secret); else
             ``None``.
 
@@ -221,6 +226,7 @@ class BatchCluster(pulumi.ComponentResource):
     kueue_ready: list[pulumi.Resource]
     queues: KueueQueues
     quota_webhook: QuotaWebhook | None
+    dashboards: Dashboards | None
     multikueue_kubeconfig: pulumi.Output[str] | None
 
     def __init__(self, name: str, args: BatchClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -243,6 +249,7 @@ class BatchCluster(pulumi.ComponentResource):
         before_queues = self._declare_multikueue(args)
         self._declare_queues(before_queues)
         self._declare_webhook(args.project_dir)
+        self._declare_dashboards()
         self._register()
 
     def _in_cluster(self, **kwargs: object) -> pulumi.ResourceOptions:
@@ -357,6 +364,17 @@ class BatchCluster(pulumi.ComponentResource):
             ),
             opts=self._in_cluster(),
         )
+
+    def _declare_dashboards(self) -> None:
+        """Stage 7: the dashboards, in-cluster ones after the Kueue gate (Kueue's namespace exists then)."""
+        plan = dashboards_plan(self._stack, dashboards_config(self._stack))
+        self.dashboards = None
+        if plan is not None:
+            self.dashboards = Dashboards(
+                self._place.role("dashboards"),
+                DashboardsArgs(plan=plan, provider=self.provider, depends_on=self.kueue_ready),
+                opts=self._place.options(),
+            )
 
     def _register(self) -> None:
         """The component's outputs, last: what another program (or a stack reference) reads of this cluster."""
