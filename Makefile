@@ -20,11 +20,15 @@ $(BIN)/.installed: pyproject.toml requirements.txt
 # it is installed quietly; otherwise this stops with the package to install.
 GRAPHVIZ_PACKAGE := graphviz
 
-.PHONY: help install graphviz preview test compile test-compiled lint typecheck imports check bench graphs e2e-kind
+# Debian's `prometheus` package: the real prometheus and promtool the observability tests run (rules checked and
+# unit-tested, a Prometheus scraping a running webhook). Installed the same way as Graphviz.
+PROMETHEUS_PACKAGE := prometheus
+
+.PHONY: help install graphviz prometheus preview test compile test-compiled lint typecheck imports check bench graphs e2e-kind
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-install: graphviz $(BIN)/.installed ## create .venv and install batchplane with its dev tools (+ Graphviz as root)
+install: graphviz prometheus $(BIN)/.installed ## create .venv and install batchplane with its dev tools (+ Graphviz as root)
 
 graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz package when root)
 	@command -v dot >/dev/null 2>&1 || { \
@@ -38,13 +42,24 @@ graphviz: ## make sure Graphviz's `dot` binary is there (installs the graphviz p
 	    exit 1; \
 	  fi; }
 
+prometheus: ## make sure prometheus and promtool are there (installs Debian's prometheus package when root)
+	@command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      $(PROMETHEUS_PACKAGE)) >/dev/null || { echo "make: installing the $(PROMETHEUS_PACKAGE) package failed" >&2; exit 1; }; \
+	  else \
+	    echo "make: prometheus/promtool are missing: install the '$(PROMETHEUS_PACKAGE)' package" \
+	      "(Debian/Ubuntu: sudo apt-get install $(PROMETHEUS_PACKAGE))" >&2; \
+	    exit 1; \
+	  fi; }
+
 preview: $(BIN)/.installed ## set up, then preview the default stack offline (STACK=kind)
 	$(BIN)/batchplane preview --stack $(STACK)
 
 # The webhook's decision path compiled with mypyc (batchplane/webhook/compile.py): what the webhook image runs.
 COMPILED := build/compiled
 
-test: graphviz $(BIN)/.installed ## set up, then run the whole test suite (and the decision path compiled)
+test: graphviz prometheus $(BIN)/.installed ## set up, then run the whole test suite (and the decision path compiled)
 	$(BIN)/pytest -q
 	$(MAKE) --no-print-directory test-compiled
 

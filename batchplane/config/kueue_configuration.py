@@ -255,7 +255,8 @@ class MetricsConfig(ConfigModel):
     """``metrics``: what the manager reports to Prometheus."""
 
     enable_cluster_queue_resources: bool = False
-    """Report ClusterQueue quota and usage per resource. Defaults to false (Kueue's default)."""
+    """Report ClusterQueue quota and usage per resource. Defaults to false (Kueue's default); omitted, the stack
+    turns it on while ``batchplane:observability`` is enabled (its GPU alerts read these metrics)."""
 
 
 class WorkloadRetention(ConfigModel):

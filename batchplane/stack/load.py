@@ -19,6 +19,7 @@ from pydantic_core import ErrorDetails
 
 from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import KueueConfig, LocalQueue
+from batchplane.config.observability import ObservabilityConfig
 from batchplane.config.operators import OperatorsConfig, check_operators, kueue_frameworks
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue, tenant_namespaces
 from batchplane.config.teams import TeamsConfig, expand_team
@@ -35,6 +36,7 @@ from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_INTEGRATIONS
 from batchplane.pools import fit_quotas_to_pools
+from batchplane.stack.observability import resolve_observability
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
 from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
@@ -70,6 +72,9 @@ class StackConfig(ConfigModel):
     multi_kueue: MultiKueueSection | None = None
     """MultiKueue: this stack's cluster is the manager and dispatches workloads to existing worker clusters
     (docs/multikueue.md). Defaults to none."""
+    observability: ObservabilityConfig = ObservabilityConfig()
+    """Metrics collection (per platform) and the alert rules generated from the stack (docs/observability.md).
+    Defaults to enabled with the default thresholds."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,10 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
         )
     if config.webhook.build is not None and not failed & {"webhook", "target"}:
         issues += _build_problems(config)
+    config, observability = resolve_observability(
+        config, failed, kueue if expanded_ok and not expand_issues else None
+    )
+    issues += observability
     if not failed & {"webhook", "kueue", "teams"} and not expand_issues:
         installed = config.operators.installed_namespaces() if config.operators is not None else {}
         issues += check_webhook(config.webhook, [ns.name for ns in tenant_namespaces(kueue)], installed)

@@ -22,6 +22,8 @@ What a platform answers:
 * its **connection** to an existing cluster (:meth:`Platform.connection`: kubeconfig, context, upsert), or none when
   the stack declares the cluster (GKE);
 * its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`);
+* its **metrics collection** (:attr:`Platform.monitoring`) and whether its Kueue install already declares Kueue's
+  scrape (:meth:`Platform.kueue_scrape_declared`), for :mod:`batchplane.observability.scrape`.
 * its **dashboards**: how the stack's dashboards reach a dashboard server by default and which deliveries it offers
   (:attr:`Platform.dashboard_delivery`, :attr:`Platform.dashboard_deliveries`), and the Cloud Monitoring project
   (:meth:`Platform.cloud_monitoring_project`).
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from batchplane.config.dashboards import DashboardTarget
 from batchplane.config.operators import OperatorHost, OperatorsConfig
@@ -40,7 +42,12 @@ from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
 
-__all__ = ["Connection", "Platform"]
+__all__ = ["Connection", "Monitoring", "Platform"]
+
+#: How a platform collects metrics: Google Cloud Managed Service for Prometheus (``PodMonitoring``, ``Rules``), OpenShift
+#: user-workload monitoring (``ServiceMonitor``, ``PrometheusRule`` read by the cluster's own Prometheus Operator), or a
+#: Prometheus Operator the stack finds or installs (``ServiceMonitor``, ``PrometheusRule``).
+Monitoring = Literal["managed-prometheus", "user-workload-monitoring", "prometheus-operator"]
 
 #: Kueue's namespace when the stack installs Kueue with Helm and sets no ``operators.kueue.namespace``.
 DEFAULT_KUEUE_NAMESPACE = "kueue-system"
@@ -97,6 +104,7 @@ class Platform(ABC):
             ``batchplane:``). Defaults to ``operators``.
         declares_cluster: the stack declares the cluster (GKE), so the program knows its API endpoint; an existing
             cluster's endpoint must be given (a MultiKueue worker's ``server``). Defaults to false.
+        monitoring: how the platform collects metrics (:data:`Monitoring`). Defaults to ``prometheus-operator``.
         dashboard_delivery: how ``dashboards.delivery: auto`` delivers the stack's dashboards. Defaults to
             ``configmap`` (the Grafana sidecar of kube-prometheus-stack).
         dashboard_deliveries: every ``dashboards.delivery`` the platform offers. Defaults to ``grafana-operator`` and
@@ -109,6 +117,13 @@ class Platform(ABC):
     image_registry: ClassVar[str | None] = None
     integrations_key: ClassVar[str] = "operators"
     declares_cluster: ClassVar[bool] = False
+    monitoring: ClassVar[Monitoring] = "prometheus-operator"
+
+    def kueue_scrape_declared(self) -> bool:
+        """Whether the platform's own Kueue install declares Kueue's scrape object and its metrics-reader binding
+        (the Red Hat build of Kueue creates ServiceMonitor ``kueue-metrics``), so the stack declares none. Defaults
+        to false."""
+        return False
     dashboard_delivery: ClassVar[DashboardTarget] = "configmap"
     dashboard_deliveries: ClassVar[tuple[DashboardTarget, ...]] = ("grafana-operator", "configmap")
 

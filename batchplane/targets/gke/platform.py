@@ -22,6 +22,7 @@ class GkePlatform(Platform):
         kind="gke", ray_addon=True, default_tolerations=(GKE_SYSTEM_NODE_TOLERATION,)
     )
     image_registry = "artifact-registry"
+    monitoring = "managed-prometheus"
     declares_cluster = True
     dashboard_delivery = "cloud-monitoring"
     dashboard_deliveries = ("cloud-monitoring", "grafana-operator", "configmap")

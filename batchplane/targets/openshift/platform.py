@@ -36,6 +36,7 @@ class OpenShiftPlatform(Platform):
     )
     installs_cert_manager = True
     image_registry = "openshift"
+    monitoring = "user-workload-monitoring"
     # OpenShift's monitoring stack has no Grafana (removed in 4.11); the Grafana Operator (OperatorHub,
     # grafana-operator v5) is how OpenShift clusters run one.
     dashboard_delivery = "grafana-operator"
@@ -78,6 +79,15 @@ class OpenShiftPlatform(Platform):
     def cluster_identity(self) -> tuple[str, ...]:
         """``("openshift", <kubeconfig or "">, <context>)``."""
         return ("openshift", self.target.kubeconfig or "", self.target.kube_context())
+
+    def kueue_scrape_declared(self) -> bool:
+        """True where the Red Hat build of Kueue runs Kueue: its operator creates ServiceMonitor ``kueue-metrics``
+        (mutual TLS with the metrics certificate) and binds ``kueue-metrics-reader`` to the platform's and the
+        user-workload Prometheus when the ServiceMonitor CRD exists, and sets ``enableClusterQueueResources``
+        (openshift/kueue-operator ``release-1.4`` a82b72a1: ``pkg/operator/target_config_reconciler.go``
+        ``manageServiceMonitor``, ``bindata/assets/kueue-operator/clusterrolebinding-metrics-monitoring.yaml``,
+        ``pkg/configmap/configmap.go`` line 306). False where OpenShift AI 2.x embeds Kueue."""
+        return self.target.installs_rhbok()
 
     def kueue_namespace(self, operators: OperatorsConfig | None) -> str:
         """``openshift-kueue-operator`` (the Red Hat build of Kueue), or ``redhat-ods-applications`` where OpenShift
