@@ -41,6 +41,7 @@ from batchplane.observability.dashboards import (
     dashboard_configmap,
     dashboard_specs,
     dashboards_config,
+    dashboards_namespace,
     grafana_dashboard_resource,
     grafana_json,
 )
@@ -70,7 +71,7 @@ def dashboard_files(stack: Stack, fmt: DashboardFormat) -> dict[str, str]:
     specs = dashboard_specs(stack)
     if fmt is DashboardFormat.grafana:
         return {f"{spec.key}.json": grafana_json(spec) for spec in specs}
-    namespace = config.namespace or stack.platform.kueue_namespace(stack.config.operators)
+    namespace = dashboards_namespace(stack, config)
     objects: dict[str, dict[str, Any]] = {}
     for spec in specs:
         if fmt is DashboardFormat.configmap:

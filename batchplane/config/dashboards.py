@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from batchplane.config.base import ConfigModel, DnsLabel, LabelValue, QualifiedName
+from batchplane.errors import ConfigIssue
 
 #: How dashboards reach a dashboard server. ``auto`` asks the target's platform
 #: (:attr:`batchplane.targets.platform.Platform.dashboard_delivery`).
@@ -45,11 +46,35 @@ class DashboardsConfig(ConfigModel):
     ConfigMap, read by a sidecar with ``folderAnnotation: grafana_folder``); on Cloud Monitoring it prefixes each
     dashboard's display name. Defaults to ``Batchplane``."""
     namespace: DnsLabel | None = None
-    """Namespace of the ConfigMaps / GrafanaDashboard CRs (it must exist). Defaults to Kueue's namespace; the Grafana
-    sidecar must watch it (``sidecar.dashboards.searchNamespace``)."""
+    """Namespace of the ConfigMaps / GrafanaDashboard CRs (it must exist). Defaults to kube-prometheus-stack's
+    namespace when the stack installs it (``observability.prometheus``), else Kueue's namespace; a Grafana sidecar
+    in another namespace must watch it (``sidecar.dashboards.searchNamespace``)."""
     grafana_selector: Annotated[dict[QualifiedName, LabelValue], Field(min_length=1, max_length=16)] = dict(
         DEFAULT_GRAFANA_SELECTOR
     )
     """``grafana-operator`` delivery: the labels of the ``Grafana`` instances that import the dashboards
     (``spec.instanceSelector.matchLabels``; the CRs allow cross-namespace import). Defaults to
     ``{dashboards: grafana}``."""
+
+
+def check_dashboards(
+    section: DashboardsConfig, platform_kind: str, deliveries: tuple[DashboardTarget, ...], key: str
+) -> list[ConfigIssue]:
+    """``dashboards.delivery`` must be one the target's platform offers
+    (:attr:`~batchplane.targets.platform.Platform.dashboard_deliveries`: Cloud Monitoring only on GKE).
+
+    Args:
+        section: the parsed ``dashboards`` settings.
+        platform_kind: the target's ``kind`` (for the message).
+        deliveries: what the platform offers.
+        key: the section's config key (``batchplane:observability.dashboards``).
+    """
+    if section.delivery == "auto" or section.delivery in deliveries:
+        return []
+    return [
+        ConfigIssue(
+            f"{key}.delivery",
+            f"{section.delivery} is not offered on target kind {platform_kind} (offered: auto, "
+            f"{', '.join(deliveries)})",
+        )
+    ]

@@ -808,8 +808,24 @@ class DashboardsPlan:
 
 
 def dashboards_config(stack: Stack) -> DashboardsConfig:
-    """The stack's ``observability.dashboards`` settings."""
-    return stack.config.observability.dashboards
+    """The stack's ``observability.dashboards`` settings; ``enabled`` is false when ``observability.enabled`` is
+    (the dashboards read what the stack's observability collects)."""
+    section = stack.config.observability
+    if not section.enabled and section.dashboards.enabled:
+        return section.dashboards.model_copy(update={"enabled": False})
+    return section.dashboards
+
+
+def dashboards_namespace(stack: Stack, config: DashboardsConfig) -> str:
+    """Where ConfigMaps / GrafanaDashboard CRs go: ``dashboards.namespace``; else, when the stack installs
+    kube-prometheus-stack (``observability.prometheus``), its release namespace — its Grafana's sidecar watches its
+    own namespace unless told otherwise; else Kueue's namespace."""
+    if config.namespace is not None:
+        return config.namespace
+    section = stack.config.observability
+    if section.prometheus == "kube-prometheus-stack":
+        return section.kube_prometheus_stack.namespace
+    return stack.platform.kueue_namespace(stack.config.operators)
 
 
 def resolve_delivery(config: DashboardsConfig, platform: Platform) -> DashboardTarget:
@@ -863,8 +879,7 @@ def grafana_dashboard_resource(
 def dashboards_plan(stack: Stack, config: DashboardsConfig) -> DashboardsPlan | None:
     """What the stack delivers, or ``None`` when ``dashboards.enabled`` is false.
 
-    The namespace is ``dashboards.namespace``, else Kueue's (:meth:`~batchplane.targets.platform.Platform.
-    kueue_namespace`).
+    The namespace is :func:`dashboards_namespace`.
     """
     if not config.enabled:
         return None
@@ -880,7 +895,7 @@ def dashboards_plan(stack: Stack, config: DashboardsConfig) -> DashboardsPlan | 
             ),
             project=platform.cloud_monitoring_project(),
         )
-    namespace = config.namespace or platform.kueue_namespace(stack.config.operators)
+    namespace = dashboards_namespace(stack, config)
     specs = dashboard_specs(stack)
     if delivery == "configmap":
         objects = tuple((spec.key, dashboard_configmap(spec, namespace, config.folder)) for spec in specs)

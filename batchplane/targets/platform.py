@@ -23,7 +23,7 @@ What a platform answers:
   the stack declares the cluster (GKE);
 * its **image registry**: the ``webhook.build.registry`` value it builds with (:attr:`Platform.image_registry`);
 * its **metrics collection** (:attr:`Platform.monitoring`) and whether its Kueue install already declares Kueue's
-  scrape (:meth:`Platform.kueue_scrape_declared`), for :mod:`batchplane.observability.scrape`.
+  scrape (:meth:`Platform.kueue_scrape_declared`), for :mod:`batchplane.observability.scrape`;
 * its **dashboards**: how the stack's dashboards reach a dashboard server by default and which deliveries it offers
   (:attr:`Platform.dashboard_delivery`, :attr:`Platform.dashboard_deliveries`), and the Cloud Monitoring project
   (:meth:`Platform.cloud_monitoring_project`).

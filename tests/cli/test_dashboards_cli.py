@@ -37,7 +37,9 @@ def test_configmap_and_operator_formats_write_apply_ready_yaml(tmp_path: Path) -
 
 
 def test_cloud_monitoring_format_writes_dashboards_with_prometheus_queries(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["dashboards", "-s", "gke-dws", "-o", str(tmp_path), "-f", "cloud-monitoring"])
+    result = runner.invoke(
+        app, ["dashboards", "-s", "gke-dws", "-o", str(tmp_path), "-f", "cloud-monitoring"]
+    )
     assert result.exit_code == 0, result.output
     overview = json.loads((tmp_path / "overview.json").read_text(encoding="utf-8"))
     assert overview["mosaicLayout"]["tiles"][0]["widget"]["xyChart"]["dataSets"][0]["timeSeriesQuery"][

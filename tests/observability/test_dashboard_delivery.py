@@ -10,15 +10,17 @@ from functools import cache
 import pytest
 
 from batchplane.config.dashboards import DashboardsConfig
+from batchplane.errors import ConfigValidationError
 from batchplane.observability.dashboards import (
     SIDECAR_LABEL,
     dashboard_configmap,
     dashboard_specs,
+    dashboards_config,
     dashboards_plan,
     grafana_dashboard,
     resolve_delivery,
 )
-from batchplane.stack import Stack, load_stack_file
+from batchplane.stack import Stack, load_stack, load_stack_file, read_stack_file
 from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
 from tests.support.crdcheck import CrdCatalog
 
@@ -108,3 +110,37 @@ def test_the_crd_check_refuses_a_grafana_dashboard_without_an_instance_selector(
     _, obj = plan.objects[0]
     broken = {**obj, "spec": {k: v for k, v in obj["spec"].items() if k != "instanceSelector"}}
     assert "spec.instanceSelector" in [issue.path for issue in catalog.validate(broken)]
+
+
+def with_observability(name: str, section: dict[str, object]) -> dict[str, object]:
+    config = read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
+    return {**config, "batchplane:observability": section}
+
+
+def test_cloud_monitoring_delivery_is_refused_off_gke_with_its_key_path() -> None:
+    with pytest.raises(ConfigValidationError) as caught:
+        load_stack(with_observability("kind", {"dashboards": {"delivery": "cloud-monitoring"}}), "kind")
+    assert [(i.path, i.message) for i in caught.value.issues if i.severity == "error"] == [
+        (
+            "batchplane:observability.dashboards.delivery",
+            "cloud-monitoring is not offered on target kind kind (offered: auto, grafana-operator, configmap)",
+        )
+    ]
+    gke = load_stack(
+        with_observability("gke-dws", {"dashboards": {"delivery": "grafana-operator"}}), "gke-dws"
+    )
+    assert dashboards_config(gke).delivery == "grafana-operator"
+
+
+def test_dashboards_follow_observability_off_and_kube_prometheus_stacks_namespace() -> None:
+    off = load_stack(with_observability("kind", {"enabled": False}), "kind")
+    assert dashboards_plan(off, dashboards_config(off)) is None
+    kps = load_stack(
+        with_observability(
+            "kind", {"prometheus": "kube-prometheus-stack", "kubePrometheusStack": {"namespace": "obs"}}
+        ),
+        "kind",
+    )
+    plan = dashboards_plan(kps, dashboards_config(kps))
+    assert plan is not None and plan.delivery == "configmap" and plan.namespace == "obs"
+    assert {obj["metadata"]["namespace"] for _, obj in plan.objects} == {"obs"}

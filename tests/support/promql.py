@@ -123,3 +123,34 @@ def promql_problems(expr: str, catalog: Catalog | None = None) -> list[str]:
             f"{where} on {label!r}, which no selector carries" for label in labels if label not in carried
         ]
     return problems
+
+
+def result_labels(expr: str, catalog: Catalog | None = None) -> frozenset[str]:
+    """The label names a recording rule's series carry: the ``by`` labels of its outermost aggregation (through
+    ``histogram_quantile`` and binary operators' left side), else every label its selectors carry.
+
+    Raises:
+        ValueError: ``expr`` does not parse.
+    """
+    catalog = catalog or Catalog()
+    node: promql_parser.Expr = promql_parser.parse(expr)
+    while True:
+        if isinstance(node, promql_parser.ParenExpr):
+            node = node.expr
+        elif isinstance(node, promql_parser.BinaryExpr):
+            node = node.lhs
+        elif isinstance(node, promql_parser.Call) and node.func.name == "histogram_quantile":
+            node = node.args[1]
+        else:
+            break
+    modifier = node.modifier if isinstance(node, promql_parser.AggregateExpr) else None
+    if modifier is not None and str(modifier.type).endswith("By"):
+        return frozenset(modifier.labels) - {"le"}
+    carried: set[str] = set()
+
+    def visit(inner: promql_parser.Expr) -> None:
+        if isinstance(inner, promql_parser.VectorSelector) and (name := _selector_name(inner)) is not None:
+            carried.update(catalog.labels_of(name) or ())
+
+    promql_parser.walk(node, pre_visit=visit)
+    return frozenset(carried)
