@@ -27,8 +27,11 @@ the MultiKueue manager when there are workers, and one per declared MultiKueue w
    sets to the platform's registry unless ``webhook.image`` names a published image;
    :class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
    platform supplies);
-7. **the dashboards**, :class:`~batchplane.components.dashboards.Dashboards` (``<name>-dashboards``), as
-   ``observability.dashboards`` and the platform say (sidecar ConfigMaps, GrafanaDashboard CRs, Cloud Monitoring).
+7. **the scrape objects and alert rules**, :class:`~batchplane.components.observability.Observability`
+   (``<name>-observability``);
+8. **the dashboards**, :class:`~batchplane.components.dashboards.Dashboards` (``<name>-dashboards``), as
+   ``observability.dashboards`` and the platform say (sidecar ConfigMaps, GrafanaDashboard CRs, Cloud Monitoring),
+   after them.
 
 Each stage is a private method. The cluster, its provider, the operator install path and the image registry come
 from the target's platform (:class:`~batchplane.targets.deploy.PlatformDeploy`, looked up by the target's ``kind``
@@ -51,6 +54,7 @@ import pulumi_kubernetes as k8s
 from batchplane.components.dashboards import Dashboards, DashboardsArgs
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
+from batchplane.components.observability import Observability
 from batchplane.components.quota_webhook.component import QuotaWebhook, QuotaWebhookArgs
 from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
 from batchplane.components.webhook_image import WebhookImage
@@ -58,6 +62,7 @@ from batchplane.config.rules import tenant_namespaces
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
 from batchplane.observability.dashboards import dashboards_config, dashboards_plan
+from batchplane.observability.scrape import kube_prometheus_stack_install, scrape_inputs
 from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
 from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
@@ -209,6 +214,7 @@ class BatchCluster(pulumi.ComponentResource):
             install.
         queues: the Kueue objects and tenant namespaces.
         quota_webhook: the quota webhook, or ``None`` when the stack does not deploy it.
+        observability: the scrape objects and alert rules, or ``None`` when the stack declares none.
         dashboards: the stack's dashboards, or ``None`` when ``observability.dashboards.enabled`` is false.
         multikueue_kubeconfig: on a declared MultiKueue worker, the manager's kubeconfig for it (secret); else
             ``None``.
@@ -226,6 +232,7 @@ class BatchCluster(pulumi.ComponentResource):
     kueue_ready: list[pulumi.Resource]
     queues: KueueQueues
     quota_webhook: QuotaWebhook | None
+    observability: Observability | None
     dashboards: Dashboards | None
     multikueue_kubeconfig: pulumi.Output[str] | None
 
@@ -249,6 +256,7 @@ class BatchCluster(pulumi.ComponentResource):
         before_queues = self._declare_multikueue(args)
         self._declare_queues(before_queues)
         self._declare_webhook(args.project_dir)
+        self._declare_observability()
         self._declare_dashboards()
         self._register()
 
@@ -365,14 +373,34 @@ class BatchCluster(pulumi.ComponentResource):
             opts=self._in_cluster(),
         )
 
+    def _declare_observability(self) -> None:
+        """Stage 7: the scrape objects and alert rules of the platform (docs/observability.md), after the Kueue gate
+        and the webhook they scrape (and the kube-prometheus-stack release when the stack installs it)."""
+        self.observability = None
+        inputs = scrape_inputs(self._stack)
+        if inputs is None:
+            return
+        after = [*self.kueue_ready, *([self.quota_webhook] if self.quota_webhook is not None else [])]
+        self.observability = Observability(
+            self._place.role("observability"),
+            {
+                "inputs": inputs,
+                "kube_prometheus_stack": kube_prometheus_stack_install(self._stack),
+                "depends_on": after,
+            },
+            opts=self._in_cluster(),
+        )
+
     def _declare_dashboards(self) -> None:
-        """Stage 7: the dashboards, in-cluster ones after the Kueue gate (Kueue's namespace exists then)."""
+        """Stage 8: the dashboards, in-cluster ones after the Kueue gate (Kueue's namespace exists then) and the
+        observability objects (the kube-prometheus-stack release, whose namespace they may go to)."""
         plan = dashboards_plan(self._stack, dashboards_config(self._stack))
         self.dashboards = None
         if plan is not None:
+            after = [*self.kueue_ready, *([self.observability] if self.observability is not None else [])]
             self.dashboards = Dashboards(
                 self._place.role("dashboards"),
-                DashboardsArgs(plan=plan, provider=self.provider, depends_on=self.kueue_ready),
+                DashboardsArgs(plan=plan, provider=self.provider, depends_on=after),
                 opts=self._place.options(),
             )
 

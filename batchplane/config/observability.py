@@ -183,6 +183,11 @@ class ObservabilityConfig(ConfigModel):
     kube_prometheus_stack: KubePrometheusStackInstall = KubePrometheusStackInstall()
     """The release installed when ``prometheus: kube-prometheus-stack``. Defaults to chart ``88.0.0`` in
     ``monitoring``."""
+    monitor_labels: Annotated[dict[str, str], Field(max_length=16)] = {}
+    """Labels put on every ``ServiceMonitor`` and ``PrometheusRule`` (kind, existing, OpenShift), for a Prometheus
+    whose ``serviceMonitorSelector``/``ruleSelector`` selects by label (a kube-prometheus-stack release installed
+    by someone else selects ``release: <its release name>``). Defaults to none (the release the stack installs
+    selects every object)."""
     scrape_interval: Duration = "30s"
     """How often Kueue and the webhook are scraped. Defaults to ``30s``."""
     alerts: AlertsConfig = AlertsConfig()

@@ -26,6 +26,7 @@ CheckClass = Literal[
     "docker",
     "kind",
     "registry-route",
+    "monitoring",
 ]
 """What a finding is about (one test per class in ``tests/preflight``)."""
 

@@ -343,6 +343,10 @@ class Requirements:
             with BuildKit where it runs), or None.
         registry_route: OpenShift: the key path (``batchplane:webhook.build.registryHost``) whose omission makes
             ``pulumi up`` push through the internal registry's default route, which must then exist; or None.
+        user_workload_monitoring: OpenShift with observability on: the key path (``batchplane:observability``)
+            whose objects need user-workload monitoring; or None.
+        prometheus_operator: kind/existing with ``observability.prometheus: operator``: the key path whose objects
+            need the Prometheus Operator's CRDs; or None.
     """
 
     stack: str
@@ -363,6 +367,8 @@ class Requirements:
     other_projects: list[tuple[str, str]] = field(default_factory=list)
     builds_image: str | None = None
     registry_route: str | None = None
+    user_workload_monitoring: str | None = None
+    prometheus_operator: str | None = None
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -405,7 +411,20 @@ def stack_requirements(stack: Stack) -> Requirements:
             req.builds_image = build.registry
         if build is not None and build.registry == "openshift" and build.registry_host is None:
             req.registry_route = "batchplane:webhook.build.registryHost"
+    _monitoring_requirements(stack, req)
     return req
+
+
+def _monitoring_requirements(stack: Stack, req: Requirements) -> None:
+    """What the observability objects need on the cluster (:mod:`batchplane.preflight.monitoring`)."""
+    section = stack.config.observability
+    if not section.enabled:
+        return
+    monitoring = stack.platform.monitoring
+    if monitoring == "user-workload-monitoring":
+        req.user_workload_monitoring = "batchplane:observability"
+    elif monitoring == "prometheus-operator" and section.prometheus == "operator":
+        req.prometheus_operator = "batchplane:observability.prometheus"
 
 
 def _openshift_requirements(

@@ -76,6 +76,14 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
         from batchplane.preflight.olm import check_registry_route
 
         check_registry_route(req.registry_route, api_client, report)
+    if api_client is not None and req.user_workload_monitoring is not None:
+        from batchplane.preflight.monitoring import check_user_workload_monitoring
+
+        check_user_workload_monitoring(req.user_workload_monitoring, api_client, report)
+    if api_client is not None and req.prometheus_operator is not None:
+        from batchplane.preflight.monitoring import check_prometheus_operator_crds
+
+        check_prometheus_operator_crds(req.prometheus_operator, api_client, report)
     if env.check_images:
         _images(req, report, env, kind_running)
     return report

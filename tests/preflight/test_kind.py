@@ -4,6 +4,7 @@ executables on ``PATH`` (the machine running the tests has no Docker engine)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from batchplane.preflight import Environment, Report, preflight
 from tests.preflight.conftest import fake_executable, template, template_with
 from tests.preflight.olm_helpers import kubeconfig
-from tests.preflight.replay import Replay, load
+from tests.preflight.replay import RecordedServer, Replay, load
 
 # A docker stand-in: `version` answers per $FAKE_ENGINE, `inspect` per $FAKE_NODE ("running", "stopped", absent),
 # `exec … crictl inspecti` per $FAKE_LOADED (the image the node has).
@@ -32,8 +33,9 @@ esac
 
 
 @pytest.fixture
-def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A bin directory first on PATH with fake docker and kind; the engine is up, the node runs, nothing loaded."""
+def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A bin directory first on PATH with fake docker and kind; the engine is up, the node runs, nothing loaded; the
+    cluster's API (a recorded server) has the Prometheus Operator's CRDs."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake_executable(bin_dir, "docker", DOCKER)
@@ -42,8 +44,9 @@ def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("FAKE_ENGINE", "up")
     monkeypatch.setenv("FAKE_NODE", "running")
     monkeypatch.setenv("FAKE_LOADED", "")
-    monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path, "https://127.0.0.1:6443", "kind-batchplane")))
-    return bin_dir
+    with RecordedServer(load("monitoring/prometheus-operator-crds.json")) as server:
+        monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path, server.url, "kind-batchplane")))
+        yield bin_dir
 
 
 PUBLISHED = "ghcr.io/batchplane/quota-webhook:0.1.0"
@@ -62,14 +65,14 @@ def test_a_running_kind_cluster_passes_and_no_registry_is_asked_for_the_image_th
 ) -> None:
     report, replay = run()
     assert report.findings == []
-    assert report.checked == ["docker", "kind", "kube-context"]
+    assert report.checked == ["docker", "kind", "kube-context", "monitoring"]
     assert replay.requests == []
 
 
 def test_a_running_kind_cluster_with_a_published_image_passes(tools: Path) -> None:
     report, _ = run(published=True)
     assert report.findings == []
-    assert report.checked == ["docker", "kind", "kube-context", "image"]
+    assert report.checked == ["docker", "kind", "kube-context", "monitoring", "image"]
 
 
 def test_docker_missing_is_a_blocker(tools: Path) -> None:

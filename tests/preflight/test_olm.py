@@ -18,7 +18,9 @@ from tests.preflight.replay import RecordedServer, load
 def check(
     stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str
 ) -> tuple[Report, list[str]]:
-    with RecordedServer(load(*recordings, "openshift/registry-route.json")) as server:
+    with RecordedServer(
+        load(*recordings, "openshift/registry-route.json", "openshift/user-workload-monitoring.json")
+    ) as server:
         context = stack.config.target.kube_context()
         monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path, server.url, context)))
         report = preflight(stack, Environment(check_images=False))
@@ -30,7 +32,7 @@ def test_a_catalog_with_every_package_and_channel_passes(
 ) -> None:
     report, requests = check(template("openshift-ai-gpu"), tmp_path, monkeypatch, "olm/catalog.json")
     assert report.findings == []
-    assert report.checked == ["kube-context", "olm", "registry-route"]
+    assert report.checked == ["kube-context", "olm", "registry-route", "monitoring"]
     # one list per CatalogSource, selected by its catalog label
     assert sorted(r.split("?")[1] for r in requests if "packagemanifests" in r) == [
         "labelSelector=catalog%3Dcertified-operators",

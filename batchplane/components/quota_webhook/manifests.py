@@ -259,7 +259,8 @@ def deployment(d: WebhookDeployment) -> Object:
 
 
 def service(d: WebhookDeployment) -> Object:
-    """ClusterIP Service: port 443 → the container's HTTPS port."""
+    """ClusterIP Service: port 443 → the container's HTTPS port (the API server's), and the same container port as
+    ``metrics`` (its ``/metrics``, what the stack's ``ServiceMonitor`` scrapes; docs/observability.md)."""
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -267,7 +268,10 @@ def service(d: WebhookDeployment) -> Object:
         "spec": {
             "type": "ClusterIP",
             "selector": dict(APP_LABELS),
-            "ports": [{"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"}],
+            "ports": [
+                {"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"},
+                {"name": "metrics", "port": d.port, "targetPort": "https", "protocol": "TCP"},
+            ],
         },
     }
 

@@ -1,0 +1,90 @@
+"""Preflight of the observability objects' needs, through the real kubernetes client against a local server on
+127.0.0.1 answering recorded objects: user-workload monitoring on OpenShift, the Prometheus Operator's CRDs on kind
+and existing clusters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from batchplane.preflight import Environment, Report, preflight
+from batchplane.preflight.monitoring import user_workload_enabled
+from batchplane.preflight.requirements import stack_requirements
+from tests.preflight.conftest import template
+from tests.preflight.olm_helpers import kubeconfig
+from tests.preflight.replay import RecordedServer, load
+
+
+def _openshift(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str) -> Report:
+    stack = template("openshift-ai-gpu")
+    with RecordedServer(load(*recordings, "olm/catalog.json", "openshift/registry-route.json")) as server:
+        monkeypatch.setenv(
+            "KUBECONFIG", str(kubeconfig(tmp_path, server.url, stack.config.target.kube_context()))
+        )
+        return preflight(stack, Environment(check_images=False))
+
+
+def test_user_workload_monitoring_on_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = _openshift(tmp_path, monkeypatch, "openshift/user-workload-monitoring.json")
+    assert report.findings == [] and "monitoring" in report.checked
+
+
+@pytest.mark.parametrize(
+    "recording",
+    ["openshift/user-workload-monitoring-off.json", "openshift/no-cluster-monitoring-config.json"],
+    ids=["off", "no-configmap"],
+)
+def test_user_workload_monitoring_off_or_unconfigured_is_a_warning_with_the_oc_patch_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, recording: str
+) -> None:
+    report = _openshift(tmp_path, monkeypatch, recording)
+    [finding] = report.findings
+    assert (finding.severity, finding.check, finding.path) == (
+        "warning",
+        "monitoring",
+        "batchplane:observability",
+    )
+    assert "enableUserWorkload: true" in finding.message and "oc -n openshift-monitoring patch" in finding.fix
+
+
+def test_config_yaml_parsing_follows_the_enable_user_workload_key() -> None:
+    def cm(text: str) -> dict[str, object]:
+        return {"data": {"config.yaml": text}}
+
+    assert user_workload_enabled(cm("enableUserWorkload: true\nprometheusK8s: {retention: 7d}\n")) is True
+    assert user_workload_enabled(cm("enableUserWorkload: false\n")) is False
+    assert (
+        user_workload_enabled(cm('enableUserWorkload: "true"\n')) is False
+    )  # a string is not OpenShift's bool
+    assert user_workload_enabled(None) is False and user_workload_enabled(cm("{")) is None
+
+
+def test_kind_without_the_prometheus_operator_is_a_blocker_naming_the_choices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from batchplane.preflight.monitoring import check_prometheus_operator_crds
+    from batchplane.preflight.olm import kube_client
+    from batchplane.preflight.requirements import KubeContext
+
+    with RecordedServer(load("monitoring/no-prometheus-operator.json")) as server:
+        report = Report("kind")
+        client = kube_client(KubeContext("ctx", str(kubeconfig(tmp_path, server.url, "ctx")), "x"), report)
+        check_prometheus_operator_crds("batchplane:observability.prometheus", client, report)
+    [finding] = report.blockers
+    assert finding.path == "batchplane:observability.prometheus"
+    assert "servicemonitors.monitoring.coreos.com, prometheusrules.monitoring.coreos.com" in finding.message
+    assert "kube-prometheus-stack" in finding.fix
+
+
+def test_only_the_platforms_that_need_them_ask_for_the_monitoring_checks() -> None:
+    kind, gke, openshift = (stack_requirements(template(t)) for t in ("kind", "gke-dev", "openshift-ai"))
+    assert (kind.prometheus_operator, kind.user_workload_monitoring) == (
+        "batchplane:observability.prometheus",
+        None,
+    )
+    assert (gke.prometheus_operator, gke.user_workload_monitoring) == (None, None)
+    assert (openshift.prometheus_operator, openshift.user_workload_monitoring) == (
+        None,
+        "batchplane:observability",
+    )
