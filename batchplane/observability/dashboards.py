@@ -176,6 +176,17 @@ def dashboard_uid(stack_name: str, key: str) -> str:
 # --- PromQL ----------------------------------------------------------------------------------------------------
 
 
+def _matchers(*parts: str) -> str:
+    """Label matchers joined with ``, ``, empty parts left out."""
+    return ", ".join(p for p in parts if p)
+
+
+def _selector(metric: str, *parts: str) -> str:
+    """``metric{<parts>}``, or the bare name when every part is empty."""
+    matchers = _matchers(*parts)
+    return f"{metric}{{{matchers}}}" if matchers else metric
+
+
 def _regex_of(names: Sequence[str]) -> str:
     """A PromQL regex matching exactly ``names`` (RE2, anchored by PromQL; ``.`` escaped, ``\\`` doubled for the
     string literal)."""
@@ -188,6 +199,19 @@ class _Scope:
 
     dialect: Dialect
     all_queues: tuple[str, ...]
+    cluster: str | None = None
+
+    @property
+    def base(self) -> str:
+        """The matcher of the cluster's series in a store shared by several clusters (Cloud Monitoring: Managed
+        Service for Prometheus's ``cluster`` label), or ``""``."""
+        return f'cluster="{self.cluster}"' if self.cluster else ""
+
+    @property
+    def kueue(self) -> str:
+        """The matchers every Kueue selector starts with: the leader's (or a standalone replica's) series, of this
+        cluster."""
+        return _matchers(KUEUE_REPLICAS, self.base)
 
     @property
     def window(self) -> str:
@@ -255,7 +279,7 @@ def _gpu_panels(m: str, by: str) -> tuple[PanelSpec, ...]:
 
 
 def _overview(stack: Stack, scope: _Scope) -> DashboardSpec:
-    m = f"{KUEUE_REPLICAS}, {scope.queues()}"
+    m = f"{scope.kueue}, {scope.queues()}"
     w = scope.window
     panels = (
         *_gpu_panels(m, "cluster_queue"),
@@ -310,7 +334,7 @@ def _overview(stack: Stack, scope: _Scope) -> DashboardSpec:
 
 
 def _cluster_queue(stack: Stack, scope: _Scope, name: str, checks: Sequence[str]) -> DashboardSpec:
-    m = f"{KUEUE_REPLICAS}, {scope.queue(name)}"
+    m = f"{scope.kueue}, {scope.queue(name)}"
     w = scope.window
     panels: list[PanelSpec] = [
         PanelSpec(
@@ -360,7 +384,7 @@ def _cluster_queue(stack: Stack, scope: _Scope, name: str, checks: Sequence[str]
                     "evicted: {{reason}} {{underlying_cause}}",
                 ),
                 Query(
-                    f'sum by (reason) (increase(kueue_preempted_workloads_total{{{KUEUE_REPLICAS}, preempting_cluster_queue="{name}"}}[1h]))',
+                    f'sum by (reason) (increase(kueue_preempted_workloads_total{{{scope.kueue}, preempting_cluster_queue="{name}"}}[1h]))',
                     "preempted by this queue: {{reason}}",
                 ),
             ),
@@ -387,11 +411,11 @@ def _cluster_queue(stack: Stack, scope: _Scope, name: str, checks: Sequence[str]
     )
 
 
-def _pool_panel(pool: BackedPool, flavors: Sequence[str]) -> PanelSpec:
+def _pool_panel(pool: BackedPool, flavors: Sequence[str], kueue: str) -> PanelSpec:
     """GPUs reserved on a pool's flavors, between the pool's min and max size in GPUs (when GPUs per node are
     known)."""
     reserved = Query(
-        f'sum(kueue_cluster_queue_resource_reservation{{{KUEUE_REPLICAS}, {GPU}, flavor=~"{_regex_of(flavors)}"}}) '
+        f'sum(kueue_cluster_queue_resource_reservation{{{kueue}, {GPU}, flavor=~"{_regex_of(flavors)}"}}) '
         "or vector(0)",
         "GPUs reserved",
     )
@@ -426,7 +450,7 @@ def _provisioning_queues(stack: Stack) -> dict[str, list[str]]:
 
 
 def _capacity(stack: Stack, scope: _Scope) -> DashboardSpec:
-    m = f"{KUEUE_REPLICAS}, {scope.queues()}"
+    m = f"{scope.kueue}, {scope.queues()}"
     w = scope.window
     panels: list[PanelSpec] = [
         PanelSpec(
@@ -448,10 +472,12 @@ def _capacity(stack: Stack, scope: _Scope) -> DashboardSpec:
     by_pool: dict[str, list[str]] = {}
     for flavor, pool in flavor_pools(stack.kueue, pools).items():
         by_pool.setdefault(pool.name, []).append(flavor)
-    panels += [_pool_panel(pool, sorted(by_pool.get(pool.name, [pool.flavor_name]))) for pool in pools]
+    panels += [
+        _pool_panel(pool, sorted(by_pool.get(pool.name, [pool.flavor_name])), scope.kueue) for pool in pools
+    ]
     dws = _provisioning_queues(stack)
     if dws:
-        d = f"{KUEUE_REPLICAS}, {scope.some(list(dws))}"
+        d = f"{scope.kueue}, {scope.some(list(dws))}"
         panels += [
             PanelSpec(
                 "Waiting for ProvisioningRequests",
@@ -514,13 +540,18 @@ def _webhook(stack: Stack, scope: _Scope) -> DashboardSpec:
     d = webhook_deployment(stack)
     w = scope.window
     reviews = "batchplane_webhook_reviews_total"
+    b = scope.base
+    deployment = _matchers(f'namespace="{d.namespace}", deployment="{d.name}"', b)
+    denied = _matchers('decision="denied", dry_run="false"', b)
+    internal = _matchers('reason="internal-error"', b)
+    reload_errors = _matchers('result="error"', b)
     panels = (
         PanelSpec(
             "Refusals by reason",
             "Workloads the quota webhook refused per second, by reason (dry runs excluded).",
             (
                 Query(
-                    f'sum by (reason) (rate({reviews}{{decision="denied", dry_run="false"}}[{w}]))',
+                    f"sum by (reason) (rate({reviews}{{{denied}}}[{w}]))",
                     "{{reason}}",
                 ),
             ),
@@ -529,7 +560,7 @@ def _webhook(stack: Stack, scope: _Scope) -> DashboardSpec:
         PanelSpec(
             "Reviews by decision",
             "AdmissionReviews answered per second: allowed, patched (queue label defaulted), denied.",
-            (Query(f"sum by (decision) (rate({reviews}[{w}]))", "{{decision}}"),),
+            (Query(f"sum by (decision) (rate({_selector(reviews, b)}[{w}]))", "{{decision}}"),),
             unit="reqps",
         ),
         PanelSpec(
@@ -537,11 +568,19 @@ def _webhook(stack: Stack, scope: _Scope) -> DashboardSpec:
             "Internal errors (answered per onInternalError), malformed requests (HTTP 400), clients gone before the "
             "body arrived, failed certificate reloads.",
             (
-                Query(f'sum(rate({reviews}{{reason="internal-error"}}[{w}]))', "internal errors"),
-                Query(f"sum(rate(batchplane_webhook_bad_requests_total[{w}]))", "bad requests"),
-                Query(f"sum(rate(batchplane_webhook_client_disconnects_total[{w}]))", "client disconnects"),
                 Query(
-                    f'sum(increase(batchplane_webhook_certificate_reloads_total{{result="error"}}[{w}]))',
+                    f"sum(rate({reviews}{{{internal}}}[{w}]))",
+                    "internal errors",
+                ),
+                Query(
+                    f"sum(rate({_selector('batchplane_webhook_bad_requests_total', b)}[{w}]))", "bad requests"
+                ),
+                Query(
+                    f"sum(rate({_selector('batchplane_webhook_client_disconnects_total', b)}[{w}]))",
+                    "client disconnects",
+                ),
+                Query(
+                    f"sum(increase(batchplane_webhook_certificate_reloads_total{{{reload_errors}}}[{w}]))",
                     "certificate reload errors",
                 ),
             ),
@@ -553,7 +592,11 @@ def _webhook(stack: Stack, scope: _Scope) -> DashboardSpec:
             f"and then applies failurePolicy {d.failure_policy}.",
             (
                 *_quantiles(
-                    "batchplane_webhook_review_seconds", 'endpoint=~"validate|mutate"', "", w, ("0.5", "0.99")
+                    "batchplane_webhook_review_seconds",
+                    _matchers('endpoint=~"validate|mutate"', b),
+                    "",
+                    w,
+                    ("0.5", "0.99"),
                 ),
                 Query(f"vector({d.timeout_seconds})", "timeoutSeconds"),
             ),
@@ -570,11 +613,11 @@ def _webhook(stack: Stack, scope: _Scope) -> DashboardSpec:
             ),
             (
                 Query(
-                    f'sum(kube_deployment_status_replicas_available{{namespace="{d.namespace}", deployment="{d.name}"}})',
+                    f"sum(kube_deployment_status_replicas_available{{{deployment}}})",
                     "available",
                 ),
                 Query(
-                    f'sum(kube_deployment_spec_replicas{{namespace="{d.namespace}", deployment="{d.name}"}})',
+                    f"sum(kube_deployment_spec_replicas{{{deployment}}})",
                     "desired",
                 ),
             ),
@@ -622,7 +665,8 @@ def dashboard_specs(stack: Stack, dialect: Dialect = "grafana") -> list[Dashboar
             ``5m`` windows). Defaults to ``grafana``.
     """
     queues = tuple(loc.obj.name for loc in stack.kueue.cluster_queues)
-    scope = _Scope(dialect, queues)
+    cluster = stack.platform.monitoring_cluster_name() if dialect == "cloud-monitoring" else None
+    scope = _Scope(dialect, queues, cluster)
     dws = _provisioning_queues(stack)
     specs = [_overview(stack, scope)]
     specs += [_cluster_queue(stack, scope, name, dws.get(name, [])) for name in queues]

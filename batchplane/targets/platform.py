@@ -25,8 +25,9 @@ What a platform answers:
 * its **metrics collection** (:attr:`Platform.monitoring`) and whether its Kueue install already declares Kueue's
   scrape (:meth:`Platform.kueue_scrape_declared`), for :mod:`batchplane.observability.scrape`;
 * its **dashboards**: how the stack's dashboards reach a dashboard server by default and which deliveries it offers
-  (:attr:`Platform.dashboard_delivery`, :attr:`Platform.dashboard_deliveries`), and the Cloud Monitoring project
-  (:meth:`Platform.cloud_monitoring_project`).
+  (:attr:`Platform.dashboard_delivery`, :attr:`Platform.dashboard_deliveries`), the Cloud Monitoring project
+  (:meth:`Platform.cloud_monitoring_project`) and the cluster's ``cluster`` label there
+  (:meth:`Platform.monitoring_cluster_name`).
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ class Platform(ABC):
         (the Red Hat build of Kueue creates ServiceMonitor ``kueue-metrics``), so the stack declares none. Defaults
         to false."""
         return False
+
     dashboard_delivery: ClassVar[DashboardTarget] = "configmap"
     dashboard_deliveries: ClassVar[tuple[DashboardTarget, ...]] = ("grafana-operator", "configmap")
 
@@ -166,6 +168,12 @@ class Platform(ABC):
         """The service account the stack creates for the cluster's nodes, as ``(project, account id)`` (project
         ``None``: the GCP provider's), or ``None`` when it creates none. Account ids are unique per project, so two
         clusters of one stack must not share one. Defaults to ``None``."""
+        return None
+
+    def monitoring_cluster_name(self) -> str | None:
+        """The ``cluster`` label a metrics store shared by several clusters puts on this cluster's series (Managed
+        Service for Prometheus: the GKE cluster's name), or ``None`` when the store holds one cluster. Defaults to
+        ``None``."""
         return None
 
     def cloud_monitoring_project(self) -> str | None:

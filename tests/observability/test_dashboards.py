@@ -9,6 +9,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
+import promql_parser
 import pytest
 
 from batchplane.observability.dashboards import (
@@ -231,3 +232,31 @@ def test_cloud_monitoring_tiles_fit_the_mosaic_and_refuse_grafana_variables() ->
     grafana_spec: DashboardSpec = dashboard_specs(template("gke-dws"))[0]
     with pytest.raises(ValueError, match="Grafana variable"):
         cloud_monitoring_dashboard(grafana_spec)
+
+
+def selectors(expr: str) -> list[promql_parser.VectorSelector]:
+    found: list[promql_parser.VectorSelector] = []
+    promql_parser.walk(
+        promql_parser.parse(expr),
+        pre_visit=lambda n: found.append(n) if isinstance(n, promql_parser.VectorSelector) else None,
+    )
+    return found
+
+
+def test_cloud_monitoring_queries_select_the_gke_clusters_own_series_in_the_shared_project_store() -> None:
+    """Managed Service for Prometheus keeps every cluster of a project in one store, labelled ``cluster``: each
+    selector of a Cloud Monitoring dashboard names the stack's cluster; Grafana's (one Prometheus per cluster) do not."""
+    stack = template("gke-multiregion-dws")
+    name = stack.config.target.cluster_name  # type: ignore[union-attr]
+    for spec in dashboard_specs(stack, "cloud-monitoring"):
+        for panel in spec.panels:
+            for query in panel.queries:
+                for selector in selectors(query.expr):
+                    assert ("cluster", name) in [(m.name, m.value) for m in selector.matchers.matchers], (
+                        query.expr
+                    )
+    for spec in dashboard_specs(stack):
+        for panel in spec.panels:
+            for query in panel.queries:
+                expr = grafana_to_promql(query.expr, {"cluster_queue": "a"})
+                assert all(m.name != "cluster" for s in selectors(expr) for m in s.matchers.matchers)

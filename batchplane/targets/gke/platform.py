@@ -53,6 +53,11 @@ class GkePlatform(Platform):
         """``("gke", <location>, <cluster name>)``."""
         return ("gke", self.target.location(), self.target.cluster_name)
 
+    def monitoring_cluster_name(self) -> str | None:
+        """``target.clusterName``: Managed Service for Prometheus labels every series ``cluster=<cluster name>``, and
+        one project's store holds every cluster of the project."""
+        return self.target.cluster_name
+
     def cloud_monitoring_project(self) -> str | None:
         """``target.project``: Managed Service for Prometheus stores the cluster's metrics in its project."""
         return self.target.project
