@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from functools import cache
 
 import pytest
@@ -13,6 +14,7 @@ from batchplane.config.dashboards import DashboardsConfig
 from batchplane.errors import ConfigValidationError
 from batchplane.observability.dashboards import (
     SIDECAR_LABEL,
+    cloud_monitoring_dashboard,
     dashboard_configmap,
     dashboard_specs,
     dashboards_config,
@@ -23,6 +25,11 @@ from batchplane.observability.dashboards import (
 from batchplane.stack import Stack, load_stack, load_stack_file, read_stack_file
 from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
 from tests.support.crdcheck import CrdCatalog
+
+with warnings.catch_warnings():
+    # google-api-core warns (FutureWarning) that it will drop Python 3.11 after its end of life.
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"google\.api_core\.")
+    from google.cloud.monitoring_dashboard_v1.types import Dashboard as CloudDashboard
 
 #: ConfigMap data keys (``IsConfigMapKey``, k8s.io/apimachinery pkg/util/validation).
 CONFIGMAP_KEY = re.compile(r"^[-._a-zA-Z0-9]{1,253}$")
@@ -144,3 +151,31 @@ def test_dashboards_follow_observability_off_and_kube_prometheus_stacks_namespac
     plan = dashboards_plan(kps, dashboards_config(kps))
     assert plan is not None and plan.delivery == "configmap" and plan.namespace == "obs"
     assert {obj["metadata"]["namespace"] for _, obj in plan.objects} == {"obs"}
+
+
+@pytest.mark.parametrize("name", TEMPLATE_NAMES)
+def test_every_templates_cloud_monitoring_dashboards_parse_as_the_dashboard_api_message(name: str) -> None:
+    """Each dashboard JSON parses, unknown fields refused, as ``google.monitoring.dashboard.v1.Dashboard`` (the
+    proto of the ``projects.dashboards`` API, from Google's client library), with one tile per panel and each
+    chart's query in ``timeSeriesQuery.prometheusQuery``."""
+    for spec in dashboard_specs(template(name), "cloud-monitoring"):
+        message = CloudDashboard.from_json(
+            json.dumps(cloud_monitoring_dashboard(spec)), ignore_unknown_fields=False
+        )
+        tiles = message.mosaic_layout.tiles
+        assert len(tiles) == len(spec.panels)
+        for tile, panel in zip(tiles, spec.panels, strict=True):
+            queries = (
+                [tile.widget.scorecard.time_series_query]
+                if panel.kind == "stat"
+                else [d.time_series_query for d in tile.widget.xy_chart.data_sets]
+            )
+            assert [q.prometheus_query for q in queries] == [q.expr for q in panel.queries][: len(queries)]
+
+
+def test_the_dashboard_api_message_refuses_a_misspelt_query_field() -> None:
+    board = cloud_monitoring_dashboard(dashboard_specs(template("gke-dws"), "cloud-monitoring")[0])
+    data_set = board["mosaicLayout"]["tiles"][0]["widget"]["xyChart"]["dataSets"][0]
+    data_set["timeSeriesQuery"] = {"promQuery": data_set["timeSeriesQuery"]["prometheusQuery"]}
+    with pytest.raises(Exception, match="promQuery"):
+        CloudDashboard.from_json(json.dumps(board), ignore_unknown_fields=False)
