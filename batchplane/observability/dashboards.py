@@ -704,18 +704,17 @@ def _grafana_panel(panel: PanelSpec, panel_id: int) -> Any:
     return builder
 
 
-def grafana_dashboard(spec: DashboardSpec, folder: str | None = None) -> dict[str, Any]:
+def grafana_dashboard(spec: DashboardSpec) -> dict[str, Any]:
     """The Grafana dashboard JSON model of ``spec`` (built with the Foundation SDK, encoded as Grafana stores it).
+    Folders are a delivery matter (:func:`dashboard_configmap`, :func:`grafana_dashboard_resource`).
 
     Args:
         spec: one of :func:`dashboard_specs` (``grafana`` dialect).
-        folder: unused by the model itself (folders are a delivery matter); accepted so callers pass one signature.
 
     Returns:
         The dashboard as JSON-ready dicts: ``uid``, ``title``, ``tags``, ``templating`` (``datasource`` and, for
         dashboards over several ClusterQueues, ``cluster_queue``), ``panels`` with ids 1…n.
     """
-    del folder
     builder = (
         gf_dashboard.Dashboard(spec.title)
         .uid(spec.uid)
