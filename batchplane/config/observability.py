@@ -178,7 +178,7 @@ class ObservabilityConfig(ConfigModel):
     """Kind and existing clusters only — which Prometheus collects: ``operator`` (``ServiceMonitor`` and
     ``PrometheusRule`` objects for a Prometheus Operator already on the cluster; ``batchplane preflight`` checks
     its CRDs), ``kube-prometheus-stack`` (the stack installs the pinned Helm release, then declares the same
-    objects) or ``none`` (nothing declared; ``batchplane render`` still writes the rules). GKE uses Managed
+    objects) or ``none`` (no scrape or rule object declared). GKE uses Managed
     Service for Prometheus and OpenShift user-workload monitoring whatever this says. Defaults to ``operator``."""
     kube_prometheus_stack: KubePrometheusStackInstall = KubePrometheusStackInstall()
     """The release installed when ``prometheus: kube-prometheus-stack``. Defaults to chart ``88.0.0`` in

@@ -158,13 +158,16 @@ def test_prometheus_scrapes_the_webhook_and_evaluates_the_generated_rules(
         # the recording rules the dashboards read, evaluated by this Prometheus from the scraped series
         recorded = _until(
             lambda: _query(
-                client, base, 'endpoint_decision_reason:batchplane_webhook_reviews:rate5m{decision="denied"} > 0'
+                client,
+                base,
+                'endpoint_decision_reason:batchplane_webhook_reviews:rate5m{decision="denied"} > 0',
             ),
             "the recorded review rate",
         )
         assert recorded[0]["metric"]["reason"] == "never-admissible" and float(recorded[0]["value"][1]) > 0
         p99 = _until(
-            lambda: _query(client, base, "endpoint:batchplane_webhook_review_seconds:p99_5m > 0"), "recorded p99"
+            lambda: _query(client, base, "endpoint:batchplane_webhook_review_seconds:p99_5m > 0"),
+            "recorded p99",
         )
         assert 0 < float(p99[0]["value"][1]) < 3
         # every generated rule loaded and evaluates (Kueue's read no series here: they are empty, not errors)
