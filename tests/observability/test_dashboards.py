@@ -11,7 +11,9 @@ from typing import Any
 
 import promql_parser
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
 
+from batchplane.errors import ConfigValidationError
 from batchplane.observability.dashboards import (
     CLUSTER_QUEUE_VARIABLE,
     MAX_UID_LENGTH,
@@ -24,7 +26,8 @@ from batchplane.observability.dashboards import (
     dashboard_uid,
     grafana_dashboard,
 )
-from batchplane.stack import Stack, load_stack_file
+from batchplane.stack import Stack, load_stack, load_stack_file
+from tests.config.strategies import stack_configs
 from tests.conftest import STACKS_DIR, TEMPLATE_NAMES
 from tests.support.promql import grafana_to_promql, promql_problems
 
@@ -260,3 +263,26 @@ def test_cloud_monitoring_queries_select_the_gke_clusters_own_series_in_the_shar
             for query in panel.queries:
                 expr = grafana_to_promql(query.expr, {"cluster_queue": "a"})
                 assert all(m.name != "cluster" for s in selectors(expr) for m in s.matchers.matchers)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
+@given(stack_configs)
+def test_any_valid_stack_renders_dashboards_whose_queries_all_pass_the_check(config: dict[str, Any]) -> None:
+    try:
+        stack = load_stack(config, "generated")
+    except ConfigValidationError:
+        assume(False)
+        return
+    specs = dashboard_specs(stack)
+    assert len({s.uid for s in specs}) == len(specs)
+    problems = []
+    for spec in specs:
+        assert len(spec.uid) <= MAX_UID_LENGTH and UID.match(spec.uid)
+        for where, expr in grafana_queries(grafana_dashboard(spec)):
+            problems += [f"{where}: {p}" for p in promql_problems(expr)]
+    for spec in dashboard_specs(stack, "cloud-monitoring"):
+        cloud_monitoring_dashboard(spec)
+        problems += [p for panel in spec.panels for q in panel.queries for p in promql_problems(q.expr)]
+    assert problems == []
