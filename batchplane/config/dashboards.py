@@ -47,8 +47,9 @@ class DashboardsConfig(ConfigModel):
     dashboard's display name. Defaults to ``Batchplane``."""
     namespace: DnsLabel | None = None
     """Namespace of the ConfigMaps / GrafanaDashboard CRs (it must exist). Defaults to kube-prometheus-stack's
-    namespace when the stack installs it (``observability.prometheus``), else Kueue's namespace; a Grafana sidecar
-    in another namespace must watch it (``sidecar.dashboards.searchNamespace``)."""
+    namespace when the stack installs it (``observability.prometheus``), else Kueue's namespace. kube-prometheus-stack's
+    Grafana sidecar searches every namespace (``searchNamespace: ALL`` in its values); a Grafana chart of its own
+    must watch this one (``sidecar.dashboards.searchNamespace``)."""
     grafana_selector: Annotated[dict[QualifiedName, LabelValue], Field(min_length=1, max_length=16)] = dict(
         DEFAULT_GRAFANA_SELECTOR
     )
