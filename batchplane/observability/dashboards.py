@@ -757,6 +757,8 @@ def grafana_json(spec: DashboardSpec) -> str:
 
 #: Grafana unit id → the UCUM unit Cloud Monitoring's ``unitOverride`` takes.
 _UCUM = {"s": "s", "reqps": "1/s", "short": "1"}
+#: A Grafana variable reference (``$name``, ``${name}``); a regex's ``$`` anchor is not one.
+_GRAFANA_VARIABLE = re.compile(r"\$(?:\{|\w)")
 #: Cloud Monitoring's mosaic layout is 48 columns wide (Grafana's grid: 24).
 MOSAIC_COLUMNS = 48
 
@@ -774,7 +776,8 @@ def cloud_monitoring_dashboard(spec: DashboardSpec, folder: str = "Batchplane") 
         ``labels`` and, over several ClusterQueues, a pinned ``cluster_queue`` filter (``dashboardFilters``).
 
     Raises:
-        ValueError: a query still holds a Grafana variable (``$``): the spec is not of the cloud-monitoring dialect.
+        ValueError: a query still holds a Grafana variable (``$name``): the spec is not of the cloud-monitoring
+            dialect.
     """
     tiles: list[dict[str, Any]] = []
     x = y = row_height = 0
@@ -784,7 +787,7 @@ def cloud_monitoring_dashboard(spec: DashboardSpec, folder: str = "Batchplane") 
             x, y, row_height = 0, y + row_height, 0
         unit = _UCUM.get(panel.unit, "1")
         for query in panel.queries:
-            if "$" in query.expr:
+            if _GRAFANA_VARIABLE.search(query.expr):
                 raise ValueError(f"panel {panel.title!r}: {query.expr!r} holds a Grafana variable")
         widget: dict[str, Any] = {"title": panel.title}
         if panel.kind == "stat":

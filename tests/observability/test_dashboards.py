@@ -286,3 +286,15 @@ def test_any_valid_stack_renders_dashboards_whose_queries_all_pass_the_check(con
         cloud_monitoring_dashboard(spec)
         problems += [p for panel in spec.panels for q in panel.queries for p in promql_problems(q.expr)]
     assert problems == []
+
+
+def test_a_stack_without_cluster_queues_renders_an_overview_and_capacity_that_select_nothing() -> None:
+    """Found by the property test: the empty queue regex ``^$`` is an anchor, not a Grafana variable."""
+    stack = load_stack({"batchplane:target": {"kind": "kind"}}, "empty")
+    assert [s.key for s in dashboard_specs(stack)] == ["overview", "capacity"]
+    for spec in dashboard_specs(stack, "cloud-monitoring"):
+        board = cloud_monitoring_dashboard(spec)
+        exprs = [d["timeSeriesQuery"]["prometheusQuery"] for t in board["mosaicLayout"]["tiles"]
+                 for d in t["widget"].get("xyChart", {}).get("dataSets", [])]  # fmt: skip
+        assert exprs and all('cluster_queue=~"^$"' in e for e in exprs if "cluster_queue" in e)
+        assert [p for e in exprs for p in promql_problems(e)] == []
