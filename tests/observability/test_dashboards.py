@@ -4,7 +4,9 @@ and each Grafana dashboard is structurally sound (titles, datasources, targets, 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+import warnings
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -30,6 +32,14 @@ from batchplane.stack import Stack, load_stack, load_stack_file
 from tests.config.strategies import stack_configs
 from tests.conftest import STACKS_DIR, TEMPLATE_NAMES
 from tests.support.promql import grafana_to_promql, promql_problems
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"grafana_foundation_sdk\.")
+    from grafana_foundation_sdk.cog.encoder import JSONEncoder
+    from grafana_foundation_sdk.cog.plugins import register_default_plugins
+    from grafana_foundation_sdk.models.dashboard import Dashboard as SdkDashboard
+
+register_default_plugins()  # the SDK decodes panels and queries by their plugin type
 
 UID = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -298,3 +308,16 @@ def test_a_stack_without_cluster_queues_renders_an_overview_and_capacity_that_se
                  for d in t["widget"].get("xyChart", {}).get("dataSets", [])]  # fmt: skip
         assert exprs and all('cluster_queue=~"^$"' in e for e in exprs if "cluster_queue" in e)
         assert [p for e in exprs for p in promql_problems(e)] == []
+
+
+@pytest.mark.parametrize("name", TEMPLATE_NAMES)
+def test_every_dashboard_decodes_with_the_sdks_own_model_and_encodes_back_unchanged(name: str) -> None:
+    """Grafana's Foundation SDK decodes each JSON model (panels as its panel type, every target as its Prometheus
+    query type) and encodes it back to the same JSON: nothing in the model is outside the SDK's schema."""
+    for spec in dashboard_specs(template(name)):
+        model = grafana_dashboard(spec)
+        decoded = SdkDashboard.from_json(model)
+        assert {type(t).__module__ for p in decoded.panels or [] for t in p.targets or []} == {
+            "grafana_foundation_sdk.models.prometheus"
+        }
+        assert json.loads(JSONEncoder(sort_keys=True).encode(decoded)) == model
