@@ -127,6 +127,8 @@ class BackedPool:
         provisioning: set when nodes are only obtainable through ProvisioningRequests.
         size_key: the config key that sizes the pool, named in capacity messages. Defaults to
             ``maxNodes`` (GKE); OpenShift MachineSets use ``maxReplicas``.
+        min_nodes: the fewest nodes the pool keeps (all zones): GKE's autoscaling minimum (or its static size),
+            OpenShift's ``minReplicas``. Defaults to 0.
     """
 
     name: str
@@ -142,6 +144,7 @@ class BackedPool:
     per_node: dict[str, Decimal] = field(default_factory=dict)
     provisioning: ProvisioningSpec | None = None
     size_key: str = "maxNodes"
+    min_nodes: int = 0
 
     def describe(self) -> str:
         """``GKE node pool "gpu" (batchplane:target.gpuPools[0])``."""

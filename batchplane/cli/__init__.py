@@ -27,6 +27,7 @@ def _root() -> None:
 from batchplane.cli import appwrapper as _appwrapper  # noqa: E402,F401
 from batchplane.cli import check as _check  # noqa: E402,F401
 from batchplane.cli import ci as _ci  # noqa: E402,F401
+from batchplane.cli import dashboards as _dashboards  # noqa: E402,F401
 from batchplane.cli import diff as _diff  # noqa: E402,F401
 from batchplane.cli import graph as _graph  # noqa: E402,F401
 from batchplane.cli import new as _new  # noqa: E402,F401

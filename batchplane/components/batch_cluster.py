@@ -26,7 +26,12 @@ the MultiKueue manager when there are workers, and one per declared MultiKueue w
    after the gate (cert-manager precedes it), with the image the stack builds (``webhook.build``, which the loader
    sets to the platform's registry unless ``webhook.image`` names a published image;
    :class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
-   platform supplies).
+   platform supplies);
+7. **the scrape objects and alert rules**, :class:`~batchplane.components.observability.Observability`
+   (``<name>-observability``);
+8. **the dashboards**, :class:`~batchplane.components.dashboards.Dashboards` (``<name>-dashboards``), as
+   ``observability.dashboards`` and the platform say (sidecar ConfigMaps, GrafanaDashboard CRs, Cloud Monitoring),
+   after them.
 
 Each stage is a private method. The cluster, its provider, the operator install path and the image registry come
 from the target's platform (:class:`~batchplane.targets.deploy.PlatformDeploy`, looked up by the target's ``kind``
@@ -46,6 +51,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
+from batchplane.components.dashboards import Dashboards, DashboardsArgs
 from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
 from batchplane.components.observability import Observability
@@ -60,6 +66,7 @@ from batchplane.config.rules import tenant_namespaces
 from batchplane.errors import ConfigValidationError
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
+from batchplane.observability.dashboards import dashboards_config, dashboards_plan
 from batchplane.observability.scrape import kube_prometheus_stack_install, scrape_inputs
 from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
@@ -214,6 +221,7 @@ class BatchCluster(pulumi.ComponentResource):
         queues: the Kueue objects and tenant namespaces.
         quota_webhook: the quota webhook, or ``None`` when the stack does not deploy it.
         observability: the scrape objects and alert rules, or ``None`` when the stack declares none.
+        dashboards: the stack's dashboards, or ``None`` when ``observability.dashboards.enabled`` is false.
         multikueue_kubeconfig: on a declared MultiKueue worker, the manager's kubeconfig for it (secret); else
             ``None``.
 
@@ -232,6 +240,7 @@ class BatchCluster(pulumi.ComponentResource):
     queues: KueueQueues
     quota_webhook: QuotaWebhook | None
     observability: Observability | None
+    dashboards: Dashboards | None
     multikueue_kubeconfig: pulumi.Output[str] | None
 
     def __init__(self, name: str, args: BatchClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -255,6 +264,7 @@ class BatchCluster(pulumi.ComponentResource):
         self._declare_queues(before_queues)
         self._declare_webhook(args.project_dir)
         self._declare_observability()
+        self._declare_dashboards()
         self._register()
 
     def _in_cluster(self, **kwargs: object) -> pulumi.ResourceOptions:
@@ -388,6 +398,19 @@ class BatchCluster(pulumi.ComponentResource):
             },
             opts=self._in_cluster(),
         )
+
+    def _declare_dashboards(self) -> None:
+        """Stage 8: the dashboards, in-cluster ones after the Kueue gate (Kueue's namespace exists then) and the
+        observability objects (the kube-prometheus-stack release, whose namespace they may go to)."""
+        plan = dashboards_plan(self._stack, dashboards_config(self._stack))
+        self.dashboards = None
+        if plan is not None:
+            after = [*self.kueue_ready, *([self.observability] if self.observability is not None else [])]
+            self.dashboards = Dashboards(
+                self._place.role("dashboards"),
+                DashboardsArgs(plan=plan, provider=self.provider, depends_on=after),
+                opts=self._place.options(),
+            )
 
     def _register(self) -> None:
         """The component's outputs, last: what another program (or a stack reference) reads of this cluster."""

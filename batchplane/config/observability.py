@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from batchplane.config.base import ConfigModel, DnsSubdomain
+from batchplane.config.dashboards import DashboardsConfig
 
 #: Prometheus duration units in seconds (https://prometheus.io/docs/prometheus/latest/configuration/configuration/
 #: ``<duration>``: ``((([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?``).
@@ -191,3 +192,6 @@ class ObservabilityConfig(ConfigModel):
     """How often Kueue and the webhook are scraped. Defaults to ``30s``."""
     alerts: AlertsConfig = AlertsConfig()
     """Alert thresholds. Defaults to :class:`AlertsConfig`' defaults."""
+    dashboards: DashboardsConfig = DashboardsConfig()
+    """The generated dashboards and how they are delivered (docs/dashboards.md). Defaults to
+    :class:`DashboardsConfig`' defaults: on, delivered the platform's way."""

@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from batchplane.config.base import ConfigModel
+from batchplane.config.dashboards import check_dashboards
 from batchplane.config.kueue import ClusterQueue, KueueConfig, LocalQueue
 from batchplane.config.observability import ObservabilityConfig
 from batchplane.config.operators import OperatorsConfig, check_operators, kueue_frameworks
@@ -207,6 +208,7 @@ def load_stack(raw: Mapping[str, Any], stack_name: str = "stack", *, size_to_poo
         config, failed, kueue if expanded_ok and not expand_issues else None
     )
     issues += observability
+    issues += _dashboard_problems(config, failed)
     tenants_known = not failed & {"webhook", "kueue", "teams"} or (
         partial is not None and "webhook" not in failed
     )
@@ -323,6 +325,20 @@ def _default_build(config: StackConfig, failed: set[str]) -> tuple[StackConfig, 
     if webhook is config.webhook:
         return config, issues
     return config.model_copy(update={"webhook": webhook}), issues
+
+
+def _dashboard_problems(config: StackConfig, failed: set[str]) -> list[ConfigIssue]:
+    """:func:`~batchplane.config.dashboards.check_dashboards` on ``observability.dashboards`` (skipped when
+    ``observability`` or ``target`` did not parse)."""
+    if failed & {"observability", "target"}:
+        return []
+    platform = platform_for(config.target)
+    return check_dashboards(
+        config.observability.dashboards,
+        platform.kind,
+        platform.dashboard_deliveries,
+        "batchplane:observability.dashboards",
+    )
 
 
 def _build_problems(config: StackConfig) -> list[ConfigIssue]:

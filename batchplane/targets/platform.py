@@ -25,7 +25,11 @@ What a platform answers:
 * its **pod security context policy**: the user and group IDs Batchplane's own pods may pin
   (:meth:`Platform.pod_user_ids`; none on OpenShift, whose SCCs assign them from the namespace).
 * its **metrics collection** (:attr:`Platform.monitoring`) and whether its Kueue install already declares Kueue's
-  scrape (:meth:`Platform.kueue_scrape_declared`), for :mod:`batchplane.observability.scrape`.
+  scrape (:meth:`Platform.kueue_scrape_declared`), for :mod:`batchplane.observability.scrape`;
+* its **dashboards**: how the stack's dashboards reach a dashboard server by default and which deliveries it offers
+  (:attr:`Platform.dashboard_delivery`, :attr:`Platform.dashboard_deliveries`), the Cloud Monitoring project
+  (:meth:`Platform.cloud_monitoring_project`) and the cluster's ``cluster`` label there
+  (:meth:`Platform.monitoring_cluster_name`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from batchplane.config.dashboards import DashboardTarget
 from batchplane.config.kueue import KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
@@ -104,6 +109,10 @@ class Platform(ABC):
         declares_cluster: the stack declares the cluster (GKE), so the program knows its API endpoint; an existing
             cluster's endpoint must be given (a MultiKueue worker's ``server``). Defaults to false.
         monitoring: how the platform collects metrics (:data:`Monitoring`). Defaults to ``prometheus-operator``.
+        dashboard_delivery: how ``dashboards.delivery: auto`` delivers the stack's dashboards. Defaults to
+            ``configmap`` (the Grafana sidecar of kube-prometheus-stack).
+        dashboard_deliveries: every ``dashboards.delivery`` the platform offers. Defaults to ``grafana-operator`` and
+            ``configmap`` (Cloud Monitoring only on GKE).
     """
 
     kind: ClassVar[str]
@@ -119,6 +128,9 @@ class Platform(ABC):
         (the Red Hat build of Kueue creates ServiceMonitor ``kueue-metrics``), so the stack declares none. Defaults
         to false."""
         return False
+
+    dashboard_delivery: ClassVar[DashboardTarget] = "configmap"
+    dashboard_deliveries: ClassVar[tuple[DashboardTarget, ...]] = ("grafana-operator", "configmap")
 
     def check_target(self, environment: str, kueue: ExpandedKueue) -> list[ConfigIssue]:
         """The platform's own rules on its target (and on the Kueue objects its pools back), run before the
@@ -170,6 +182,17 @@ class Platform(ABC):
         """The service account the stack creates for the cluster's nodes, as ``(project, account id)`` (project
         ``None``: the GCP provider's), or ``None`` when it creates none. Account ids are unique per project, so two
         clusters of one stack must not share one. Defaults to ``None``."""
+        return None
+
+    def monitoring_cluster_name(self) -> str | None:
+        """The ``cluster`` label a metrics store shared by several clusters puts on this cluster's series (Managed
+        Service for Prometheus: the GKE cluster's name), or ``None`` when the store holds one cluster. Defaults to
+        ``None``."""
+        return None
+
+    def cloud_monitoring_project(self) -> str | None:
+        """The Google Cloud project Cloud Monitoring dashboards go to (``None``: the GCP provider's). Defaults to
+        ``None``."""
         return None
 
     def kueue_namespace(self, operators: OperatorsConfig | None) -> str:

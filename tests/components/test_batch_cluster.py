@@ -47,7 +47,8 @@ def test_children_are_named_after_their_cluster(two_clusters: ProgramRun) -> Non
             ("batchplane:kueue:KueueQueues", f"{name}-kueue"),
             ("batchplane:admission:QuotaWebhook", f"{name}-quota-webhook"),
             ("batchplane:image:WebhookImage", f"{name}-webhook-image"),  # kind builds and loads it by default
-            ("batchplane:observability:Observability", f"{name}-observability"),
+            ("batchplane:observability:Observability", f"{name}-observability"),  # ServiceMonitors, rules
+            ("batchplane:observability:Dashboards", f"{name}-dashboards"),  # sidecar ConfigMaps on kind
         }
 
 

@@ -40,6 +40,10 @@ def test_the_cluster_component_uses_the_programs_provider_and_declares_none_of_i
         ("batchplane:kueue:KueueQueues", "ml-kueue"),
         ("batchplane:admission:QuotaWebhook", "ml-quota-webhook"),
         ("batchplane:observability:Observability", "ml-observability"),
+        (
+            "batchplane:observability:Dashboards",
+            "ml-dashboards",
+        ),  # sidecar ConfigMaps through the same provider
     }
     in_cluster = [r for r in run.resources if r.type.startswith("kubernetes:")]
     assert in_cluster and {r.provider_urn for r in in_cluster} == {provider.urn}

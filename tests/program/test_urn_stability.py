@@ -116,12 +116,12 @@ def test_dropping_the_aliases_shows_every_resource_as_replaced() -> None:
     want = golden("kind")
     got = snapshot(doc, set(want))
     provider = "urn:pulumi:kind::batchplane::pulumi:providers:kubernetes::k8s"
-    # resources added since the layout change (the webhook image build, the observability objects of #32) are
-    # recorded under their engine URN and need no alias; every other one keeps its identity only through an alias
+    # resources added since the layout change (the webhook image build, the observability objects and dashboards of
+    # #32) are recorded under their engine URN and need no alias; every other one keeps its identity only through an
+    # alias
     added = {r["engineUrn"] for r in doc["resources"]} & set(want)
-    assert sorted(added) == sorted(
-        u for u in want if "WebhookImage" in u or "batchplane:observability:Observability" in u
-    )
+    new = ("WebhookImage", "batchplane:observability:Observability", "batchplane:observability:Dashboards")
+    assert sorted(added) == sorted(u for u in want if any(n in u for n in new))
     assert set(want) - set(got) == set(want) - added  # not one older resource keeps its identity
     assert provider in want  # the provider too: replacing it would replace every object it manages
 

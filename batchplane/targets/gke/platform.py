@@ -26,6 +26,8 @@ class GkePlatform(Platform):
     image_registry = "artifact-registry"
     monitoring = "managed-prometheus"
     declares_cluster = True
+    dashboard_delivery = "cloud-monitoring"
+    dashboard_deliveries = ("cloud-monitoring", "grafana-operator", "configmap")
 
     def __init__(self, target: GkeTarget) -> None:
         self.target = target
@@ -67,6 +69,15 @@ class GkePlatform(Platform):
         if private is not None and private.enabled and private.private_endpoint:
             return "privateNodes.privateEndpoint"
         return None
+
+    def monitoring_cluster_name(self) -> str | None:
+        """``target.clusterName``: Managed Service for Prometheus labels every series ``cluster=<cluster name>``, and
+        one project's store holds every cluster of the project."""
+        return self.target.cluster_name
+
+    def cloud_monitoring_project(self) -> str | None:
+        """``target.project``: Managed Service for Prometheus stores the cluster's metrics in its project."""
+        return self.target.project
 
     def created_node_account(self) -> tuple[str | None, str] | None:
         """``(target.project, <id>)`` when ``nodeServiceAccount`` is omitted

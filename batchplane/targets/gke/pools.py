@@ -84,6 +84,15 @@ def max_nodes(pool: GpuPool) -> tuple[int | None, str]:
     return pool.max_nodes, f"{pool.max_nodes} nodes"
 
 
+def min_nodes(pool: GpuPool) -> int:
+    """The fewest nodes the pool keeps over all its zones: the static size, or the autoscaling minimum (per zone
+    under ``autoscalingLimits: per-zone``, as :func:`max_nodes`)."""
+    zones = len(pool.node_locations)
+    if pool.node_count is not None:
+        return pool.node_count * zones
+    return pool.min_nodes * zones if pool.autoscaling_limits == "per-zone" else pool.min_nodes
+
+
 def per_node(pool: GpuPool) -> dict[str, Decimal]:
     """GPUs per node (when the accelerator is known) and vCPUs/memory (when the machine type is)."""
     out: dict[str, Decimal] = {}
@@ -145,6 +154,7 @@ def gke_backed_pools(target: GkeTarget, base: str = "batchplane:target") -> list
                 max_nodes_path=path.key(size_key),
                 per_node=per_node(pool),
                 provisioning=provisioning_spec(pool),
+                min_nodes=min_nodes(pool),
             )
         )
     return out

@@ -649,6 +649,7 @@ def openshift_backed_pools(target: OpenShiftTarget, base: str = BASE) -> list[Ba
                 per_node=per_node(pool),
                 provisioning=provisioning_spec(pool),
                 size_key="maxReplicas",
+                min_nodes=pool.min_replicas,
             )
         )
     return out

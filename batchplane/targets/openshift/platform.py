@@ -40,6 +40,9 @@ class OpenShiftPlatform(Platform):
     installs_cert_manager = True
     image_registry = "openshift"
     monitoring = "user-workload-monitoring"
+    # OpenShift's monitoring stack has no Grafana (removed in 4.11); the Grafana Operator (OperatorHub,
+    # grafana-operator v5) is how OpenShift clusters run one.
+    dashboard_delivery = "grafana-operator"
     integrations_key = "target.kueue.frameworks"
 
     def __init__(self, target: OpenShiftTarget) -> None:
