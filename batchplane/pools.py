@@ -127,6 +127,7 @@ class BackedPool:
         provisioning: set when nodes are only obtainable through ProvisioningRequests.
         size_key: the config key that sizes the pool, named in capacity messages. Defaults to
             ``maxNodes`` (GKE); OpenShift MachineSets use ``maxReplicas``.
+        machine: the machine type of its nodes (``a3-highgpu-8g``, ``p4d.24xlarge``), ``""`` when unknown.
     """
 
     name: str
@@ -142,6 +143,7 @@ class BackedPool:
     per_node: dict[str, Decimal] = field(default_factory=dict)
     provisioning: ProvisioningSpec | None = None
     size_key: str = "maxNodes"
+    machine: str = ""
 
     def describe(self) -> str:
         """``GKE node pool "gpu" (batchplane:target.gpuPools[0])``."""

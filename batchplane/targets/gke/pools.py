@@ -145,6 +145,7 @@ def gke_backed_pools(target: GkeTarget, base: str = "batchplane:target") -> list
                 max_nodes_path=path.key(size_key),
                 per_node=per_node(pool),
                 provisioning=provisioning_spec(pool),
+                machine=pool.machine_type,
             )
         )
     return out

@@ -465,6 +465,7 @@ def openshift_backed_pools(target: OpenShiftTarget, base: str = BASE) -> list[Ba
                 per_node=per_node(pool),
                 provisioning=provisioning_spec(pool),
                 size_key="maxReplicas",
+                machine=pool.aws.instance_type if pool.aws is not None else "",
             )
         )
     return out
