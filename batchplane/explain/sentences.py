@@ -8,8 +8,8 @@ webhook process: it imports the webhook's quota model, accounting and quantities
 
 * the *flavor* is, among the flavors of the PodSet's resource group whose taints and node labels accept the PodSet,
   the one that would take the most of its pods (``quota ÷ request per pod``, the least over the resources it asks
-  for), then the one with the most of the first GPU resource it asks for; the ClusterQueue's flavor order breaks
-  ties (Kueue tries flavors in that order);
+  for), then the one with the most of the first GPU resource it asks for, then the one holding the largest share of
+  one pod; the ClusterQueue's flavor order breaks ties (Kueue tries flavors in that order);
 * the *resource* is, among the resources whose request does not fit that flavor (the *binding* ones), the first GPU
   resource the PodSet asks for (``webhook.gpuResources``: the unit the user asked in — "GPUs", never the CPU that
   happens to be short as well); without one, the binding resource that lets the fewest pods in, the queue's resource
@@ -190,8 +190,9 @@ def podset_never_runs(
     fits = {f: pods_that_fit(demand, asked, maxima[f]) for f in usable}
     gpu = next((r for r in asked if r in gpu_resources), None)
 
-    def rank(f: str) -> tuple[int, int]:
-        return fits[f], maxima[f][gpu] if gpu is not None else 0
+    def rank(f: str) -> tuple[int, int, float]:
+        share = min((maxima[f][r] / max(_per_pod(demand, r), 1) for r in asked), default=0.0)
+        return fits[f], maxima[f][gpu] if gpu is not None else 0, share
 
     best = usable[0]
     for f in usable[1:]:
@@ -223,9 +224,10 @@ def podset_never_runs(
     elif node is not None and min(maxima[best][lead], per) > node[1]:
         text += (
             f" — give each {one} at most {amount(lead, node[1], gpus)} (one {node[0]} node has "
-            f"{amount(lead, node[1], gpus).split(' ')[0]}) and ask for at most {amount(lead, maxima[best][lead], gpus)} "
-            "in all"
+            f"{amount(lead, node[1], gpus).split(' ')[0]})"
         )
+        if demand.count > 1 or maxima[best][lead] > node[1]:
+            text += f" and ask for at most {amount(lead, maxima[best][lead], gpus)} in all"
     elif n >= 1:
         text += f" — ask for at most {amount(lead, maxima[best][lead], gpus)}"
     else:
@@ -343,11 +345,9 @@ def shortfall_lead(
         )
         return undeclared_never_runs(kind, resource, queue)
     if first.kind == "podset":
-        demand = by_name[first.pod_set]
-        for index, group in enumerate(queue.groups):
-            if first.group == index:
-                return podset_never_runs(kind, demand, index, queue, flavors, gpu_resources)
-        return podset_never_runs(kind, demand, max(first.group, 0), queue, flavors, gpu_resources)
+        return podset_never_runs(
+            kind, by_name[first.pod_set], max(first.group, 0), queue, flavors, gpu_resources
+        )
     if first.kind == "workload":
         index = max(first.group, 0)
         group = queue.groups[index]

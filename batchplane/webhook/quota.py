@@ -153,10 +153,7 @@ class NodeShape:
 
     def holds(self, per_pod: Mapping[str, int]) -> bool:
         """Whether one pod requesting ``per_pod`` (stored units) fits this node in every resource it knows."""
-        for resource, have in self.capacity.items():
-            if per_pod.get(resource, 0) > have:
-                return False
-        return True
+        return all(per_pod.get(resource, 0) <= have for resource, have in self.capacity.items())
 
 
 @dataclass(frozen=True)
