@@ -27,6 +27,7 @@ def _root() -> None:
 from batchplane.cli import appwrapper as _appwrapper  # noqa: E402,F401
 from batchplane.cli import check as _check  # noqa: E402,F401
 from batchplane.cli import diff as _diff  # noqa: E402,F401
+from batchplane.cli import explain as _explain  # noqa: E402,F401
 from batchplane.cli import graph as _graph  # noqa: E402,F401
 from batchplane.cli import preflight as _preflight  # noqa: E402,F401
 from batchplane.cli import preview as _preview  # noqa: E402,F401
