@@ -44,7 +44,9 @@ def explain_command(
     namespace: Annotated[
         str | None, typer.Option("--namespace", "-n", help="Namespace of documents that name none.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (a list, one object per workload).")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON (a list, one object per workload).")
+    ] = False,
 ) -> None:
     """Explain, for each workload in MANIFEST, whether the stack's queues admit it, make it wait or never run it."""
     from batchplane.explain.offline import OfflineExplainer, explain_documents, render_text
@@ -61,7 +63,9 @@ def explain_command(
         fail_usage(f"{manifest} is not YAML: {exc}")
     explanations = explain_documents(OfflineExplainer(loaded, _shown(path)), documents, namespace)
     if not explanations:
-        fail_usage(f"{manifest} holds no workload Kueue manages (Job, RayJob, RayCluster, PyTorchJob, JobSet, …)")
+        fail_usage(
+            f"{manifest} holds no workload Kueue manages (Job, RayJob, RayCluster, PyTorchJob, JobSet, …)"
+        )
     if as_json:
         sys.stdout.write(json.dumps([e.to_json() for e in explanations], indent=2) + "\n")
     else:

@@ -32,9 +32,12 @@ from batchplane.stack import Stack
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider
 from batchplane.webhook.quota import (
     _UNTRIED,
+    Attempt,
     Demand,
+    Flavor,
     Group,
     QueueModel,
+    check_capacity,
     demands,
     kueue_attempts,
     kueue_mismatch,
@@ -93,11 +96,56 @@ class Explanation:
     admission_checks: list[str] = field(default_factory=list)
     details: str = ""
     keys: list[str] = field(default_factory=list)
-    assumptions: str = "assumes an empty cluster: offline, no other workload runs and every cohort member is idle"
+    assumptions: str = (
+        "assumes an empty cluster: offline, no other workload runs and every cohort member is idle"
+    )
 
     def to_json(self) -> dict[str, Any]:
         """A plain dict (``--json``)."""
         return asdict(self)
+
+
+def usage_of(
+    workload_demands: Sequence[Demand], queue: QueueModel, attempt: Attempt
+) -> dict[tuple[str, str], int]:
+    """(flavor, resource) → what an admitting attempt puts on it (stored units)."""
+    used: dict[tuple[str, str], int] = {}
+    for p, d in enumerate(workload_demands):
+        row = attempt.flavors[p]
+        for g, group in enumerate(queue.groups):
+            if not row[g]:
+                continue
+            for r in group.resources:
+                if d.requests.get(r):
+                    used[(row[g], r)] = used.get((row[g], r), 0) + d.requests[r]
+    return used
+
+
+def classify(
+    workload_demands: Sequence[Demand],
+    queue: QueueModel,
+    flavors: Mapping[str, Flavor],
+    *,
+    block_undeclared: bool = True,
+) -> tuple[str, list[Attempt]]:
+    """The verdict on an empty cluster, from the webhook's own capacity check and Kueue's attempts.
+
+    Returns:
+        (``never-runs`` | ``admitted`` | ``waits-for-quota`` | ``not-checked``, Kueue's attempts): never runs exactly
+        when :func:`~batchplane.webhook.quota.check_capacity` denies (what the webhook refuses); admitted when the
+        admitting attempt stays within the queue's nominal quota everywhere, waits for quota when it borrows;
+        not checked when the attempts are not modelled exactly (partial admission, long sequences).
+    """
+    shortfalls = check_capacity(workload_demands, queue, flavors, block_undeclared=block_undeclared)
+    if any(s.kind != "unmodelled" for s in shortfalls):
+        return "never-runs", []
+    attempts, _ = kueue_attempts(workload_demands, queue, flavors)
+    last = attempts[-1]
+    if last.failed >= 0:
+        return "not-checked", attempts
+    used = usage_of(workload_demands, queue, last)
+    borrows = any(v > queue.capacity[fr].nominal for fr, v in used.items())
+    return ("waits-for-quota" if borrows else "admitted"), attempts
 
 
 class OfflineExplainer:
@@ -150,9 +198,11 @@ class OfflineExplainer:
             out.verdict = "never-runs"
             out.sentence = decision.lead or f"never runs: {decision.details.split(': ', 1)[-1]}"
             out.details = decision.details
-            out.keys = [
-                k.strip() for k in decision.message.rsplit("(stack key: ", 1)[-1].split(";")[0].split(",")
-            ] if "(stack key: " in decision.message else []
+            out.keys = (
+                [k.strip() for k in decision.message.rsplit("(stack key: ", 1)[-1].split(";")[0].split(",")]
+                if "(stack key: " in decision.message
+                else []
+            )
             out.keys = [f"{k} ({self.location(k)})" if self.location(k) else k for k in out.keys]
             return out
         if decision.reason == "not-a-tenant":
@@ -186,11 +236,11 @@ class OfflineExplainer:
             out.sentence = f"not checked: {exc}"
             return
         wanted = demands(workload, queue)
-        attempts, _ = kueue_attempts(wanted, queue, decider.flavors)
-        admitted = attempts[-1]
-        if admitted.failed >= 0:  # allowed with a warning (unmodelled retries)
+        verdict, attempts = classify(wanted, queue, decider.flavors)
+        if verdict not in ("admitted", "waits-for-quota"):  # allowed with a warning (unmodelled retries)
             out.sentence = "not checked: " + "; ".join(decider.validate(obj, out.namespace).warnings)
             return
+        admitted = attempts[-1]
         previous = attempts[-2].state if len(attempts) > 1 else ()
         used: dict[tuple[str, str], int] = {}
         for p, d in enumerate(wanted):
@@ -203,6 +253,7 @@ class OfflineExplainer:
                 for r in group.resources:
                     if d.requests.get(r):
                         used[(row[g], r)] = used.get((row[g], r), 0) + d.requests[r]
+        assert used == usage_of(wanted, queue, admitted)
         gpus = decider.policy.webhook.gpu_resources
         keys = decider.policy.cluster_queues[cq].quota_keys
         borrowing: list[tuple[str, str, int, int]] = []
@@ -226,9 +277,7 @@ class OfflineExplainer:
                 borrowing.append((flavor, resource, value, cap.nominal))
         where = _flavors_text(out.pod_sets, kind)
         if borrowing:
-            flavor, resource, value, nominal = next(
-                (b for b in borrowing if b[1] in gpus), borrowing[0]
-            )
+            flavor, resource, value, nominal = next((b for b in borrowing if b[1] in gpus), borrowing[0])
             cohort = queue.capacity[(flavor, resource)].cohort
             lenders = self._lenders(cq, cohort)
             out.verdict = "waits-for-quota"
@@ -269,7 +318,9 @@ class OfflineExplainer:
         self, d: Demand, group: Group, name: str, queue: QueueModel, used: Mapping[tuple[str, str], int]
     ) -> str:
         flavors = self.decider.flavors
-        mismatch = kueue_mismatch(d.pod_spec, flavors.get(name) or unconstrained_flavor(name), group.match_keys)
+        mismatch = kueue_mismatch(
+            d.pod_spec, flavors.get(name) or unconstrained_flavor(name), group.match_keys
+        )
         if mismatch is not None:
             return mismatch
         for r in group.resources:
@@ -312,7 +363,9 @@ class OfflineExplainer:
                     f"{_duration(seconds)} (maxRunDurationSeconds; at most 7 days, {DWS_DOC})"
                 )
             elif prc is not None:
-                out.append(f"a ProvisioningRequest of class {prc.provisioning_class_name} (AdmissionCheck {use.name})")
+                out.append(
+                    f"a ProvisioningRequest of class {prc.provisioning_class_name} (AdmissionCheck {use.name})"
+                )
             else:
                 controller = check.controller_name if check is not None else "unknown controller"
                 out.append(f"AdmissionCheck {use.name} ({controller})")
