@@ -215,26 +215,33 @@ def podset_never_runs(
     if others:
         text += ", " + (others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}")
     text += f"; {_asks(kind, demand, lead, gpus)}"
-    n = fits[best]
+    text += _suggestion(kind, demand, lead, fits[best], maxima[best][lead], flavors.get(best), gpus)
+    return Lead(text, best, lead)
+
+
+def _suggestion(
+    kind: str, demand: Demand, lead: str, n: int, most: int, flavor: Flavor | None, gpus: Sequence[str]
+) -> str:
+    """`` — ask for at most …``: ``n`` pods fit the quoted flavor's ``most`` of ``lead``; a pod must also fit a node."""
     per = _per_pod(demand, lead)
-    node = largest_node(flavors.get(best), lead)
+    node = largest_node(flavor, lead)
     one = noun(demand.name, 1, kind)
     if n >= 1 and demand.count > 1 and (node is None or per <= node[1]):
-        text += f" — ask for at most {n} {noun(demand.name, n, kind)} of {amount(lead, per, gpus)}"
-    elif node is not None and min(maxima[best][lead], per) > node[1]:
-        text += (
+        return f" — ask for at most {n} {noun(demand.name, n, kind)} of {amount(lead, per, gpus)}"
+    if node is not None and min(most, per) > node[1]:
+        text = (
             f" — give each {one} at most {amount(lead, node[1], gpus)} (one {node[0]} node has "
             f"{amount(lead, node[1], gpus).split(' ')[0]})"
         )
-        if demand.count > 1 or maxima[best][lead] > node[1]:
-            text += f" and ask for at most {amount(lead, maxima[best][lead], gpus)} in all"
-    elif n >= 1:
-        text += f" — ask for at most {amount(lead, maxima[best][lead], gpus)}"
-    else:
-        text += f" — give each {one} at most {amount(lead, maxima[best][lead], gpus)}"
-        if demand.count > 1:
-            text += f" (one {one} asks for {amount(lead, per, gpus)})"
-    return Lead(text, best, lead)
+        if demand.count > 1 or most > node[1]:
+            text += f" and ask for at most {amount(lead, most, gpus)} in all"
+        return text
+    if n >= 1:
+        return f" — ask for at most {amount(lead, most, gpus)}"
+    text = f" — give each {one} at most {amount(lead, most, gpus)}"
+    if demand.count > 1:
+        text += f" (one {one} asks for {amount(lead, per, gpus)})"
+    return text
 
 
 def largest_node(flavor: Flavor | None, resource: str) -> tuple[str, int] | None:
