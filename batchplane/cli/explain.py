@@ -71,7 +71,7 @@ def explain_command(
     if context is not None:
         if stack is not None or config is not None:
             fail_usage("give --context (live) or --stack/--config (offline), not both")
-        _live(context, kubeconfig, namespace or "default", target, as_json)
+        _live(context, kubeconfig, namespace, target, as_json)
     from batchplane.explain.offline import OfflineExplainer, explain_documents, render_text
     from batchplane.stack import load_stack_file
 
@@ -97,7 +97,7 @@ def explain_command(
     raise typer.Exit(EXIT_FINDINGS if any(e.verdict == "never-runs" for e in explanations) else EXIT_OK)
 
 
-def _live(context: str, kubeconfig: Path | None, namespace: str, name: str, as_json: bool) -> NoReturn:
+def _live(context: str, kubeconfig: Path | None, namespace: str | None, name: str, as_json: bool) -> NoReturn:
     from kubernetes import config as kube_config
     from kubernetes.config.config_exception import ConfigException
 
@@ -109,6 +109,10 @@ def _live(context: str, kubeconfig: Path | None, namespace: str, name: str, as_j
         api = kube_config.new_client_from_config(  # type: ignore[no-untyped-call]
             config_file=config_file, context=context
         )
+        if namespace is None:  # the context's own namespace, as kubectl takes it
+            contexts, _ = kube_config.list_kube_config_contexts(config_file=config_file)  # type: ignore[no-untyped-call]
+            chosen = next((c for c in contexts if c.get("name") == context), {})
+            namespace = str((chosen.get("context") or {}).get("namespace") or "default")
     except (ConfigException, OSError) as exc:
         fail_usage(f"cannot use kubeconfig context {context}: {exc}")
     try:

@@ -196,6 +196,7 @@ class LiveExplainer:
             )
             return out
         self._queue_details(out, cq)
+        self._events(out, namespace)
         for kind in ("Evicted", "Preempted"):
             if _true(conds, kind):
                 c = conds[kind]
@@ -294,6 +295,21 @@ class LiveExplainer:
             f"queue misconfigured: namespace {namespace} lacks the label {shown} that ClusterQueue "
             f"{(cq.get('metadata') or {}).get('name')}'s namespaceSelector needs{hint} — nothing from it is admitted"
         )
+
+    def _events(self, out: LiveExplanation, namespace: str) -> None:
+        """The Workload's last events (Kueue's Pending / QuotaReserved / Admitted / Preempted …); none when the
+        events cannot be read (they only add detail)."""
+        try:
+            events = self.read.get(
+                f"/api/v1/namespaces/{namespace}/events",
+                [("fieldSelector", f"involvedObject.kind=Workload,involvedObject.name={out.workload}")],
+            )
+        except LiveError:
+            return
+        items = [e for e in (events or {}).get("items") or [] if isinstance(e, Mapping)]
+        items.sort(key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
+        for event in items[-5:]:
+            out.details.append(f"event {event.get('type')} {event.get('reason')}: {event.get('message')}")
 
     def _queue_details(self, out: LiveExplanation, cq: Mapping[str, Any]) -> None:
         status = cq.get("status") or {}

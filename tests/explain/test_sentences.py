@@ -124,9 +124,14 @@ def test_a_single_pod_larger_than_every_h100_node_never_runs_naming_the_machine_
 
 
 def test_a_flavor_without_known_nodes_makes_no_node_claim() -> None:
-    """kind's flavors have no pools: a pod of any size within quota is allowed."""
-    decider = Decider(stack_policy("kind"))
-    assert all(not f.nodes for f in decider.flavors.values())
+    """The same 16-GPU pod, with h100's pool unknown to the policy: nothing is claimed about nodes."""
+    from batchplane.diff.decisions import job_shape
+    from batchplane.webhook.policy import parse_policy
+
+    data = stack_policy(PROD).model_dump(by_alias=True, mode="json")
+    data["resourceFlavors"]["h100"]["nodes"] = []
+    decision = Decider(parse_policy(data)).validate(job_shape("team-a", "default", 16), "team-a")
+    assert (decision.allowed, decision.reason) == (True, "ok")
 
 
 def test_the_lead_resource_rule() -> None:
