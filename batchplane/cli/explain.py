@@ -16,7 +16,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 import yaml
@@ -111,10 +111,11 @@ def _live(context: str, kubeconfig: Path | None, namespace: str | None, name: st
         )
         if namespace is None:  # the context's own namespace, as kubectl takes it
             contexts, _ = kube_config.list_kube_config_contexts(config_file=config_file)  # type: ignore[no-untyped-call]
-            chosen = next((c for c in contexts if c.get("name") == context), {})
+            chosen: dict[str, Any] = next((c for c in contexts if c.get("name") == context), {})
             namespace = str((chosen.get("context") or {}).get("namespace") or "default")
     except (ConfigException, OSError) as exc:
         fail_usage(f"cannot use kubeconfig context {context}: {exc}")
+    assert namespace is not None
     try:
         explanation = LiveExplainer(api).explain(namespace, name)
     except LiveError as exc:
