@@ -74,6 +74,11 @@ def amount(resource: str, stored: int, gpu_resources: Sequence[str] = DEFAULT_GP
 RAY_KINDS = frozenset({"RayJob", "RayCluster", "RayService"})
 
 
+def number(resource: str, stored: int) -> str:
+    """Just the quantity of :func:`amount` (``16``, ``500m``, ``16Gi``), for ``8 of its own`` after a unit was named."""
+    return format_quantity(from_stored(resource, stored), resource)
+
+
 def noun(pod_set: str, count: int, kind: str = "") -> str:
     """What to call a PodSet's pods: ``workers`` for a worker group (any Ray PodSet but the head and the submitter;
     a PodSet named ``…worker…`` of any kind), ``head pod`` for a Ray head, ``pods`` otherwise; singular when
@@ -136,15 +141,13 @@ def lead_resource(
 
 def _own_and_borrowed(queue: QueueModel, flavor: str, resource: str, gpus: Sequence[str]) -> str:
     cap = queue.capacity[(flavor, resource)]
-    own = amount(resource, cap.nominal, gpus).split(" ")[0]
+    own = number(resource, cap.nominal)
     if cap.cohort is None:
         return f"{own} of its own, no cohort to borrow from"
     extra = cap.maximum - cap.nominal
     if extra <= 0:
         return f"{own} of its own, nothing to borrow in cohort {cap.cohort}"
-    return (
-        f"{own} of its own + {amount(resource, extra, gpus).split(' ')[0]} borrowed from cohort {cap.cohort}"
-    )
+    return f"{own} of its own + {number(resource, extra)} borrowed from cohort {cap.cohort}"
 
 
 def _asks(kind: str, demand: Demand, resource: str, gpus: Sequence[str]) -> str:
@@ -153,7 +156,7 @@ def _asks(kind: str, demand: Demand, resource: str, gpus: Sequence[str]) -> str:
     if demand.count > 1:
         return (
             f"this {kind} asks for {amount(resource, total, gpus)} "
-            f"({demand.count} {noun(demand.name, demand.count, kind)} × {amount(resource, per, gpus).split(' ')[0]})"
+            f"({demand.count} {noun(demand.name, demand.count, kind)} × {number(resource, per)})"
         )
     return f"this {kind} asks for {amount(resource, total, gpus)}"
 
@@ -231,7 +234,7 @@ def _suggestion(
     if node is not None and min(most, per) > node[1]:
         text = (
             f" — give each {one} at most {amount(lead, node[1], gpus)} (one {node[0]} node has "
-            f"{amount(lead, node[1], gpus).split(' ')[0]})"
+            f"{number(lead, node[1])})"
         )
         if demand.count > 1 or most > node[1]:
             text += f" and ask for at most {amount(lead, most, gpus)} in all"
@@ -277,9 +280,7 @@ def workload_never_runs(
     offers = ", ".join(
         f"{amount(lead, queue.capacity[(f, lead)].maximum, gpu_resources)} on {f}" for f in group.flavors
     )
-    parts = ", ".join(
-        f"{d.name} {amount(lead, d.requests.get(lead, 0), gpu_resources).split(' ')[0]}" for d in pod_sets
-    )
+    parts = ", ".join(f"{d.name} {number(lead, d.requests.get(lead, 0))}" for d in pod_sets)
     most = max((queue.capacity[(f, lead)].maximum for f in group.flavors), default=0)
     return Lead(
         f"never runs: this {kind} asks for {amount(lead, totals[lead], gpu_resources)} in all ({parts}) and "

@@ -160,3 +160,51 @@ def test_pod_nouns() -> None:
     assert noun("head", 1, "RayJob") == "head pod"
     assert noun("main", 3, "Job") == "pods"
     assert noun("worker", 1, "PyTorchJob") == "worker"
+
+
+def test_an_extended_resource_is_quoted_with_its_name_and_numbers() -> None:
+    from tests.webhook.conftest import one_queue
+
+    decider = Decider(one_queue({"cpu": "8", "example.com/fpga": "2"}))
+    job = {
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "f", "namespace": "team-a", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+        "spec": {"parallelism": 3, "completions": 3, "template": {"spec": {"restartPolicy": "Never", "containers": [
+            {"name": "main", "image": "busybox", "resources": {"requests": {"cpu": "1", "example.com/fpga": "1"},
+                                                              "limits": {"example.com/fpga": "1"}}}]}}},
+    }  # fmt: skip
+    decision = decider.validate(job, "team-a")
+    assert decision.lead == (
+        "never runs: cq can get at most example.com/fpga 2 on f (2 of its own, no cohort to borrow from); this Job "
+        "asks for example.com/fpga 3 (3 pods × 1) — ask for at most 2 pods of example.com/fpga 1"
+    )
+
+
+def test_podsets_that_fit_one_by_one_but_not_together_are_quoted_in_all() -> None:
+    from tests.webhook.conftest import one_queue
+
+    decider = Decider(one_queue({"cpu": "4"}))
+    job = rayjob(1, 0)
+    job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "lq"
+    job["spec"]["submissionMode"] = "HTTPMode"  # no submitter pod
+    cluster = job["spec"]["rayClusterSpec"]
+    for part in (cluster["headGroupSpec"], cluster["workerGroupSpecs"][0]):
+        part["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "3"}}
+    decision = decider.validate(job, "team-a")
+    assert decision.reason == "never-admissible"
+    assert decision.lead == (
+        "never runs: this RayJob asks for 6 CPUs in all (head 3, workers 3) and cq can get at most 4 CPUs on f, and "
+        "no way of splitting its PodSets over those flavors fits — ask for at most 4 CPUs in all, or fewer pods"
+    )
+
+
+def test_a_resource_the_queue_has_no_quota_for_is_named() -> None:
+    from tests.webhook.conftest import one_queue
+
+    job = rayjob(1, 0)
+    job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "lq"
+    decision = Decider(one_queue({"cpu": "40"})).validate(job, "team-a")
+    assert decision.lead == (
+        "never runs: cq has no quota at all for memory, which this RayJob asks for — drop that request, or ask the "
+        "platform team for quota on it"
+    )
