@@ -9,12 +9,17 @@ workloads that would otherwise sit pending forever or break under Kueue:
   PodSet or the whole workload larger than any flavor assignment could ever get, untolerated flavor
   taints, nodeSelectors no flavor matches, or an assignment that fits but that Kueue's flavor assigner,
   PodSet by PodSet and retrying from the last flavor tried, never finds);
+* the ClusterQueue could admit it, but one of its pods is larger than every node of every pool backing each flavor
+  it could get (``larger-than-any-node``; only flavors whose pools the policy knows count);
 * per-namespace limits (max GPUs per workload, max requests per resource, allowed priority classes);
 * combinations Kueue cannot run well: a GKE queued-provisioning (DWS) queue receiving several
   provisioned PodSets its ProvisioningRequestConfig cannot merge (ray-project/ray#57839), more than
   18 PodSets, PodSet names that are not DNS labels, a queue-managed RayJob without
   ``shutdownAfterJobFinishes: true`` or with ``clusterSelector``, Ray in-tree autoscaling without
   the elastic-job annotation, a job kind whose Kueue integration the stack does not enable.
+
+A denial's message leads with a plain sentence in the user's unit (:mod:`batchplane.explain.sentences`), then the
+numbers (:attr:`Decision.details`), the stack key that sets the quoted limit and the guide (docs/submitting-jobs.md).
 
 ``mutate`` adds the queue label of the namespace's default LocalQueue to unlabeled workloads unless
 Kueue's own defaulting applies (a LocalQueue named ``default`` exists there).
