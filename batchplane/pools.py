@@ -129,6 +129,7 @@ class BackedPool:
             ``maxNodes`` (GKE); OpenShift MachineSets use ``maxReplicas``.
         min_nodes: the fewest nodes the pool keeps (all zones): GKE's autoscaling minimum (or its static size),
             OpenShift's ``minReplicas``. Defaults to 0.
+        machine: the machine type of its nodes (``a3-highgpu-8g``, ``p4d.24xlarge``), ``""`` when unknown.
     """
 
     name: str
@@ -145,6 +146,7 @@ class BackedPool:
     provisioning: ProvisioningSpec | None = None
     size_key: str = "maxNodes"
     min_nodes: int = 0
+    machine: str = ""
 
     def describe(self) -> str:
         """``GKE node pool "gpu" (batchplane:target.gpuPools[0])``."""

@@ -29,6 +29,7 @@ from batchplane.cli import check as _check  # noqa: E402,F401
 from batchplane.cli import ci as _ci  # noqa: E402,F401
 from batchplane.cli import dashboards as _dashboards  # noqa: E402,F401
 from batchplane.cli import diff as _diff  # noqa: E402,F401
+from batchplane.cli import explain as _explain  # noqa: E402,F401
 from batchplane.cli import graph as _graph  # noqa: E402,F401
 from batchplane.cli import new as _new  # noqa: E402,F401
 from batchplane.cli import preflight as _preflight  # noqa: E402,F401

@@ -101,6 +101,7 @@ def decision_changes(
                         (b.allowed, b.reason),
                         (a.allowed, a.reason),
                         a.message or b.message,
+                        a.lead or b.lead,
                     )
                 )
     return out

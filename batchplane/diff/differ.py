@@ -128,6 +128,9 @@ class DecisionChange:
     before: tuple[bool, str]
     after: tuple[bool, str]
     message: str = ""
+    why: str = ""
+    """The plain sentence of the denying side's message (:mod:`batchplane.explain.sentences`; the head's when both
+    deny), ``""`` when neither has one."""
 
 
 @dataclass

@@ -16,7 +16,7 @@ JSON schema ``batchplane.dev/diff/v1`` (docs/diff.md documents every field)::
                               "upperBoundFor": null|"flex-start",
                               "staleAgainst": null|{"url","commit","generated"}}]},
      "objects":  null | [{"urn", "type", "status", "fields": [...], "replace": [...]}],
-     "decisions": null | [{"shape", "namespace", "queue", "before": {"allowed","reason"}, "after": {...}, "message"}]}
+     "decisions": null | [{"shape", "namespace", "queue", "before": {"allowed","reason"}, "after": {...}, "message", "why"}]}
 
 Amounts are JSON numbers in the row's ``unit`` (cores, GiB, GPUs, count); ``null`` means not set (a limit) or absent
 on that side (``status`` says which). USD figures are numbers rounded to 4 decimals; ``null`` is "no price".
@@ -141,6 +141,7 @@ def to_json_data(diff: StackDiff) -> dict[str, Any]:
                 "before": {"allowed": d.before[0], "reason": d.before[1]},
                 "after": {"allowed": d.after[0], "reason": d.after[1]},
                 "message": d.message,
+                "why": d.why,
             }
             for d in diff.decisions
         ],
@@ -286,11 +287,12 @@ def sections(diff: StackDiff) -> list[tuple[str, list[str], list[list[str]]]]:
                 f"{d.namespace}/{d.queue}",
                 ("allowed" if d.before[0] else "denied") + f" ({d.before[1]})",
                 ("allowed" if d.after[0] else "denied") + f" ({d.after[1]})",
+                d.why,
             ]
             for d in diff.decisions
         ]
         out.append(
-            ("Webhook decisions that change", ["workload", "namespace/queue", "before", "after"], rows)
+            ("Webhook decisions that change", ["workload", "namespace/queue", "before", "after", "why"], rows)
         )
     return out
 

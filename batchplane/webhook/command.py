@@ -33,15 +33,35 @@ def _group() -> None:
     """The quota admission webhook: serve its policy document over TLS."""
 
 
+#: The default listen address: loopback. The Deployment passes ``--host 0.0.0.0`` (the Service reaches the pod on
+#: its pod IP); a workstation run is never exposed by default.
+DEFAULT_HOST = "127.0.0.1"
+
+
 @webhook_app.command("serve")
 def serve_command(
     policy: Annotated[
         Path, typer.Option("--policy", help="Policy document (JSON) from `batchplane webhook policy`.")
     ],
-    cert_file: Annotated[Path, typer.Option("--cert-file", help="PEM certificate chain (tls.crt).")],
-    key_file: Annotated[Path, typer.Option("--key-file", help="PEM private key (tls.key).")],
+    cert_file: Annotated[
+        Path | None, typer.Option("--cert-file", help="PEM certificate chain (tls.crt). Not with --dev.")
+    ] = None,
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="PEM private key (tls.key). Not with --dev.")
+    ] = None,
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="HTTPS port.")] = 8443,
-    host: Annotated[str, typer.Option("--host", help="Listen address.")] = "0.0.0.0",
+    host: Annotated[
+        str,
+        typer.Option("--host", help="Listen address. Defaults to loopback (the Deployment passes 0.0.0.0)."),
+    ] = DEFAULT_HOST,
+    dev: Annotated[
+        bool,
+        typer.Option(
+            "--dev",
+            help="Try it locally: a throwaway CA and certificate and a sample AdmissionReview in a temp dir, "
+            "and the curl line that posts it.",
+        ),
+    ] = False,
     reload_interval: Annotated[
         float, typer.Option("--reload-interval", min=0.05, help="Seconds between certificate file checks.")
     ] = 2.0,
@@ -57,9 +77,25 @@ def serve_command(
     from batchplane.webhook.server import build_server, run_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    given = cert_file is not None or key_file is not None
+    if (dev and given) or (not dev and (cert_file is None or key_file is None)):
+        print("batchplane: give --cert-file and --key-file, or --dev (not both)", file=sys.stderr)
+        raise typer.Exit(EXIT_USAGE)
     try:
+        document = load_policy(policy)
+        if dev:
+            from batchplane.webhook.dev import curl_line, prepare, url
+
+            files = prepare(document)
+            cert_file, key_file = files.cert, files.key
+            print(
+                f"batchplane webhook (dev): serving {url(host, port)} with a throwaway certificate in {files.directory}"
+                f"\ntry:\n  {curl_line(files, host, port)}",
+                flush=True,
+            )
+        assert cert_file is not None and key_file is not None
         server, reloader = build_server(
-            load_policy(policy),
+            document,
             cert_file,
             key_file,
             host=host,

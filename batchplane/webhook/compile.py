@@ -36,6 +36,7 @@ MODULES = (
     "batchplane/accounting/podsets.py",
     "batchplane/accounting/workload.py",
     "batchplane/webhook/quota.py",
+    "batchplane/explain/sentences.py",
     "batchplane/webhook/decisions.py",
 )
 

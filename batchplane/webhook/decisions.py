@@ -9,12 +9,17 @@ workloads that would otherwise sit pending forever or break under Kueue:
   PodSet or the whole workload larger than any flavor assignment could ever get, untolerated flavor
   taints, nodeSelectors no flavor matches, or an assignment that fits but that Kueue's flavor assigner,
   PodSet by PodSet and retrying from the last flavor tried, never finds);
+* the ClusterQueue could admit it, but one of its pods is larger than every node of every pool backing each flavor
+  it could get (``larger-than-any-node``; only flavors whose pools the policy knows count);
 * per-namespace limits (max GPUs per workload, max requests per resource, allowed priority classes);
 * combinations Kueue cannot run well: a GKE queued-provisioning (DWS) queue receiving several
   provisioned PodSets its ProvisioningRequestConfig cannot merge (ray-project/ray#57839), more than
   18 PodSets, PodSet names that are not DNS labels, a queue-managed RayJob without
   ``shutdownAfterJobFinishes: true`` or with ``clusterSelector``, Ray in-tree autoscaling without
   the elastic-job annotation, a job kind whose Kueue integration the stack does not enable.
+
+A denial's message leads with a plain sentence in the user's unit (:mod:`batchplane.explain.sentences`), then the
+numbers (:attr:`Decision.details`), the stack key that sets the quoted limit and the guide (docs/submitting-jobs.md).
 
 ``mutate`` adds the queue label of the namespace's default LocalQueue to unlabeled workloads unless
 Kueue's own defaulting applies (a LocalQueue named ``default`` exists there).
@@ -46,6 +51,7 @@ from batchplane.accounting.pod_requests import PodContext
 from batchplane.accounting.podsets import MAX_POD_SETS, SIMPLE_EXTRACTORS
 from batchplane.accounting.workload import is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
+from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
 from batchplane.frameworks import KUEUE_INTEGRATION_OF_KIND
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.errors import PolicyError
@@ -59,7 +65,9 @@ from batchplane.webhook.quota import (
     compile_flavors,
     compile_queues,
     demands,
+    node_misfit,
     possible_flavors,
+    show,
 )
 from batchplane.wellknown import PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
@@ -86,7 +94,7 @@ DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
     "unmergeable-podsets", "too-many-podsets", "invalid-podset-name", "rayjob-shutdown",
     "rayjob-cluster-selector", "ray-autoscaling-not-elastic", "framework-disabled", "internal-error",
-    "no-worker-admits", "undeclared-local-queue",
+    "no-worker-admits", "larger-than-any-node", "undeclared-local-queue",
 )  # fmt: skip
 
 
@@ -97,7 +105,8 @@ class Decision:
     Attributes:
         allowed: admit the object or not.
         reason: a machine-readable reason from :data:`ALLOW_REASONS` / :data:`DENY_REASONS`.
-        message: for a denial, what is wrong and what to do (``status.message``); else ``""``.
+        message: for a denial, what is wrong and what to do (``status.message``): a plain sentence
+            (:mod:`batchplane.explain.sentences`), then ``details``, then the stack keys and the guide; else ``""``.
         warnings: shown to the user by kubectl even when allowed.
         patch: JSONPatch operations (mutating only); empty for none.
     """
@@ -107,6 +116,10 @@ class Decision:
     message: str = ""
     warnings: tuple[str, ...] = ()
     patch: tuple[dict[str, Any], ...] = ()
+    details: str = ""
+    """For a denial, the workload and every problem with its numbers (the middle of ``message``); else ``""``."""
+    lead: str = ""
+    """For a denial, the plain sentence ``message`` starts with (:mod:`batchplane.explain.sentences`); else ``""``."""
 
 
 _OK = Decision(True, "ok")
@@ -117,6 +130,10 @@ _OK = Decision(True, "ok")
 class _Problem:
     reason: str
     text: str
+    lead: str = ""
+    """The plain sentence this problem leads the message with (``never runs: …``), or ``""``."""
+    keys: tuple[str, ...] = ()
+    """The stack config keys that set the limit the sentence quotes."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +249,7 @@ class Decider:
                         "unknown-local-queue",
                         f'{QUEUE_LABEL}: LocalQueue "{queue}" does not exist in namespace {ns} (LocalQueues there: '
                         f"{known}); the workload would stay pending forever",
+                        f'never runs: namespace {ns} has no queue "{queue}" — set {QUEUE_LABEL} to one of {known}',
                     )
                 ],
             )
@@ -259,7 +277,7 @@ class Decider:
         problems += self._pod_set_name_problems(workload)
         problems += self._limit_problems(workload, ns, tenant)
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
-        problems += self._queue_problems(workload, cq_name, where, warnings)
+        problems += self._queue_problems(workload, cq_name, where, warnings, kind)
         if not problems:
             problems += self._worker_problems(obj, namespace, operation, cq_name, where)
         if problems:
@@ -267,7 +285,12 @@ class Decider:
         return Decision(True, "ok", warnings=tuple(warnings)) if warnings else _OK
 
     def _queue_problems(
-        self, workload: WorkloadRequests, cq_name: str, where: str, warnings: list[str]
+        self,
+        workload: WorkloadRequests,
+        cq_name: str,
+        where: str,
+        warnings: list[str],
+        kind: str = "workload",
     ) -> list[_Problem]:
         """Capacity (Kueue-exact) and provisioning problems in the ClusterQueue; a stop policy adds a warning."""
         queue_model = self.queues.get(cq_name)
@@ -282,9 +305,27 @@ class Decider:
             denials = [s.detail for s in shortfalls if s.kind != "unmodelled"]
             if denials:
                 details = "; ".join(denials)
-                problems.append(_Problem("never-admissible", f"can never be admitted by {where}: {details}"))
+                lead = shortfall_lead(
+                    kind,
+                    shortfalls,
+                    workload_demands,
+                    queue_model,
+                    self.flavors,
+                    self.policy.webhook.gpu_resources,
+                )
+                key = self.policy.cluster_queues[cq_name].quota_keys.get(f"{lead.flavor}/{lead.resource}")
+                problems.append(
+                    _Problem(
+                        "never-admissible",
+                        f"can never be admitted by {where}: {details}",
+                        lead.text,
+                        (key,) if key else (),
+                    )
+                )
             else:
                 warnings += [f"{where}: {s.detail}" for s in shortfalls]
+        if not problems:
+            problems += self._node_problems(workload, workload_demands, queue_model, where, kind)
         if not problems:
             warnings += [
                 f"{where}: {w}" for w in affinity_warnings(workload_demands, queue_model, self.flavors)
@@ -295,6 +336,60 @@ class Decider:
         stop = self._stop_warnings.get(cq_name)
         if stop is not None:
             warnings.append(stop)
+        return problems
+
+    def _node_problems(
+        self,
+        workload: WorkloadRequests,
+        workload_demands: list[Demand],
+        queue: QueueModel,
+        where: str,
+        kind: str,
+    ) -> list[_Problem]:
+        """PodSets whose pods are larger than every node of every pool backing each flavor they could get (Kueue
+        admits them on quota; the kube-scheduler never places them). Only flavors whose backing pools are known
+        count: one flavor of unknown nodes and nothing is claimed."""
+        problems: list[_Problem] = []
+        gpus = self.policy.webhook.gpu_resources
+        for ps, d in zip(workload.pod_sets, workload_demands, strict=True):
+            per_pod = {r: v for r, v in ps.stored.items() if v > 0}
+            misfit = node_misfit(d, per_pod, queue, self.flavors)
+            if misfit is None:
+                continue
+            _, names = misfit
+            nodes = [n for f in names for n in self.flavors[f].nodes]
+            largest: dict[str, int] = {}
+            for n in nodes:
+                for r, have in n.capacity.items():
+                    largest[r] = max(largest.get(r, 0), have)
+            over = [r for r in per_pod if r in largest and per_pod[r] > largest[r]]
+            candidates = over or [r for r in per_pod if r in largest]
+            lead = next((r for r in candidates if r in gpus), candidates[0])
+            machines = sorted({n.machine_type or n.pool for n in nodes})
+            shapes = "; ".join(
+                f'flavor "{f}": '
+                + ", ".join(
+                    f"{n.machine_type or 'pool ' + n.pool} ("
+                    + ", ".join(f"{r} {show(r, v)}" for r, v in sorted(n.capacity.items()))
+                    + ")"
+                    for n in self.flavors[f].nodes
+                )
+                for f in names
+            )
+            asked = ", ".join(f"{r} {show(r, per_pod[r])}" for r in sorted(per_pod) if r in largest)
+            sentence = node_never_runs(
+                kind, d, lead, names[0] if len(names) == 1 else "/".join(names), largest[lead], machines, gpus
+            )
+            problems.append(
+                _Problem(
+                    "larger-than-any-node",
+                    f'{where} could admit it, but one pod of PodSet "{ps.name}" needs {asked} and no node of the '
+                    f"pools backing the flavors it could get is that large ({shapes}), so the pod is never "
+                    f"scheduled (a single pod runs on one node: {amount(lead, largest[lead], gpus)} at most)",
+                    sentence.text,
+                    tuple(sorted({n.key for n in nodes if n.key})),
+                )
+            )
         return problems
 
     def _dispatches(self, cq_name: str) -> bool:
@@ -323,7 +418,7 @@ class Decider:
             decision = decider.validate(obj, namespace, operation)
             if decision.allowed:
                 return []
-            refusals.append(f"{name}: {decision.message.split(': ', 1)[-1]}")
+            refusals.append(f"{name}: {decision.details.split(': ', 1)[-1]}")
         return [
             _Problem(
                 "no-worker-admits",
@@ -455,6 +550,8 @@ class Decider:
                         "limit-exceeded",
                         f"requests {_fmt(gpus)} GPUs in total ({detail}) but namespace {ns} allows at most "
                         f"{limits.max_gpus_per_workload} per workload",
+                        f"refused: namespace {ns} allows at most {limits.max_gpus_per_workload} GPUs per workload and "
+                        f"this one asks for {_fmt(gpus)} — ask for at most {limits.max_gpus_per_workload}",
                     )
                 )
         for resource, cap in sorted(self._limits.get(ns, {}).items()):
@@ -605,13 +702,22 @@ def _undeclared_default_queue(who: str, ns: str) -> Decision:
                 f'no {QUEUE_LABEL} label, and Kueue would default it into LocalQueue "default" of namespace {ns}, '
                 "which this stack does not declare (webhook.refuseUndeclaredQueues): label it with one of the "
                 "namespace's LocalQueues",
+                lead=f"not queued by this stack: name one of namespace {ns}'s LocalQueues in its {QUEUE_LABEL} label",
+                keys=("batchplane:webhook.refuseUndeclaredQueues",),
             )
         ],
     )
 
 
 def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()) -> Decision:
-    return Decision(False, problems[0].reason, f"{who}: " + "; ".join(p.text for p in problems), warnings)
+    """A denial: the first problem's plain sentence (if any), then the workload and every problem with its numbers,
+    then the guide (:data:`~batchplane.explain.sentences.SUBMITTING_JOBS_DOC`)."""
+    details = f"{who}: " + "; ".join(p.text for p in problems)
+    first = next((p for p in problems if p.lead), None)
+    lead = f"{first.lead}. " if first is not None else ""
+    keys = f"stack key: {', '.join(first.keys)}; " if first is not None and first.keys else ""
+    message = f"{lead}{details} ({keys}see {SUBMITTING_JOBS_DOC})"
+    return Decision(False, problems[0].reason, message, warnings, details=details, lead=lead.rstrip(". "))
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

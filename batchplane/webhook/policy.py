@@ -156,6 +156,8 @@ class ClusterQueuePolicy(PolicyModel):
     """``Hold``/``HoldAndDrain`` stop admissions (reported as a warning)."""
     flavor_fungibility: FlavorFungibilityPolicy | None = None
     """``flavorFungibility``; ``None`` = Kueue's defaults."""
+    quota_keys: dict[str, str] = {}
+    """``<flavor>/<resource>`` → the stack config key that sets that quota (named in denial messages)."""
 
 
 class CohortPolicy(PolicyModel):
@@ -167,8 +169,21 @@ class CohortPolicy(PolicyModel):
     """Quota owned by the cohort."""
 
 
+class NodeShapePolicy(PolicyModel):
+    """The nodes of one pool that backs a ResourceFlavor: what one node holds."""
+
+    pool: str
+    """The pool (GKE node pool, OpenShift GPU MachineSet)."""
+    machine_type: str = ""
+    """Its machine type (``a3-highgpu-8g``); ``""`` when unknown."""
+    capacity: dict[str, str] = {}
+    """Resource → what one node has (the machine's capacity: GPUs, vCPUs, memory), each only when known."""
+    key: str = ""
+    """The stack config key of the pool's machine type (named in denial messages)."""
+
+
 class FlavorPolicy(PolicyModel):
-    """A ResourceFlavor's node labels, taints and tolerations."""
+    """A ResourceFlavor's node labels, taints and tolerations, and the nodes that back it."""
 
     node_labels: dict[str, str] = {}
     """``nodeLabels``."""
@@ -176,6 +191,9 @@ class FlavorPolicy(PolicyModel):
     """``nodeTaints``."""
     tolerations: list[Toleration] = []
     """``tolerations`` Kueue adds to admitted pods."""
+    nodes: list[NodeShapePolicy] = []
+    """Every pool whose nodes the flavor's node labels select, with one node's capacity; empty = unknown (then no
+    pod is ever refused for its size)."""
 
 
 class ProvisioningPolicy(PolicyModel):
@@ -307,7 +325,7 @@ def policy_json(doc: PolicyDocument) -> str:
 
 def _drop_unset(data: dict[str, Any]) -> None:
     """Leave out the flavor-assigner keys when they hold nothing or their default (a ClusterQueue's
-    ``flavorFungibility``, ``kueue.featureGates``, ``kueue.nodeAffinityKeys: Flavor``), here and in the workers'
+    ``flavorFungibility`` and ``quotaKeys``, a flavor's ``nodes``, ``kueue.featureGates``, ``kueue.nodeAffinityKeys: Flavor``), here and in the workers'
     documents, so a stack that does not need them keeps its document and checksum (no webhook rollout, and a server
     of the previous release still reads it)."""
     for worker in (data.get("multiKueue") or {}).get("workers", []):
@@ -316,6 +334,11 @@ def _drop_unset(data: dict[str, Any]) -> None:
     for queue in data.get("clusterQueues", {}).values():
         if queue.get("flavorFungibility") is None:
             queue.pop("flavorFungibility", None)
+        if not queue.get("quotaKeys"):
+            queue.pop("quotaKeys", None)
+    for flavor in data.get("resourceFlavors", {}).values():
+        if not flavor.get("nodes"):
+            flavor.pop("nodes", None)
     if not data.get("kueue", {}).get("featureGates"):
         data.get("kueue", {}).pop("featureGates", None)
     if data.get("kueue", {}).get("nodeAffinityKeys") == "Flavor":

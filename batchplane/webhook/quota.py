@@ -116,6 +116,9 @@ class Flavor:
     node_labels: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Mapping[str, Any], ...] = ()
     tolerations: tuple[Mapping[str, Any], ...] = ()
+    #: The nodes of the pools that back the flavor: (pool, machine type, one node's capacity in stored units);
+    #: empty = unknown (no pod is refused for its size).
+    nodes: tuple[NodeShape, ...] = ()
     hard_taints: tuple[Mapping[str, Any], ...] = field(init=False, repr=False, compare=False)
     plain: str | None = field(init=False, repr=False, compare=False)
     unconstrained: bool = field(init=False, repr=False, compare=False)
@@ -131,6 +134,26 @@ class Flavor:
         object.__setattr__(self, "plain", _taint_message(hard[0], self.name) if hard else None)
         # No taint left to tolerate and no node label to mismatch: every pod spec matches.
         object.__setattr__(self, "unconstrained", not hard and not self.node_labels)
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """One node of a pool that backs a flavor.
+
+    Attributes:
+        pool: the pool.
+        machine_type: its machine type (``""`` when unknown).
+        capacity: resource → what one node has, in Kueue's stored units (millicores for CPU); only known resources.
+    """
+
+    pool: str
+    machine_type: str
+    capacity: Mapping[str, int]
+    key: str = ""
+
+    def holds(self, per_pod: Mapping[str, int]) -> bool:
+        """Whether one pod requesting ``per_pod`` (stored units) fits this node in every resource it knows."""
+        return all(per_pod.get(resource, 0) <= have for resource, have in self.capacity.items())
 
 
 @dataclass(frozen=True)
@@ -408,6 +431,15 @@ def compile_flavors(policy: PolicyDocument) -> dict[str, Flavor]:
             node_labels=dict(rf.node_labels),
             taints=tuple(t.model_dump(by_alias=True, exclude_none=True) for t in rf.node_taints),
             tolerations=tuple(t.model_dump(by_alias=True, exclude_none=True) for t in rf.tolerations),
+            nodes=tuple(
+                NodeShape(
+                    n.pool,
+                    n.machine_type,
+                    {r: to_stored(r, parse_quantity(q)) for r, q in n.capacity.items()},
+                    n.key,
+                )
+                for n in rf.nodes
+            ),
         )
         for name, rf in policy.resource_flavors.items()
     }
@@ -680,11 +712,14 @@ class Shortfall:
             (Kueue's attempts fail as far as they are modelled, but not exactly: a warning, not a denial).
         pod_set: the PodSet (``""`` for ``"workload"``).
         detail: the human part of the message (names the numbers).
+        group: the ClusterQueue's resource group it is about (index), -1 when none (``"undeclared"``,
+            ``"assigner"``, ``"unmodelled"``).
     """
 
     kind: str
     pod_set: str
     detail: str
+    group: int = -1
 
 
 def show(resource: str, stored: int) -> str:
@@ -743,7 +778,9 @@ def check_capacity(
                     f"{r} {_pod_breakdown(d, r)}" for r, v in zip(group.resources, vector, strict=True) if v
                 )
                 out.append(
-                    Shortfall("podset", d.name, f'PodSet "{d.name}" needs {asked}, but ' + "; ".join(reasons))
+                    Shortfall(
+                        "podset", d.name, f'PodSet "{d.name}" needs {asked}, but ' + "; ".join(reasons), index
+                    )
                 )
             items.append((d, vector, eligible))
         if len(items) < 2 or not all_eligible:
@@ -754,7 +791,7 @@ def check_capacity(
         first_fits = False
         together = _fits_together(items, caps, group, budget)
         if together is False:
-            out.append(_workload_shortfall(items, group, queue))
+            out.append(_workload_shortfall(items, group, queue, index))
         elif together is None:
             split_found = False
     if out or (first_fits and not queue.try_next_when_borrowing):
@@ -834,7 +871,7 @@ def _undeclared(workload_demands: Sequence[Demand], queue: QueueModel) -> list[S
 
 
 def _workload_shortfall(
-    items: list[tuple[Demand, tuple[int, ...], list[str]]], group: Group, queue: QueueModel
+    items: list[tuple[Demand, tuple[int, ...], list[str]]], group: Group, queue: QueueModel, index: int
 ) -> Shortfall:
     totals = [sum(v[i] for _, v, _ in items) for i in range(len(group.resources))]
     asked = ", ".join(f"{r} {show(r, t)}" for r, t in zip(group.resources, totals, strict=True) if t)
@@ -852,6 +889,7 @@ def _workload_shortfall(
         "",
         f"its PodSets ({', '.join(d.name for d, _, _ in items)}) together need {asked}, and no split of "
         f"them over the flavors fits ({offers})",
+        index,
     )
 
 
@@ -912,6 +950,42 @@ def _ineligible_reasons(
             f'flavor "{flavor_name}" offers at most {queue.capacity[(flavor_name, too_small)].describe()}'
         )
     return reasons
+
+
+def eligible_flavors(
+    demand: Demand, index: int, queue: QueueModel, flavors: Mapping[str, Flavor]
+) -> list[str]:
+    """The flavors of resource group ``index`` the PodSet could use on its own (quota, taints, node labels); empty
+    when it requests nothing of that group."""
+    requests = demand.requests
+    vector = tuple([requests.get(r, 0) for r in queue.groups[index].resources])
+    if not any(vector):
+        return []
+    return _eligible(demand, vector, index, queue, flavors)
+
+
+def node_misfit(
+    demand: Demand, per_pod: Mapping[str, int], queue: QueueModel, flavors: Mapping[str, Flavor]
+) -> tuple[int, list[str]] | None:
+    """A resource group in which every flavor the PodSet could get is backed only by nodes none of which holds one
+    of its pods: ``(group index, those flavors)``; None when there is none (or a flavor's nodes are unknown).
+
+    Sound because a flavor's node labels select exactly its pools' nodes: a pod admitted on that flavor is bound to
+    them. Capacity is the machine's, an upper bound of what the kubelet allocates, so it refuses fewer pods.
+    """
+    if demand.count <= 0:
+        return None
+    for index in range(len(queue.groups)):
+        eligible = eligible_flavors(demand, index, queue, flavors)
+        if not eligible:
+            continue
+        for name in eligible:
+            flavor = flavors.get(name)
+            if flavor is None or not flavor.nodes or any(n.holds(per_pod) for n in flavor.nodes):
+                break
+        else:
+            return index, eligible
+    return None
 
 
 def possible_flavors(demand: Demand, queue: QueueModel, flavors: Mapping[str, Flavor]) -> set[str]:

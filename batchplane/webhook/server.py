@@ -36,7 +36,8 @@ from batchplane.webhook.policy import PolicyDocument
 
 log = logging.getLogger("batchplane.webhook")
 
-DEFAULT_HOST = "0.0.0.0"
+DEFAULT_HOST = "127.0.0.1"
+"""Loopback: the Deployment passes ``--host 0.0.0.0`` explicitly."""
 DEFAULT_PORT = 8443
 DEFAULT_RELOAD_INTERVAL = 2.0
 """Seconds between checks of the certificate files. Defaults to 2 s."""
@@ -180,7 +181,7 @@ def build_server(
         policy: the decision data.
         cert_file: PEM certificate chain.
         key_file: PEM private key.
-        host: listen address. Defaults to all interfaces.
+        host: listen address. Defaults to loopback (:data:`DEFAULT_HOST`).
         port: listen port. Defaults to 8443.
         reload_interval: seconds between certificate checks. Defaults to 2.
         enable_noop: also serve the benchmark's ``/noop``. Defaults to off.

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from batchplane.cli import app
 from batchplane.observability.dashboards import dashboard_specs
 from batchplane.stack import load_stack_file
-from tests.conftest import STACKS_DIR
+from tests.conftest import TEMPLATES_DIR
 
 runner = CliRunner()
 
@@ -19,7 +19,7 @@ runner = CliRunner()
 def test_grafana_format_writes_one_importable_json_file_per_dashboard(tmp_path: Path) -> None:
     result = runner.invoke(app, ["dashboards", "--stack", "kind", "--output", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    specs = dashboard_specs(load_stack_file(STACKS_DIR / "Pulumi.kind.yaml", "kind"))
+    specs = dashboard_specs(load_stack_file(TEMPLATES_DIR / "Pulumi.kind.yaml", "kind"))
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(f"{s.key}.json" for s in specs)
     for spec in specs:
         model = json.loads((tmp_path / "out" / f"{spec.key}.json").read_text(encoding="utf-8"))

@@ -107,10 +107,20 @@ def test_the_issue_example_prints_the_quota_margin_and_gpu_deltas_in_json(
     assert terminal.exit_code == 0, terminal.output
     team_line = next(line for line in terminal.stdout.splitlines() if "team team-a on h100" in line)
     assert "+8 GPUs" in team_line and delta in team_line
-    assert [(d["namespace"], d["before"]["allowed"], d["after"]["allowed"]) for d in data["decisions"]] == [
-        ("team-a", False, True),
-        ("team-a", False, True),
+    # More quota makes 17-24 GPUs fit the queue, but one pod of them never fits an 8-GPU a3-highgpu-8g node
+    # (issue #31): still refused, now for the node, and the row says so in words.
+    rows = [
+        (d["shape"], d["namespace"], d["before"]["reason"], d["after"]["allowed"], d["after"]["reason"])
+        for d in data["decisions"]
     ]
+    assert rows == [
+        ("Job, 1 pod: 17 GPUs, 1 CPU, 1Gi", "team-a", "never-admissible", False, "larger-than-any-node"),
+        ("Job, 1 pod: 24 GPUs, 1 CPU, 1Gi", "team-a", "never-admissible", False, "larger-than-any-node"),
+    ]
+    assert data["decisions"][1]["why"] == (
+        "never runs: one pod asks for 24 GPUs, but the largest node flavor h100 runs on (a3-highgpu-8g) has 8 GPUs "
+        "— ask for at most 8 GPUs per pod and use more pods"
+    )
 
 
 def test_on_an_on_demand_pool_the_markdown_shows_delta_dollars_per_hour_and_the_price_source(

@@ -89,7 +89,7 @@ def test_webhook_allows_the_small_jobs(decider: Decider, name: str) -> None:
 def test_webhook_refuses_the_never_fitting_rayjob_with_the_numbers(decider: Decider) -> None:
     decision = decider.validate(manifest(NEVER_FITS), "team-a")
     assert (decision.allowed, decision.reason) == (False, "never-admissible")
-    assert decision.message == (
+    assert decision.details == (
         'RayJob "team-a/rayjob-never-fits": can never be admitted by ClusterQueue "cluster-queue" '
         '(LocalQueue "default"): PodSet "big-group" needs cpu 8 (2 pods × 4), memory 4Gi (2 pods × 2Gi), '
         'but flavor "default-flavor" offers at most cpu 4 (nominal quota, no cohort)'

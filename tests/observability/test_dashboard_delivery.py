@@ -23,7 +23,7 @@ from batchplane.observability.dashboards import (
     resolve_delivery,
 )
 from batchplane.stack import Stack, load_stack, load_stack_file, read_stack_file
-from tests.conftest import SHARED, STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import SHARED, TEMPLATE_NAMES, TEMPLATES_DIR
 from tests.support.crdcheck import CrdCatalog
 
 with warnings.catch_warnings():
@@ -38,7 +38,7 @@ DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 
 @cache
 def template(name: str) -> Stack:
-    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+    return load_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml", name)
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_the_crd_check_refuses_a_grafana_dashboard_without_an_instance_selector(
 
 
 def with_observability(name: str, section: dict[str, object]) -> dict[str, object]:
-    config = read_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
+    config = read_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml")
     return {**config, "batchplane:observability": section}
 
 

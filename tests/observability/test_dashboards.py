@@ -30,7 +30,7 @@ from batchplane.observability.dashboards import (
 )
 from batchplane.stack import Stack, load_stack, load_stack_file
 from tests.config.strategies import stack_configs
-from tests.conftest import STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
 from tests.support.promql import grafana_to_promql, promql_problems
 
 with warnings.catch_warnings():
@@ -46,7 +46,7 @@ UID = re.compile(r"^[A-Za-z0-9_-]+$")
 
 @cache
 def template(name: str) -> Stack:
-    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+    return load_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml", name)
 
 
 def variables_of(model: dict[str, Any]) -> dict[str, str]:

@@ -12,7 +12,7 @@ import pytest
 
 from batchplane.observability.dashboards import dashboard_specs, grafana_dashboard
 from batchplane.stack import load_stack_file
-from tests.conftest import STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
 from tests.observability.test_dashboards import grafana_queries
 from tests.observability.test_live_prometheus import _prometheus, _query, _until
 from tests.webhook.conftest import job, one_queue, review, running_server, write_cert
@@ -31,7 +31,7 @@ def test_the_webhook_dashboard_draws_refusals_and_latency_and_prometheus_accepts
     prometheus_binary: Path, tmp_path: Path
 ) -> None:
     cert, key = write_cert(tmp_path / "tls", "localhost")
-    kind = load_stack_file(STACKS_DIR / "Pulumi.kind.yaml", "kind")
+    kind = load_stack_file(TEMPLATES_DIR / "Pulumi.kind.yaml", "kind")
     webhook_spec = next(s for s in dashboard_specs(kind) if s.kind == "webhook")
     panels = {p.title: p for p in webhook_spec.panels}
     with (
@@ -87,7 +87,7 @@ def test_the_webhook_dashboard_draws_refusals_and_latency_and_prometheus_accepts
         # Prometheus parses and evaluates every query of every template's dashboards (Kueue's select nothing here)
         refused = []
         for name in TEMPLATE_NAMES:
-            stack = load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+            stack = load_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml", name)
             queries = [q for spec in dashboard_specs(stack) for q in grafana_queries(grafana_dashboard(spec))]
             queries += [
                 (f"{spec.key} {p.title}", q.expr)

@@ -9,13 +9,13 @@ import pytest
 
 from batchplane.observability.alerts import alert_inputs, rule_groups
 from batchplane.stack import Stack, load_stack_file
-from tests.conftest import STACKS_DIR, TEMPLATE_NAMES
+from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
 from tests.support.promql import Catalog, promql_problems, result_labels
 
 
 @cache
 def template(name: str) -> Stack:
-    return load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml", name)
+    return load_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml", name)
 
 
 @pytest.mark.parametrize("name", TEMPLATE_NAMES)

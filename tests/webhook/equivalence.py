@@ -141,8 +141,41 @@ def decisions() -> dict[str, list[Any]]:
     return out
 
 
+def verdict_changes(
+    old: dict[str, list[Any]], new: dict[str, list[Any]], new_reasons: frozenset[str] = frozenset()
+) -> tuple[list[str], int]:
+    """Compare two decision sets: (keys whose allowed/reason changed other than an allowed review now denied for one
+    of ``new_reasons``, the number of reviews whose message changed)."""
+    bad = [
+        key
+        for key in sorted(set(old) | set(new))
+        if key not in old
+        or key not in new
+        or (
+            old[key][:2] != new[key][:2]
+            and not (old[key][0] is True and new[key][0] is False and new[key][1] in new_reasons)
+        )
+    ]
+    messages = sum(1 for key in old if key in new and old[key][2] != new[key][2])
+    return bad, messages
+
+
 def main() -> None:
+    """Regenerate the golden. ``--new-reason R`` (repeatable): a review that was allowed may now be denied for R
+    (a new check); every other allowed/reason must stay as recorded, or nothing is written."""
+    new_reasons = frozenset(a for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--new-reason")
     data = decisions()
+    if GOLDEN.exists():
+        old = json.loads(gzip.decompress(GOLDEN.read_bytes()))
+        bad, messages = verdict_changes(old, data, new_reasons)
+        newly = sum(1 for k in old if k in data and old[k][:2] != data[k][:2])
+        print(
+            f"{messages} messages changed; {newly} allowed reviews now denied ({', '.join(sorted(new_reasons))})",
+            file=sys.stderr,
+        )
+        if bad:
+            print(f"refusing to write: {len(bad)} verdicts changed, e.g. {bad[:5]}", file=sys.stderr)
+            raise SystemExit(1)
     GOLDEN.parent.mkdir(exist_ok=True)
     GOLDEN.write_bytes(gzip.compress(json.dumps(data, sort_keys=True, indent=0).encode(), mtime=0))
     reasons: dict[str, int] = {}

@@ -128,7 +128,7 @@ def test_a_cpu_job_naming_a_label_key_only_gpu_flavors_declare_is_refused_by_rhb
     assert (old.kueue.node_affinity_keys, new.kueue.node_affinity_keys) == ("ResourceGroup", "Flavor")
     obj = job(requests={"cpu": "1"}, pod_spec=pod_spec)
     denied = Decider(old).validate(obj, "team-a", "CREATE")
-    assert (denied.allowed, denied.reason, denied.message) == (False, "never-admissible", refusal)
+    assert (denied.allowed, denied.reason, denied.details) == (False, "never-admissible", refusal)
     allowed = Decider(new).validate(obj, "team-a", "CREATE")
     assert (allowed.allowed, allowed.reason, allowed.warnings) == (True, "ok", warnings)
 
@@ -203,7 +203,7 @@ def test_on_gke_prod_dws_an_a100_selector_is_refused_on_the_groups_keys_once_the
     assert f"(h100: {ACCELERATOR}=nvidia-h100-80gb; l4: {ACCELERATOR}=nvidia-l4)" in warning
     denied = Decider(_with_keys(policy, "ResourceGroup")).validate(_a100_job(), "team-a", "CREATE")
     assert (denied.allowed, denied.reason) == (False, "never-admissible")
-    assert denied.message.endswith(
+    assert denied.details.endswith(
         f"flavor default-flavor doesn't match node affinity: nodeSelector {ACCELERATOR}=nvidia-a100-80gb, "
         + NO_LABEL.format(key=ACCELERATOR)
         + f'; nodeSelector {ACCELERATOR}=nvidia-a100-80gb does not match flavor "h100" ({ACCELERATOR}=nvidia-h100-80gb)'

@@ -76,8 +76,14 @@ def test_denial_echoes_uid_with_a_403_status(client: AppClient) -> None:
     assert got["response"]["uid"] == "3f6e"
     assert got["response"]["allowed"] is False
     assert got["response"]["status"]["code"] == 403
-    assert got["response"]["status"]["message"].startswith(
-        'Job "team-a/train": can never be admitted by ClusterQueue "cq"'
+    message = got["response"]["status"]["message"]
+    assert message.startswith(
+        "never runs: cq can get at most 4 CPUs on f (4 of its own, no cohort to borrow from)"
+    )
+    assert '. Job "team-a/train": can never be admitted by ClusterQueue "cq"' in message
+    assert message.endswith(
+        "(stack key: batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[0].resources[0]; "
+        "see docs/submitting-jobs.md)"
     )
 
 

@@ -85,6 +85,8 @@ def test_sdk_cluster_larger_than_the_cluster_queue_is_refused_naming_the_quota(c
     assert answer["allowed"] is False
     message = answer["status"]["message"]
     assert message.startswith(
+        "never runs: cluster-queue can get at most 5 GPUs on default-flavor (5 of its own, no cohort to borrow "
+        "from); this RayCluster asks for 6 GPUs (2 workers × 3) — ask for at most 1 worker of 3 GPUs. "
         'RayCluster "team-a/unit-test-cluster-kueue": can never be admitted by ClusterQueue'
     )
     assert '"cluster-queue"' in message

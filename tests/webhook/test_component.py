@@ -65,6 +65,7 @@ def test_deployment_is_hardened(kind_run: ProgramRun) -> None:
     anti = pod["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
     assert anti["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname"
     assert container["args"][:2] == ["serve", "--policy"]
+    assert container["args"][-2:] == ["--host", "0.0.0.0"]  # the server itself binds loopback by default
 
 
 def test_webhook_configurations_use_cert_manager_and_only_tenant_namespaces(kind_run: ProgramRun) -> None:

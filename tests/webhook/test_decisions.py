@@ -86,14 +86,14 @@ def test_shared_samples_in_the_kind_stack_get_pinned_verdicts(
     kind: Decider, path: str, queue: str, exp_allowed: bool, exp_reason: str, exp_message: str
 ) -> None:
     decision = kind.validate(labeled(sample(path), queue, "team-a"), "team-a")
-    assert (decision.allowed, decision.reason, decision.message) == (exp_allowed, exp_reason, exp_message)
+    assert (decision.allowed, decision.reason, decision.details) == (exp_allowed, exp_reason, exp_message)
 
 
 def test_gpu_rayjob_whose_podsets_exceed_pod_quota_together_is_denied(openshift: Decider) -> None:
     decision = openshift.validate(
         labeled(sample("kuberay/ray-job.pytorch-image-classifier.yaml"), "team-a-queue", "team-a"), "team-a"
     )
-    assert decision.message == (
+    assert decision.details == (
         'RayJob "team-a/pytorch-image-classifier-": can never be admitted by ClusterQueue "cluster-queue" '
         '(LocalQueue "team-a-queue"): its PodSets (head, gpu-group, submitter) together need cpu 5500m, memory '
         "39267300Ki, pods 6, nvidia.com/gpu 4, and no split of them over the flavors fits (flavor "
@@ -153,7 +153,7 @@ def _two_gpu_groups(second_gpus: str = "1") -> dict[str, Any]:
 def test_dws_queue_denies_gpu_podsets_the_provisioning_config_cannot_merge() -> None:
     decision = _dws_policy(None).validate(_two_gpu_groups(), "team-a")
     assert (decision.allowed, decision.reason) == (False, "unmergeable-podsets")
-    assert decision.message == (
+    assert decision.details == (
         'RayJob "team-a/pytorch-image-classifier-": ClusterQueue "cq" provisions nodes through AdmissionCheck '
         '"dws-check" (ProvisioningRequestConfig "dws", class queued-provisioning.gke.io), which accepts one PodSet '
         "per ProvisioningRequest, but 2 PodSets requesting nvidia.com/gpu cannot be merged (gpu-group | "
@@ -192,7 +192,7 @@ def test_more_than_18_podsets_are_denied() -> None:
     decision = Decider(one_queue({"cpu": 1000, "memory": "10Ti"})).validate(
         labeled(obj, "lq", "team-a"), "team-a"
     )
-    assert decision.message == (
+    assert decision.details == (
         'RayJob "team-a/rayjob-sample-": it makes 19 PodSets but a Kueue Workload holds at most 18 (for Ray: the '
         "head plus at most 17 worker groups); merge groups"
     )
@@ -204,7 +204,7 @@ def test_podset_names_that_are_not_dns_labels_after_lowercasing_are_denied() -> 
     decision = Decider(one_queue({"cpu": 1000, "memory": "10Ti"})).validate(
         labeled(obj, "lq", "team-a"), "team-a"
     )
-    assert decision.message == (
+    assert decision.details == (
         'RayJob "team-a/rayjob-sample-": PodSet name(s) "small_group" are not DNS labels after lower-casing '
         "(lower-case letters, digits and '-', at most 63 characters), so Kueue cannot create its Workload; rename "
         "the group(s)"
@@ -224,7 +224,7 @@ def test_job_kind_whose_kueue_integration_is_disabled_is_denied() -> None:
     policy = one_queue({"cpu": 10}, operators={"kuberay": {"enabled": False}})
     obj = labeled(sample("kuberay/ray-job.kueue-toy-sample.yaml"), "lq", "team-a")
     decision = Decider(policy).validate(obj, "team-a")
-    assert decision.message.startswith(
+    assert decision.details.startswith(
         'RayJob "team-a/rayjob-sample-": Kueue\'s ray.io/rayjob integration is not enabled in this stack (enabled: batch/job)'
     )
 
@@ -270,7 +270,7 @@ def test_webhook_namespace_limits_are_enforced(
     decision = Decider(policy).validate(
         job(requests=requests, parallelism=parallelism, labels=labels), "team-a"
     )
-    assert (decision.reason, decision.message) == (exp_reason, exp_message)
+    assert (decision.reason, decision.details) == (exp_reason, exp_message)
 
 
 def test_team_limits_apply_in_the_team_namespace() -> None:
@@ -287,7 +287,7 @@ def test_team_limits_apply_in_the_team_namespace() -> None:
         },
     )
     decision = Decider(policy).validate(job(queue="default", requests={"nvidia.com/gpu": "2"}), "team-a")
-    assert decision.message == (
+    assert decision.details == (
         'Job "team-a/train": requests 2 GPUs in total (main 2) but namespace team-a allows at most 1 per workload'
     )
 
@@ -331,7 +331,7 @@ def test_untolerated_flavor_taint_makes_a_job_inadmissible() -> None:
         flavor={"nodeTaints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
     )
     denied = Decider(policy).validate(job(), "team-a")
-    assert denied.message == (
+    assert denied.details == (
         'Job "team-a/train": can never be admitted by ClusterQueue "cq" (LocalQueue "lq"): PodSet "main" needs cpu 1, '
         'but untolerated taint nvidia.com/gpu=present:NoSchedule of flavor "f"'
     )
@@ -513,7 +513,7 @@ def test_a_rayjob_kueue_places_greedily_into_a_dead_end_is_refused_with_kueues_o
     decision = _spot_queue().validate(_spot_rayjob(head_tolerates_spot=False), "team-a", "CREATE")
     assert not decision.allowed
     assert decision.reason == "never-admissible"
-    assert decision.message == (
+    assert decision.details == (
         'RayJob "team-a/r": can never be admitted by ClusterQueue "cq" (LocalQueue "lq"): a flavor assignment '
         "would fit, but Kueue assigns flavors PodSet by PodSet, each on the first flavor that takes it, and never "
         "finds one that fits: couldn't assign flavors to pod set submitter: insufficient quota for cpu in flavor "

@@ -163,9 +163,9 @@ def test_template_gpu_jobs(gpus: int, reason: str, message: str | None) -> None:
     decision = template_decider().validate(l4_job(gpus), "team-a")
     assert decision.reason == reason, decision.message
     if message is not None and reason == "no-worker-admits":
-        worker = decision.message.split("(us-east4: ", 1)[1].split(" | ", 1)[0]
+        worker = decision.details.split("(us-east4: ", 1)[1].split(" | ", 1)[0]
         assert worker.startswith('can never be admitted by ClusterQueue "team-a" (LocalQueue "default"): ')
         assert worker.endswith(
             'flavor "l4" offers at most nvidia.com/gpu 8 (nominal 4 + 4 borrowable in cohort "ml")'
         )
-        assert decision.message == message.format(w=worker)
+        assert decision.details == message.format(w=worker)

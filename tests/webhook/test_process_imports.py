@@ -11,7 +11,8 @@ import sys
 from tests.conftest import REPO_ROOT
 
 #: What ``python -m batchplane.webhook serve`` may load of batchplane: its own modules, the accounting and quantity
-#: parsing it decides with, and the shared config types the policy document is made of.
+#: parsing it decides with, the shared config types the policy document is made of, and the sentence generator its
+#: denial messages lead with.
 ALLOWED = (
     "batchplane._version",
     "batchplane.webhook",
@@ -25,6 +26,8 @@ ALLOWED = (
     "batchplane.config.names",
     "batchplane.config.kueue",
     "batchplane.config.webhook",
+    "batchplane.explain",
+    "batchplane.explain.sentences",
 )
 FORBIDDEN = (
     "batchplane.targets",

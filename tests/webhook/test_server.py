@@ -51,8 +51,11 @@ def test_server_answers_reviews_over_tls_keep_alive(tmp_path: Path) -> None:
         health = (client.get("/healthz").text, client.get("/readyz").text)
     assert (denied["uid"], denied["allowed"]) == ("d1", False)
     assert denied["status"]["message"] == (
+        "never runs: cq can get at most 4 CPUs on f (4 of its own, no cohort to borrow from); this Job asks for "
+        "5 CPUs — give each pod at most 4 CPUs. "
         'Job "team-a/train": can never be admitted by ClusterQueue "cq" (LocalQueue "lq"): PodSet "main" needs cpu 5, '
-        'but flavor "f" offers at most cpu 4 (nominal quota, no cohort)'
+        'but flavor "f" offers at most cpu 4 (nominal quota, no cohort) (stack key: '
+        "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[0].resources[0]; see docs/submitting-jobs.md)"
     )
     assert allowed == {"uid": "a1", "allowed": True}
     assert json.loads(base64.b64decode(patched["patch"])) == [

@@ -195,6 +195,7 @@ def deployment(d: WebhookDeployment) -> Object:
             "--cert-file", f"{TLS_DIR}/tls.crt",
             "--key-file", f"{TLS_DIR}/tls.key",
             "--port", str(d.port),
+            "--host", "0.0.0.0",  # the server binds loopback unless told otherwise
         ],
         "ports": [{"name": "https", "containerPort": d.port, "protocol": "TCP"}],
         "readinessProbe": {"httpGet": {"path": "/readyz", **probe}, "periodSeconds": 5, "failureThreshold": 3},

@@ -8,11 +8,14 @@ prints what :func:`render_policy` returns. No Pulumi here.
 
 from __future__ import annotations
 
-from batchplane.config.kueue import FlavorFungibility, ResourceGroup
+from batchplane.config.kueue import ClusterQueue, FlavorFungibility, ResourceFlavor, ResourceGroup
 from batchplane.config.operators import helm_flag_feature_gates, kueue_frameworks
-from batchplane.config.rules import tenant_namespaces
+from batchplane.config.rules import Located, tenant_namespaces
 from batchplane.config.webhook import WorkloadLimits, is_system_namespace
+from batchplane.pools import BackedPool
+from batchplane.quantity import format_quantity
 from batchplane.stack.load import Stack
+from batchplane.stack.pools import backed_pools
 from batchplane.webhook.policy import (
     DECISION_FEATURE_GATES,
     AdmissionCheckPolicy,
@@ -25,6 +28,7 @@ from batchplane.webhook.policy import (
     KueueSettings,
     MultiKueuePolicy,
     NamespacePolicy,
+    NodeShapePolicy,
     PolicyDocument,
     ProvisioningPolicy,
     QuotaPolicy,
@@ -34,7 +38,47 @@ from batchplane.webhook.policy import (
     node_affinity_keys_of,
 )
 
-__all__ = ["render_policy"]
+__all__ = ["flavor_nodes", "quota_keys", "render_policy"]
+
+TEAMS_MEMBERS = "batchplane:teams.members["
+
+
+def quota_keys(cq: Located[ClusterQueue]) -> dict[str, str]:
+    """``<flavor>/<resource>`` → the stack config key that sets that quota of the ClusterQueue.
+
+    A team's generated ClusterQueue (path ``batchplane:teams.members[i] (generated …)``) →
+    ``batchplane:teams.members[i].quotas.<flavor>.<resource>``; a declared one →
+    ``batchplane:kueue.clusterQueues[i].resourceGroups[g].flavors[f].resources[r]``.
+    """
+    out: dict[str, str] = {}
+    path = cq.path
+    team = path.note is not None and path.base.startswith(TEAMS_MEMBERS) and not path.parts
+    for g, group in enumerate(cq.obj.resource_groups):
+        for f, flavor in enumerate(group.flavors):
+            for r, quota in enumerate(flavor.resources):
+                out[f"{flavor.name}/{quota.name}"] = (
+                    f"{path.base}.quotas.{flavor.name}.{quota.name}"
+                    if team
+                    else str(
+                        path.key("resourceGroups").index(g).key("flavors").index(f).key("resources").index(r)
+                    )
+                )
+    return out
+
+
+def flavor_nodes(flavor: ResourceFlavor, pools: list[BackedPool]) -> list[NodeShapePolicy]:
+    """The pools whose nodes ``flavor``'s node labels select (:meth:`BackedPool.selects`), each with one node's
+    capacity; empty when no pool is known to back it."""
+    return [
+        NodeShapePolicy(
+            pool=pool.name,
+            machine_type=pool.machine,
+            capacity={r: format_quantity(v, r) for r, v in sorted(pool.per_node.items())},
+            key=str(pool.path.key("machineType" if pool.kind.startswith("GKE") else "aws")),
+        )
+        for pool in pools
+        if pool.selects(flavor) and pool.per_node
+    ]
 
 
 def _groups(groups: list[ResourceGroup]) -> list[ResourceGroupPolicy]:
@@ -77,6 +121,7 @@ def render_policy(stack: Stack) -> PolicyDocument:
     """
     k = stack.kueue
     cfg = stack.config
+    pools = backed_pools(cfg)
     team_limits: dict[str, WorkloadLimits] = {}
     if cfg.teams is not None:
         for team in cfg.teams.members:
@@ -142,6 +187,7 @@ def render_policy(stack: Stack) -> PolicyDocument:
                 ],
                 stop_policy=cq.obj.stop_policy,
                 flavor_fungibility=_fungibility(cq.obj.flavor_fungibility),
+                quota_keys=quota_keys(cq),
             )
             for cq in k.cluster_queues
         },
@@ -156,6 +202,7 @@ def render_policy(stack: Stack) -> PolicyDocument:
                 node_labels=dict(rf.obj.node_labels),
                 node_taints=list(rf.obj.node_taints),
                 tolerations=list(rf.obj.tolerations),
+                nodes=flavor_nodes(rf.obj, pools),
             )
             for rf in k.resource_flavors
         },

@@ -155,6 +155,7 @@ def gke_backed_pools(target: GkeTarget, base: str = "batchplane:target") -> list
                 per_node=per_node(pool),
                 provisioning=provisioning_spec(pool),
                 min_nodes=min_nodes(pool),
+                machine=pool.machine_type,
             )
         )
     return out

@@ -650,6 +650,7 @@ def openshift_backed_pools(target: OpenShiftTarget, base: str = BASE) -> list[Ba
                 provisioning=provisioning_spec(pool),
                 size_key="maxReplicas",
                 min_nodes=pool.min_replicas,
+                machine=pool.aws.instance_type if pool.aws is not None else "",
             )
         )
     return out
