@@ -1,7 +1,8 @@
 """Turn one job object into the resource requests of the Kueue Workload it becomes.
 
 This is the entry point of the accounting package: :func:`workload_requests` picks the PodSet
-extractor for the object's kind (:mod:`batchplane.accounting.podsets`), then computes each PodSet's
+extractor the object's job framework registers (:mod:`batchplane.frameworks`; Kueue's own Workload kind in
+:mod:`batchplane.accounting.podsets`), then computes each PodSet's
 per-pod requests (:mod:`batchplane.accounting.pod_requests`) against the LimitRanges,
 RuntimeClasses and ``Configuration.resources`` given.
 """
@@ -25,14 +26,9 @@ from batchplane.accounting.pod_requests import (
     runtime_class_overheads,
     stored_pod_requests,
 )
-from batchplane.accounting.podsets import (
-    MAX_POD_SETS,
-    SIMPLE_EXTRACTORS,
-    TRAINJOB_KIND,
-    RawPodSet,
-    TrainingRuntimes,
-    trainjob_pod_sets,
-)
+from batchplane.accounting.podsets import MAX_POD_SETS, RawPodSet, TrainingRuntimes, workload_pod_sets
+from batchplane.frameworks import BY_KIND, FRAMEWORKS
+from batchplane.frameworks.framework import ObjectPodSets, RuntimePodSets
 from batchplane.wellknown import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 
 #: Label that selects the LocalQueue (``pkg/controller/constants/constants.go:23``).
@@ -40,7 +36,18 @@ from batchplane.wellknown import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 #: Namespace assumed for objects whose manifest leaves ``metadata.namespace`` out (as kubectl does).
 DEFAULT_NAMESPACE = "default"
 
-_SUPPORTED = frozenset((*SIMPLE_EXTRACTORS, TRAINJOB_KIND))
+#: (apiVersion, kind) → PodSet extractor, for objects that need nothing but themselves: each job framework's own
+#: (:attr:`~batchplane.frameworks.framework.JobFramework.pod_sets`), then Kueue's Workload (both served versions).
+SIMPLE_EXTRACTORS: dict[tuple[str, str], ObjectPodSets] = {
+    **{f.gvk: f.pod_sets for f in FRAMEWORKS if f.pod_sets is not None},
+    ("kueue.x-k8s.io/v1beta2", "Workload"): workload_pod_sets,
+    ("kueue.x-k8s.io/v1beta1", "Workload"): workload_pod_sets,
+}
+#: (apiVersion, kind) → the extractor that also needs the referenced training runtime (TrainJob).
+RUNTIME_EXTRACTORS: dict[tuple[str, str], RuntimePodSets] = {
+    f.gvk: f.runtime_pod_sets for f in FRAMEWORKS if f.runtime_pod_sets is not None
+}
+_SUPPORTED = frozenset((*SIMPLE_EXTRACTORS, *RUNTIME_EXTRACTORS))
 
 #: (API group, kind) of objects that are never Kueue workloads; manifests that bundle them with a
 #: job (ConfigMaps with code, queues, runtimes ...) have them skipped, not reported as errors.
@@ -159,8 +166,9 @@ def workload_requests(
     # Decimal arithmetic (the Decimal path of the per-pod requests, the Ray head's raised requests, AppWrapper
     # rounding) enters ACCOUNTING_CONTEXT where it happens; the integer path needs none.
     try:
-        if key == TRAINJOB_KIND:
-            raw = trainjob_pod_sets(obj, _index_runtimes(training_runtimes), effective_ns)
+        runtime_extractor = RUNTIME_EXTRACTORS.get(key)
+        if runtime_extractor is not None:
+            raw = runtime_extractor(obj, _index_runtimes(training_runtimes), effective_ns)
         else:
             raw = SIMPLE_EXTRACTORS[(str(api_version), kind)](obj)
         _check_pod_sets(raw)
@@ -195,7 +203,7 @@ def workload_requests(
         )
     else:
         queue_name = labels.get(QUEUE_NAME_LABEL)
-        priority = labels.get(PRIORITY_CLASS_LABEL) or _job_priority_class(kind, spec, pod_sets)
+        priority = labels.get(PRIORITY_CLASS_LABEL) or _job_priority_class(obj, kind, pod_sets)
     return WorkloadRequests(
         kind=kind,
         name=name,
@@ -224,13 +232,15 @@ def _check_pod_sets(pod_sets: Sequence[RawPodSet]) -> None:
         seen.add(pod_set.name)
 
 
-def _job_priority_class(kind: str, spec: Mapping[str, Any], pod_sets: Sequence[PodSetRequests]) -> str | None:
-    """The pod priority class Kueue's ``ExtractPriority`` uses when no WorkloadPriorityClass label is set."""
-    if kind == "PyTorchJob":
-        run_policy = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), (dict, Mapping)) else {}
-        scheduling = run_policy.get("schedulingPolicy") if isinstance(run_policy, (dict, Mapping)) else None
-        if isinstance(scheduling, (dict, Mapping)) and scheduling.get("priorityClass"):
-            return str(scheduling["priorityClass"])
+def _job_priority_class(obj: Mapping[str, Any], kind: str, pod_sets: Sequence[PodSetRequests]) -> str | None:
+    """The pod priority class Kueue's ``ExtractPriority`` uses when no WorkloadPriorityClass label is set: where the
+    job's framework names one (:attr:`~batchplane.frameworks.framework.JobFramework.priority_class`), else the first
+    pod template's ``priorityClassName``."""
+    framework = BY_KIND.get(kind)
+    if framework is not None and framework.priority_class is not None:
+        named = framework.priority_class(obj)
+        if named:
+            return named
     for pod_set in pod_sets:
         pod_spec = pod_set.template.get("spec")
         if isinstance(pod_spec, (dict, Mapping)) and pod_spec.get("priorityClassName"):

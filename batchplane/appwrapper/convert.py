@@ -31,7 +31,7 @@ from typing import Any
 
 from batchplane.accounting import AccountingError, workload_requests
 from batchplane.accounting.model import FieldError
-from batchplane.accounting.podsets import appwrapper_inferred_pod_sets
+from batchplane.frameworks.appwrapper import appwrapper_inferred_pod_sets
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
 
 #: The two API versions of MCAD's AppWrapper.

@@ -9,8 +9,12 @@ Batchplane does the same: one module per framework in :mod:`batchplane.framework
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
+
+if TYPE_CHECKING:
+    from batchplane.accounting.podsets import RawPodSet, TrainingRuntimes
 
 KUEUE_TAG = "v0.19.2"
 """The Kueue release the framework facts are transcribed from."""
@@ -37,6 +41,32 @@ JOB_OPERATOR_NAMES: dict[JobOperator, str] = {
 PodSetSource = Literal["object", "training-runtime"]
 """How Batchplane's accounting computes a framework's PodSets: from the object alone (``object``), or from the
 object and the TrainingRuntime/ClusterTrainingRuntime it references (``training-runtime``, TrainJob)."""
+
+ObjectPodSets: TypeAlias = "Callable[[Mapping[str, Any]], list[RawPodSet]]"
+"""A job object (a parsed manifest) → its PodSets as Kueue builds them (Kueue's ``GenericJob.PodSets()``).
+Raises :class:`~batchplane.accounting.model.FieldError` naming the field it cannot read."""
+RuntimePodSets: TypeAlias = "Callable[[Mapping[str, Any], TrainingRuntimes, str], list[RawPodSet]]"
+"""A job object, the training runtimes known to the caller and the object's namespace → its PodSets (TrainJob)."""
+
+
+class ReviewProblem(NamedTuple):
+    """Why the quota webhook refuses a job of this framework before any quota is looked at.
+
+    Attributes:
+        reason: the decision's machine-readable reason (one of the webhook's ``DENY_REASONS``: a metrics label).
+        message: what is wrong and what to change, for the user.
+    """
+
+    reason: str
+    message: str
+
+
+Review: TypeAlias = "Callable[[Mapping[str, Any]], list[ReviewProblem]]"
+"""A job object → the framework's own refusals (e.g. a RayJob that would keep its quota after it ends); empty when
+the object is fine. Runs on every review of the kind, so it reads the object and allocates nothing else."""
+PriorityClassOf: TypeAlias = "Callable[[Mapping[str, Any]], str | None]"
+"""A job object → the pod priority class its framework names outside the pod templates (Kueue's
+``ExtractPriority`` for kubeflow jobs: ``spec.runPolicy.schedulingPolicy.priorityClass``), or ``None``."""
 
 
 @dataclass(frozen=True)
@@ -94,8 +124,13 @@ class JobFramework:
             Kueue's :data:`MULTIKUEUE_SCRIPT` grants them; empty when MultiKueue does not dispatch it.
         worker_rules_beyond_script: ``worker_rules`` are Batchplane's own because the script grants nothing
             although Kueue dispatches the kind (same shape as the script's other kinds).
-        pod_sets: how Batchplane's accounting computes its PodSets (:data:`PodSetSource`), or ``None`` when it
-            does not (such jobs are allowed unchecked by the quota webhook).
+        pod_sets: the framework's PodSet extraction from the object alone (:data:`ObjectPodSets`), or ``None``.
+        runtime_pod_sets: the extraction that needs the referenced training runtime too (:data:`RuntimePodSets`,
+            TrainJob), or ``None``. A framework with neither is not accounted (its jobs are allowed unchecked by
+            the quota webhook).
+        review: the framework's own refusals in the quota webhook (:data:`Review`), or ``None``.
+        priority_class: where the framework names a pod priority class outside the pod templates
+            (:data:`PriorityClassOf`), or ``None``.
         admission_review: the quota webhook reviews objects of this kind on CREATE.
         operator: the job operator whose install makes Batchplane switch this integration on in Kueue's
             ``integrations.frameworks`` (the program) and require it there (the policy pack), or ``None`` when no
@@ -113,9 +148,19 @@ class JobFramework:
     multikueue: bool
     worker_rules: tuple[PolicyRule, ...] = ()
     worker_rules_beyond_script: bool = False
-    pod_sets: PodSetSource | None = None
+    pod_sets: ObjectPodSets | None = None
+    runtime_pod_sets: RuntimePodSets | None = None
+    review: Review | None = None
+    priority_class: PriorityClassOf | None = None
     admission_review: bool = False
     operator: JobOperator | None = None
+
+    @property
+    def pod_set_source(self) -> PodSetSource | None:
+        """How its PodSets are computed: ``object``, ``training-runtime``, or ``None`` when they are not."""
+        if self.pod_sets is not None:
+            return "object"
+        return "training-runtime" if self.runtime_pod_sets is not None else None
 
     @property
     def api_version(self) -> str:

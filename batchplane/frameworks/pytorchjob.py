@@ -8,7 +8,51 @@ v1 Training Operator.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from batchplane.accounting.model import FieldError
+from batchplane.accounting.podsets import (
+    RawPodSet,
+    int_at,
+    mapping_at,
+    template_at,
+)
 from batchplane.frameworks.framework import KUEUE_SOURCE, JobFramework, dispatched_rules
+
+
+def pytorchjob_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
+    """kubeflow.org/v1 PyTorchJob → ``master`` then ``worker`` (``kubeflowjob_controller.go:112-132``).
+
+    Absent replica types are skipped; ``count = replicas``, 1 when omitted; ``elasticPolicy``,
+    ``nprocPerNode`` and other replica types are ignored.
+    """
+    spec = mapping_at(obj, "spec", "spec")
+    specs = mapping_at(spec, "pytorchReplicaSpecs", "spec.pytorchReplicaSpecs")
+    pod_sets = []
+    for replica_type in ("Master", "Worker"):
+        replica_spec = specs.get(replica_type)
+        if replica_spec is None:
+            continue
+        path = f"spec.pytorchReplicaSpecs.{replica_type}"
+        if not isinstance(replica_spec, (dict, Mapping)):
+            raise FieldError(path, "must be a mapping")
+        count = int_at(replica_spec.get("replicas"), f"{path}.replicas", default=1)
+        template = template_at(replica_spec, "template", f"{path}.template")
+        pod_sets.append(RawPodSet(replica_type.lower(), count, None, template, f"{path}.template"))
+    return pod_sets
+
+
+def pytorchjob_priority_class(obj: Mapping[str, Any]) -> str | None:
+    """``spec.runPolicy.schedulingPolicy.priorityClass``, which Kueue's ``ExtractPriority`` reads for kubeflow jobs
+    before the pod templates' ``priorityClassName`` (``pkg/controller/jobs/kubeflow/kubeflowjob``)."""
+    spec = obj.get("spec")
+    run_policy = spec.get("runPolicy") if isinstance(spec, (dict, Mapping)) else None
+    scheduling = run_policy.get("schedulingPolicy") if isinstance(run_policy, (dict, Mapping)) else None
+    if isinstance(scheduling, (dict, Mapping)) and scheduling.get("priorityClass"):
+        return str(scheduling["priorityClass"])
+    return None
+
 
 FRAMEWORK = JobFramework(
     name="kubeflow.org/pytorchjob",
@@ -21,7 +65,8 @@ FRAMEWORK = JobFramework(
     kueue_chart_default=False,
     multikueue=True,
     worker_rules=dispatched_rules("kubeflow.org", "pytorchjobs"),
-    pod_sets="object",
+    pod_sets=pytorchjob_pod_sets,
+    priority_class=pytorchjob_priority_class,
     admission_review=True,
     operator="training-operator-v1",
 )

@@ -48,11 +48,11 @@ from batchplane.accounting import (
     workload_requests,
 )
 from batchplane.accounting.pod_requests import PodContext
-from batchplane.accounting.podsets import MAX_POD_SETS, SIMPLE_EXTRACTORS
-from batchplane.accounting.workload import is_workload
+from batchplane.accounting.podsets import MAX_POD_SETS
+from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
-from batchplane.frameworks import KUEUE_INTEGRATION_OF_KIND
+from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
@@ -75,8 +75,6 @@ log = logging.getLogger("batchplane.webhook")
 
 QUEUE_LABEL = QUEUE_NAME_LABEL
 """The label that selects a LocalQueue (Kueue ``pkg/controller/constants/constants.go``)."""
-ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
-"""Marks an elastic job; Kueue only allows Ray in-tree autoscaling with it."""
 KUEUE_DEFAULT_QUEUE = "default"
 """A LocalQueue with this name makes Kueue itself label unlabeled jobs (LocalQueueDefaulting, GA)."""
 DWS_PROVISIONING_CLASS = "queued-provisioning.gke.io"
@@ -455,8 +453,6 @@ class Decider:
 
     def _shape_problems(self, obj: Mapping[str, Any], kind: str) -> list[_Problem]:
         problems: list[_Problem] = []
-        spec = obj.get("spec") if isinstance(obj.get("spec"), (dict, Mapping)) else {}
-        assert isinstance(spec, (dict, Mapping))
         framework = FRAMEWORK_OF_KIND.get(kind)
         if self._frameworks is not None and framework is not None and framework not in self._frameworks:
             problems.append(
@@ -467,37 +463,10 @@ class Decider:
                     "operators.kueue.configuration.integrations.frameworks",
                 )
             )
-        if kind == "RayJob":
-            if spec.get("clusterSelector"):
-                problems.append(
-                    _Problem(
-                        "rayjob-cluster-selector",
-                        "spec.clusterSelector runs the job on an existing RayCluster, which Kueue does not queue "
-                        "for the RayJob (with rayClusterSpec it is rejected); drop clusterSelector and give a "
-                        "rayClusterSpec, or submit to the existing cluster without the queue label",
-                    )
-                )
-            elif spec.get("shutdownAfterJobFinishes") is not True:
-                problems.append(
-                    _Problem(
-                        "rayjob-shutdown",
-                        "spec.shutdownAfterJobFinishes must be true for a RayJob queued by Kueue (otherwise its "
-                        "RayCluster keeps the quota after the job ends); set shutdownAfterJobFinishes: true",
-                    )
-                )
-        if kind in ("RayJob", "RayCluster"):
-            cluster = spec.get("rayClusterSpec") if kind == "RayJob" else spec
-            if isinstance(cluster, (dict, Mapping)) and cluster.get("enableInTreeAutoscaling") is True:
-                annotations = _annotations(obj)
-                if str(annotations.get(ELASTIC_JOB_ANNOTATION, "")).lower() != "true":
-                    problems.append(
-                        _Problem(
-                            "ray-autoscaling-not-elastic",
-                            "enableInTreeAutoscaling needs the annotation "
-                            f'{ELASTIC_JOB_ANNOTATION}: "true" under Kueue (without it Kueue rejects the job or '
-                            "the cluster hangs suspended); add the annotation or disable autoscaling",
-                        )
-                    )
+        framework_of_kind = BY_KIND.get(kind)
+        if framework_of_kind is not None and framework_of_kind.review is not None:
+            # The framework's own refusals (its module in batchplane.frameworks registers them).
+            problems.extend(_Problem(reason, message) for reason, message in framework_of_kind.review(obj))
         return problems
 
     @staticmethod

@@ -82,7 +82,7 @@ def test_each_framework_on_each_template_gets_the_expected_sentence_and_stack_li
     assert huge.verdict == "never-runs" and huge.reason == "never-admissible"
     assert huge.sentence.startswith(f"never runs: {cq} can get at most {most} on {big_flavor} (")
     assert f"this {huge.kind} asks for 100000 CPUs" in huge.sentence
-    assert huge.keys == [f"{key} (stacks/Pulumi.{template}.yaml:{key_line})"]
+    assert huge.keys == [f"{key} (templates/Pulumi.{template}.yaml:{key_line})"]
     assert "cpu" in _line(template, key_line)
 
 

@@ -8,7 +8,7 @@ import pkgutil
 import pytest
 
 import batchplane.frameworks as registry
-from batchplane.accounting.podsets import POD_SETS_OF_FRAMEWORK, SIMPLE_EXTRACTORS, TRAINJOB_KIND
+from batchplane.accounting.workload import RUNTIME_EXTRACTORS, SIMPLE_EXTRACTORS
 from batchplane.components.quota_webhook.manifests import WORKLOAD_RULES
 from batchplane.config.kueue_configuration import KUEUE_FRAMEWORKS
 from batchplane.frameworks import BY_GVK, BY_KIND, BY_NAME, FRAMEWORKS, JobFramework
@@ -36,7 +36,7 @@ KUEUE_V0192_CHART_DEFAULTS = {
 #: (dispatched through its Pods).
 KUEUE_V0192_MULTIKUEUE = set(KUEUE_V0192_INTEGRATIONS) - {"sparkoperator.k8s.io/sparkapplication"}
 
-_NOT_FRAMEWORKS = {"framework"}
+_NOT_FRAMEWORKS = {"framework", "ray_common"}
 
 
 def test_each_framework_module_holds_one_framework_and_is_registered_once() -> None:
@@ -129,17 +129,28 @@ def test_the_webhook_maps_every_kind_to_its_integration() -> None:
 def test_the_webhook_reviews_exactly_the_frameworks_the_registry_marks_for_admission_review() -> None:
     reviewed = {(g, v, r) for g, v, resources in WORKLOAD_RULES for r in resources}
     assert reviewed == {(f.group, f.version, f.plural) for f in FRAMEWORKS if f.admission_review}
-    assert all(f.pod_sets for f in FRAMEWORKS if f.admission_review)  # a reviewed kind is accounted
+    assert all(f.pod_set_source for f in FRAMEWORKS if f.admission_review)  # a reviewed kind is accounted
 
 
-def test_the_accounting_reads_every_framework_the_registry_says_it_accounts() -> None:
+def test_the_accounting_reads_every_framework_with_the_extractor_its_module_registers() -> None:
     for f in FRAMEWORKS:
-        if f.pod_sets == "object":
-            assert SIMPLE_EXTRACTORS[f.gvk] is POD_SETS_OF_FRAMEWORK[f.name]
-        else:
-            assert f.gvk not in SIMPLE_EXTRACTORS
-    assert TRAINJOB_KIND == ("trainer.kubeflow.org/v1alpha1", "TrainJob")
+        assert SIMPLE_EXTRACTORS.get(f.gvk) is f.pod_sets
+        assert RUNTIME_EXTRACTORS.get(f.gvk) is f.runtime_pod_sets
+        assert not (f.pod_sets and f.runtime_pod_sets), f"{f.name} registers two extractions"
+    assert list(RUNTIME_EXTRACTORS) == [("trainer.kubeflow.org/v1alpha1", "TrainJob")]
     assert ("kueue.x-k8s.io/v1beta2", "Workload") in SIMPLE_EXTRACTORS
+
+
+def test_each_framework_module_owns_its_behaviour() -> None:
+    """Kueue's model: pkg/controller/jobs/<framework>/ registers its callbacks once. Every callable a framework
+    registers is defined in that framework's own module (or the Ray module the three KubeRay kinds share)."""
+    for f in FRAMEWORKS:
+        for hook in (f.pod_sets, f.runtime_pod_sets, f.review, f.priority_class):
+            if hook is not None:
+                assert hook.__module__.startswith("batchplane.frameworks."), (f.name, hook)
+                assert hook.__module__ != "batchplane.frameworks.framework", (f.name, hook)
+    assert {f.kind for f in FRAMEWORKS if f.review} == {"RayJob", "RayCluster"}
+    assert {f.kind for f in FRAMEWORKS if f.priority_class} == {"PyTorchJob"}
 
 
 def test_the_registry_tables_match_kueue_v0192() -> None:

@@ -56,8 +56,8 @@ def test_the_contracts_are_kept() -> None:
         ),
         (
             "frameworks/rayjob.py",
-            "import batchplane.accounting.podsets",
-            "batchplane.frameworks.rayjob -> batchplane.accounting.podsets (l.1)",
+            "import batchplane.accounting.workload",
+            "batchplane.frameworks.rayjob -> batchplane.accounting.workload (l.1)",
         ),
         (
             "webhook/policy.py",

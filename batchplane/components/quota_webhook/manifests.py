@@ -20,6 +20,7 @@ from typing import Any
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.config.webhook import SYSTEM_NAMESPACES
 from batchplane.errors import ConfigIssue
+from batchplane.frameworks import FRAMEWORKS
 from batchplane.stack.load import Stack, webhook_deployed
 from batchplane.webhook.policy import policy_checksum, policy_json
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
@@ -49,15 +50,18 @@ RUN_AS = 65532
 #: The pinned IDs of every platform but OpenShift: ``runAsUser``/``runAsGroup``/``fsGroup`` = :data:`RUN_AS`.
 PINNED_IDS = (("runAsUser", RUN_AS), ("runAsGroup", RUN_AS), ("fsGroup", RUN_AS))
 
-#: (apiGroup, version, resources) of the job kinds the webhook reviews on CREATE.
-WORKLOAD_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("batch", "v1", ("jobs",)),
-    ("ray.io", "v1", ("rayjobs", "rayclusters", "rayservices")),
-    ("kubeflow.org", "v1", ("pytorchjobs",)),
-    ("workload.codeflare.dev", "v1beta2", ("appwrappers",)),
-    ("jobset.x-k8s.io", "v1alpha2", ("jobsets",)),
-    ("trainer.kubeflow.org", "v1alpha1", ("trainjobs",)),
-)
+
+def _workload_rules() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for framework in FRAMEWORKS:
+        if framework.admission_review:
+            grouped.setdefault((framework.group, framework.version), []).append(framework.plural)
+    return tuple((group, version, tuple(plurals)) for (group, version), plurals in grouped.items())
+
+
+#: (apiGroup, version, resources) of the job kinds the webhook reviews on CREATE: every framework registered with
+#: ``admission_review`` (:mod:`batchplane.frameworks`), grouped by API group and version in registry order.
+WORKLOAD_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = _workload_rules()
 
 
 @dataclass(frozen=True)
