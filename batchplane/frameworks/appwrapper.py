@@ -232,7 +232,7 @@ def _round_up_milli(value: Any, path: str) -> dict[str, str]:
     return {name: format_quantity(round_up_milli(amount), name) for name, amount in amounts.items()}
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="workload.codeflare.dev/appwrapper",
     group="workload.codeflare.dev",
     version="v1beta2",

@@ -48,7 +48,7 @@ def job_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     return [RawPodSet(DEFAULT_POD_SET_NAME, count, min_count, template, "spec.template")]
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="batch/job",
     group="batch",
     version="v1",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from batchplane.frameworks import pod
 from batchplane.frameworks.framework import KUEUE_SOURCE, JobFramework
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="deployment",
     group="apps",
     version="v1",

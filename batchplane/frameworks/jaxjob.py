@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from batchplane.frameworks.framework import KUEUE_SOURCE, JobFramework, dispatched_rules
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="kubeflow.org/jaxjob",
     group="kubeflow.org",
     version="v1",

@@ -25,7 +25,7 @@ def jobset_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     return replicated_jobs_pod_sets(spec, "spec")
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="jobset.x-k8s.io/jobset",
     group="jobset.x-k8s.io",
     version="v1alpha2",

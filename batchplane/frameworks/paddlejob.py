@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from batchplane.frameworks.framework import KUEUE_SOURCE, JobFramework, dispatched_rules
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="kubeflow.org/paddlejob",
     group="kubeflow.org",
     version="v1",

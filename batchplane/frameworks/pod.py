@@ -30,7 +30,7 @@ def pod_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     return [RawPodSet(DEFAULT_POD_SET_NAME, 1, None, template, "")]
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="pod",
     group="",
     version="v1",

@@ -54,7 +54,7 @@ def pytorchjob_priority_class(obj: Mapping[str, Any]) -> str | None:
     return None
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="kubeflow.org/pytorchjob",
     group="kubeflow.org",
     version="v1",

@@ -34,7 +34,7 @@ def raycluster_review(obj: Mapping[str, Any]) -> list[ReviewProblem]:
     return autoscaling_problems(obj.get("spec"), annotations_of(obj))
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="ray.io/raycluster",
     group="ray.io",
     version="v1",

@@ -102,7 +102,7 @@ def rayjob_review(obj: Mapping[str, Any]) -> list[ReviewProblem]:
     return problems
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="ray.io/rayjob",
     group="ray.io",
     version="v1",

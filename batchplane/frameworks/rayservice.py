@@ -28,7 +28,7 @@ def rayservice_pod_sets(obj: Mapping[str, Any]) -> list[RawPodSet]:
     return build_ray_pod_sets(cluster_spec, annotations_of(obj), "spec.rayClusterConfig")
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="ray.io/rayservice",
     group="ray.io",
     version="v1",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from batchplane.frameworks.framework import KUEUE_SOURCE, JobFramework
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="sparkoperator.k8s.io/sparkapplication",
     group="sparkoperator.k8s.io",
     version="v1beta2",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from batchplane.frameworks.framework import KUEUE_SOURCE, JobFramework, dispatched_rules
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="statefulset",
     group="apps",
     version="v1",

@@ -155,7 +155,7 @@ def _reject_template_patches(spec: Mapping[str, Any]) -> None:
             )
 
 
-FRAMEWORK = JobFramework(
+FRAMEWORK: JobFramework = JobFramework(
     name="trainer.kubeflow.org/trainjob",
     group="trainer.kubeflow.org",
     version="v1alpha1",

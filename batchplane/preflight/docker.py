@@ -8,7 +8,7 @@ engine: the client alone prints its own version and fails on the server part), w
 
 from __future__ import annotations
 
-from batchplane.preflight.kind import run
+from batchplane.preflight.commands import run
 from batchplane.preflight.report import Report
 
 __all__ = ["check_docker"]

@@ -36,7 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
+from batchplane.config.settings import Setting, Step, format_path
 from batchplane.stack.layout import environment_path, template_path
+from batchplane.stack.target import Target, platform_for
 
 __all__ = [
     "Scaffold",
@@ -52,51 +56,9 @@ __all__ = [
 #: ``stackNameRE`` at v3.272.0); Batchplane also uses the name in file names, so no leading dot.
 STACK_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
 
-Step = str | int
-
 
 class ScaffoldError(ValueError):
     """A usage problem: a bad environment or template name, an unknown key in ``--set``, a file already there."""
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One thing to decide for an environment.
-
-    Attributes:
-        key: the Pulumi config key, ``batchplane:target`` or ``gcp:project``.
-        steps: the path below the key (mapping keys and list indices); ``()`` for the key itself.
-        question: what the prompt asks.
-        default: the value offered (``None``: required, no usable default).
-        flag: the CLI option that sets it (``project``, ``region``, ``cluster_name``, ``context``), or None.
-        note: what changes with it, shown under the prompt.
-    """
-
-    key: str
-    steps: tuple[Step, ...]
-    question: str
-    default: Any = None
-    flag: str | None = None
-    note: str | None = None
-
-    @property
-    def path(self) -> str:
-        """The Pulumi config path, e.g. ``batchplane:target.gpuPools[0].maxNodes``."""
-        return format_path(self.key, self.steps)
-
-
-def format_path(key: str, steps: Sequence[Step]) -> str:
-    """``key`` and ``steps`` as a Pulumi config path (``pulumi config set --path``): ``.name``, ``[0]``, and
-    ``["nvidia.com/gpu"]`` for a key that is not a plain name."""
-    out = key
-    for step in steps:
-        if isinstance(step, int):
-            out += f"[{step}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", step):
-            out += f".{step}"
-        else:
-            out += f'["{step}"]'
-    return out
 
 
 _TOKEN = re.compile(r'\.([A-Za-z0-9_-]+)|\[(\d+)\]|\["([^"]+)"\]')
@@ -186,45 +148,14 @@ def _quota_settings(config: Mapping[str, Any]) -> Iterator[Setting]:
 
 
 def _target_settings(env: str, config: Mapping[str, Any], target: Mapping[str, Any]) -> list[Setting]:
-    """The target's own settings (module docstring's table, by target kind)."""
-    kind = target.get("kind")
-    t = "batchplane:target"
-    out: list[Setting] = []
-    if kind == "gke":
-        where = "region" if "region" in target else "zone"
-        out += [
-            Setting("gcp:project", (), "GCP project id", config.get("gcp:project"), "project"),
-            Setting(
-                t,
-                (where,),
-                f"GKE {where} of the cluster",
-                target.get(where),
-                "region",
-                "each pool's nodeLocations move to the same zone letters there: check that the GPU is offered "
-                "(batchplane preflight)",
-            ),
-            Setting(t, ("clusterName",), "GKE cluster name", env, "cluster_name"),
-        ]
-        private = target.get("privateNodes")
-        if isinstance(private, Mapping) and "masterIpv4CidrBlock" in private:
-            cidr = private["masterIpv4CidrBlock"]
-            question = "control plane's /28 range (unused in your VPC)"
-            out.append(Setting(t, ("privateNodes", "masterIpv4CidrBlock"), question, cidr))
-    elif kind in ("openshift", "existing"):
-        question = "kubeconfig context of the cluster (`oc login` writes one)"
-        out.append(Setting(t, ("context",), question, None, "context"))
-        if "infrastructureId" in target:
-            question = "cluster infrastructure id (oc get infrastructure cluster -o jsonpath='{.status.infrastructureName}')"
-            out.append(Setting(t, ("infrastructureId",), question))
-        ai = target.get("openshiftAi")
-        if isinstance(ai, Mapping) and str(ai.get("release", "")).startswith("2") and "channel" in ai:
-            question = "OpenShift AI 2.x channel (e.g. eus-2.16)"
-            out.append(Setting(t, ("openshiftAi", "channel"), question, ai["channel"]))
-    elif kind == "kind":
-        out.append(
-            Setting(t, ("clusterName",), "kind cluster name", target.get("clusterName"), "cluster_name")
-        )
-    return out
+    """The target's own settings, as its platform states them
+    (:meth:`~batchplane.targets.platform.Platform.environment_settings`); none for a target that does not parse
+    (validation names it after the file is written)."""
+    try:
+        typed = TypeAdapter(Target).validate_python(target)
+    except ValidationError:
+        return []
+    return platform_for(typed).environment_settings(env, config, target)
 
 
 def _pool_settings(target: Mapping[str, Any]) -> Iterator[Setting]:

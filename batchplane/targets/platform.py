@@ -35,13 +35,15 @@ What a platform answers:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from batchplane.config.dashboards import DashboardTarget
 from batchplane.config.kueue import KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
+from batchplane.config.settings import Setting
 from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
@@ -233,6 +235,14 @@ class Platform(ABC):
         ``image_uid``. A platform whose admission assigns the IDs from the namespace returns ``{}``, and the pods keep
         only ``runAsNonRoot``, seccomp and the dropped capabilities."""
         return {"runAsUser": image_uid, "runAsGroup": image_uid, "fsGroup": image_uid}
+
+    def environment_settings(
+        self, env: str, config: Mapping[str, Any], target: Mapping[str, Any]
+    ) -> list[Setting]:
+        """What a team must decide about this platform's target when ``batchplane new ENV`` copies a template
+        (project, region, cluster name, kubeconfig context, …), given the environment name, the template's config map
+        and its raw ``batchplane:target``. Defaults to none."""
+        return []
 
     @abstractmethod
     def connection(self) -> Connection | None:

@@ -37,7 +37,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> ProgramRun:
     project = tmp_path_factory.mktemp("dashboards")
     (project / "Pulumi.yaml").write_text("name: batchplane\nruntime: python\n", encoding="utf-8")
     (project / "__main__.py").write_text(
-        textwrap.dedent(PROGRAM).format(stacks=str(REPO_ROOT / "stacks")), encoding="utf-8"
+        textwrap.dedent(PROGRAM).format(stacks=str(REPO_ROOT / "templates")), encoding="utf-8"
     )
     return run_program(project, "dashboards", {})
 

@@ -64,10 +64,9 @@ def references(pattern: re.Pattern[str], documents: list[Path] = DOCUMENTS) -> l
     return found
 
 
-#: Places the docs tell a team to create; nothing ships there.
-USER_PATHS = frozenset(
-    {"policies/config/<stack>.json", "policies/config/NAME.json", "policies/config/<env>.json"}
-)
+#: Folders that hold the team's own files (its environments, its policy configs): a path below them names what a
+#: team creates, not something the repository ships, so it is not checked.
+USER_FOLDERS = ("stacks/", "policies/config/")
 
 
 def _glob(base: Path, path: str) -> bool:
@@ -80,7 +79,7 @@ def _glob(base: Path, path: str) -> bool:
 def repository_path_resolves(path: str) -> bool | None:
     """True/False for a repository path; None when the text is not one (an upstream path, a URL, a key path)."""
     path = path.split("#", 1)[0].split(":", 1)[0]
-    if not _PATH.match(path) or "//" in path or path in USER_PATHS:
+    if not _PATH.match(path) or "//" in path or path.startswith(USER_FOLDERS):
         return None
     first = path.split("/", 1)[0]
     candidates = []
@@ -157,11 +156,13 @@ def test_every_repository_path_in_pyproject_comments_exists() -> None:
         ("targets/gke/cluster.py", True),
         ("webhook/manifests.py", False),
         ("batchplane/webhook/nothing_here.py", False),
-        ("stacks/Pulumi.<stack>.yaml", True),
+        ("templates/Pulumi.<template>.yaml", True),
+        ("templates/Pulumi.nothing-here.yaml", False),
         ("tests/webhook/test_nothing_here.py", False),
         ("pkg/metrics/metrics.go", None),
         ("kueue/sample-job.yaml", None),
-        ("stacks/Pulumi.NAME.yaml", True),
+        ("templates/Pulumi.NAME.yaml", True),
+        ("stacks/Pulumi.my-env.yaml", None),
         ("config/gke.py", False),
         ("https://example.com/a/b", None),
         ("batchplane:kueue.clusterQueues", None),

@@ -30,10 +30,10 @@ EXPECTED = {
              "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[0].resources[0]", 34),
     "openshift-ai": ("cluster-queue", "default-flavor", 34, "default-flavor", "9 CPUs",
                      "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[0].resources[0]", 34),
-    "openshift-ai-2": ("cluster-queue", "default-flavor", 40, "default-flavor", "9 CPUs",
-                       "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[0].resources[0]", 40),
-    "openshift-ai-gpu": ("team-a", "default-flavor", 66, "a10g", "28 CPUs",
-                         "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[1].resources[0]", 71),
+    "openshift-ai-2": ("cluster-queue", "default-flavor", 43, "default-flavor", "9 CPUs",
+                       "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[0].resources[0]", 43),
+    "openshift-ai-gpu": ("team-a", "default-flavor", 68, "a10g", "28 CPUs",
+                         "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[1].resources[0]", 73),
 }  # fmt: skip
 
 

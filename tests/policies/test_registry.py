@@ -74,7 +74,7 @@ def test_pack_imports_only_what_its_requirements_install() -> None:
 
 #: What the pack may load of batchplane: the shared rules and the core they stand on, no stack loading, no
 #: platform beyond its rules module, no component, no kubernetes client.
-PACK_MAY_LOAD = ("batchplane.quantity", "batchplane.config", "batchplane.targets.gke.rules", "batchplane.errors",
+PACK_MAY_LOAD = ("batchplane._version", "batchplane.quantity", "batchplane.config", "batchplane.targets.gke.rules", "batchplane.errors",
                  "batchplane.frameworks",  # the job-framework registry (pure data) the version rules read
                  "batchplane.wellknown",
                  # Kueue's quota model over the cohort tree (potentialAvailable), shared with the webhook and

@@ -78,7 +78,7 @@ def test_template_config_keys_are_batchplane_or_gcp_keys() -> None:
         ("gcp:region", None),
         (
             "batchplane:team",
-            "batchplane:team: not a batchplane key (environment, kueue, multiKueue, operators, target, teams, webhook)",
+            "batchplane:team: not a batchplane key (environment, kueue, multiKueue, observability, operators, target, teams, webhook)",
         ),
         ("gcp:projectName", "gcp:projectName: not a pulumi-gcp provider config key"),
         ("kubernetes:context", "kubernetes:context: namespace kubernetes is neither batchplane nor gcp"),

@@ -3,7 +3,11 @@ kubeconfig context; operators installed with Helm; no pools, no image build."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from batchplane.config.operators import OperatorHost
+from batchplane.config.settings import Setting
 from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.platform import Connection, Platform
 
@@ -24,3 +28,10 @@ class ExistingPlatform(Platform):
     def connection(self) -> Connection:
         """The target's context and kubeconfig."""
         return Connection(context=self.target.kube_context(), kubeconfig=self.target.kubeconfig)
+
+    def environment_settings(
+        self, env: str, config: Mapping[str, Any], target: Mapping[str, Any]
+    ) -> list[Setting]:
+        """The kubeconfig context of the cluster."""
+        question = "kubeconfig context of the cluster (`oc login` writes one)"
+        return [Setting("batchplane:target", ("context",), question, None, "context")]

@@ -4,8 +4,12 @@ Ray add-on, and the webhook image pushed to an Artifact Registry repository the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from batchplane.config.operators import GKE_SYSTEM_NODE_TOLERATION, OperatorHost
 from batchplane.config.rules import ExpandedKueue
+from batchplane.config.settings import Setting
 from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
@@ -89,3 +93,30 @@ class GkePlatform(Platform):
     def connection(self) -> Connection | None:
         """None: the stack declares the cluster; its provider uses the kubeconfig the cluster outputs."""
         return None
+
+    def environment_settings(
+        self, env: str, config: Mapping[str, Any], target: Mapping[str, Any]
+    ) -> list[Setting]:
+        """The GCP project, the region or zone (the pools' ``nodeLocations`` follow it), the cluster name (default: the
+        environment's) and, for private nodes, the control plane's /28."""
+        t = "batchplane:target"
+        where = "region" if "region" in target else "zone"
+        out = [
+            Setting("gcp:project", (), "GCP project id", config.get("gcp:project"), "project"),
+            Setting(
+                t,
+                (where,),
+                f"GKE {where} of the cluster",
+                target.get(where),
+                "region",
+                "each pool's nodeLocations move to the same zone letters there: check that the GPU is offered "
+                "(batchplane preflight)",
+            ),
+            Setting(t, ("clusterName",), "GKE cluster name", env, "cluster_name"),
+        ]
+        private = target.get("privateNodes")
+        if isinstance(private, Mapping) and "masterIpv4CidrBlock" in private:
+            cidr = private["masterIpv4CidrBlock"]
+            question = "control plane's /28 range (unused in your VPC)"
+            out.append(Setting(t, ("privateNodes", "masterIpv4CidrBlock"), question, cidr))
+        return out

@@ -3,7 +3,11 @@ context kind writes; operators installed with Helm; the webhook image built loca
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from batchplane.config.operators import OperatorHost
+from batchplane.config.settings import Setting
 from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
 from batchplane.targets.kind.config import KindTarget
@@ -39,3 +43,10 @@ class KindPlatform(Platform):
     def connection(self) -> Connection:
         """The kind context (``kind-<clusterName>`` unless ``context`` is set), default kubeconfig."""
         return Connection(context=self.target.kube_context())
+
+    def environment_settings(
+        self, env: str, config: Mapping[str, Any], target: Mapping[str, Any]
+    ) -> list[Setting]:
+        """The kind cluster's name."""
+        name = target.get("clusterName")
+        return [Setting("batchplane:target", ("clusterName",), "kind cluster name", name, "cluster_name")]

@@ -5,9 +5,13 @@ tenant namespaces labelled for that Kueue, and the webhook image pushed to the c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from batchplane.config.kueue import KUEUE_V1BETA1, KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
+from batchplane.config.settings import Setting
 from batchplane.errors import ConfigIssue
 from batchplane.pools import BackedPool
 from batchplane.targets.openshift.config import (
@@ -137,3 +141,20 @@ class OpenShiftPlatform(Platform):
             kubeconfig=self.target.kubeconfig,
             upsert_existing_objects=True,
         )
+
+    def environment_settings(
+        self, env: str, config: Mapping[str, Any], target: Mapping[str, Any]
+    ) -> list[Setting]:
+        """The kubeconfig context, the cluster's infrastructure id (GPU MachineSets) and an OpenShift AI 2.x
+        channel."""
+        t = "batchplane:target"
+        question = "kubeconfig context of the cluster (`oc login` writes one)"
+        out = [Setting(t, ("context",), question, None, "context")]
+        if "infrastructureId" in target:
+            question = "cluster infrastructure id (oc get infrastructure cluster -o jsonpath='{.status.infrastructureName}')"
+            out.append(Setting(t, ("infrastructureId",), question))
+        ai = target.get("openshiftAi")
+        if isinstance(ai, Mapping) and str(ai.get("release", "")).startswith("2") and "channel" in ai:
+            question = "OpenShift AI 2.x channel (e.g. eus-2.16)"
+            out.append(Setting(t, ("openshiftAi", "channel"), question, ai["channel"]))
+        return out
