@@ -6,8 +6,9 @@ A descriptor names the three halves of a platform, each in the platform's home `
 * the Pulumi :class:`~batchplane.targets.deploy.PlatformDeploy` (``deploy.py``), named by module and class and
   imported only when a Pulumi program asks for it (:meth:`PlatformDescriptor.deploy_class`), so the stack loader,
   the webhook's policy and ``batchplane check`` never load Pulumi;
-* its preflight half (``preflight.py``): what the platform needs of the world before ``pulumi up`` and the checks
-  that ask it, imported only by ``batchplane preflight`` (:meth:`PlatformDescriptor.preflight_module`).
+* its preflight half, a :class:`~batchplane.targets.preflight.PlatformPreflight` (``preflight.py``): what the
+  platform needs of the world before ``pulumi up`` and the checks that ask it, imported only by ``batchplane
+  preflight`` (:meth:`PlatformDescriptor.preflight_class`).
 
 :mod:`batchplane.stack.target` builds a target's platform from this registry,
 :class:`~batchplane.components.batch_cluster.BatchCluster` its Pulumi half and :mod:`batchplane.preflight` its
@@ -18,8 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from batchplane.targets.existing.platform import ExistingPlatform
 from batchplane.targets.gke.platform import GkePlatform
@@ -29,6 +29,7 @@ from batchplane.targets.platform import Platform
 
 if TYPE_CHECKING:
     from batchplane.targets.deploy import PlatformDeploy
+    from batchplane.targets.preflight import PlatformPreflight
 
 __all__ = ["REGISTRY", "PlatformDescriptor", "descriptor"]
 
@@ -40,7 +41,7 @@ class PlatformDescriptor:
     Attributes:
         platform: the pure platform class (its ``kind`` class attribute is the target's ``kind`` tag).
         deploy: ``"<module>:<class>"`` of its :class:`~batchplane.targets.deploy.PlatformDeploy` (imports Pulumi).
-        preflight: the module of its preflight half.
+        preflight: ``"<module>:<class>"`` of its :class:`~batchplane.targets.preflight.PlatformPreflight`.
     """
 
     platform: type[Platform]
@@ -54,31 +55,38 @@ class PlatformDescriptor:
 
     def deploy_class(self) -> type[PlatformDeploy]:
         """The Pulumi half, imported now (this imports Pulumi and the platform's providers)."""
-        module, _, name = self.deploy.partition(":")
-        cls: type[PlatformDeploy] = getattr(import_module(module), name)
+        cls: type[PlatformDeploy] = _load(self.deploy)
         return cls
 
-    def preflight_module(self) -> ModuleType:
-        """The preflight half, imported now."""
-        return import_module(self.preflight)
+    def preflight_class(self) -> type[PlatformPreflight]:
+        """The preflight half, imported now (its checkers import their client libraries only when they run)."""
+        cls: type[PlatformPreflight] = _load(self.preflight)
+        return cls
+
+
+def _load(name: str) -> Any:
+    module, _, attribute = name.partition(":")
+    return getattr(import_module(module), attribute)
 
 
 def _home(platform: type[Platform]) -> str:
     return platform.__module__.rsplit(".", 1)[0]
 
 
-def _describe(platform: type[Platform], deploy_class: str) -> PlatformDescriptor:
+def _describe(platform: type[Platform], deploy_class: str, preflight_class: str) -> PlatformDescriptor:
     home = _home(platform)
-    return PlatformDescriptor(platform, f"{home}.deploy:{deploy_class}", f"{home}.preflight")
+    return PlatformDescriptor(
+        platform, f"{home}.deploy:{deploy_class}", f"{home}.preflight:{preflight_class}"
+    )
 
 
 REGISTRY: dict[str, PlatformDescriptor] = {
     d.kind: d
     for d in (
-        _describe(KindPlatform, "KindDeploy"),
-        _describe(ExistingPlatform, "ExistingDeploy"),
-        _describe(OpenShiftPlatform, "OpenShiftDeploy"),
-        _describe(GkePlatform, "GkeDeploy"),
+        _describe(KindPlatform, "KindDeploy", "KindPreflight"),
+        _describe(ExistingPlatform, "ExistingDeploy", "ExistingPreflight"),
+        _describe(OpenShiftPlatform, "OpenShiftDeploy", "OpenShiftPreflight"),
+        _describe(GkePlatform, "GkeDeploy", "GkePreflight"),
     )
 }
 """Every platform by its target's ``kind`` tag, in the target union's order."""
