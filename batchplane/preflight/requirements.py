@@ -5,7 +5,7 @@
 (:class:`~batchplane.targets.preflight.PlatformPreflight`): GKE the Google Cloud APIs, quotas, org policies, zone
 offerings, versions, permissions and repositories (:mod:`batchplane.targets.gke.requirements`, where the quota
 arithmetic is documented), OpenShift its OLM packages, operator namespaces, MachineSets, feature gates and Kueue
-(:mod:`batchplane.targets.openshift.requirements`), kind its cluster (:mod:`batchplane.targets.kind.preflight`), and
+(:mod:`batchplane.targets.openshift.requirements`), kind its cluster (:mod:`batchplane.targets.kind.requirements`), and
 every platform reached through a kubeconfig its context. The stack adds the images a registry must serve, the image
 build and what its observability objects need. Every item carries the config key path it comes from. The checkers
 compare it with what the world answers (:mod:`batchplane.preflight.run`); the generated requirements pages
@@ -34,7 +34,7 @@ from batchplane.targets.gke.requirements import (
     ZoneOffering,
 )
 from batchplane.targets.kind.config import KindTarget
-from batchplane.targets.kind.preflight import KindCluster
+from batchplane.targets.kind.requirements import KindCluster
 from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.machines import MachineSetSource
 from batchplane.targets.openshift.requirements import (

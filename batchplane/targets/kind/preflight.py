@@ -10,33 +10,18 @@ on ``PATH`` (there is no Docker engine API client in the dependencies), with a t
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from batchplane.preflight.commands import run
 from batchplane.preflight.kube import KubeContext
 from batchplane.preflight.report import Report
 from batchplane.targets.kind.config import KindTarget
+from batchplane.targets.kind.requirements import KindCluster
 from batchplane.targets.preflight import PlatformPreflight, StackFacts
 
 if TYPE_CHECKING:
     from batchplane.preflight.requirements import Requirements
     from batchplane.preflight.run import Environment
-
-
-@dataclass(frozen=True)
-class KindCluster:
-    """A local kind cluster the stack deploys to.
-
-    Attributes:
-        cluster_name: ``kind create cluster --name`` value.
-        loads_image: the image ``webhook.build: {registry: kind}`` builds and loads, or None.
-        path: the target's key path.
-    """
-
-    cluster_name: str
-    loads_image: str | None
-    path: str
 
 
 def node_container(cluster: KindCluster) -> str:
