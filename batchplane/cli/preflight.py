@@ -66,7 +66,7 @@ def preflight_command(
     if requirements:
         typer.echo(stack_section(stack_requirements(loaded_stack)), nl=False)
         raise typer.Exit(EXIT_OK)
-    from batchplane.preflight.gcp import CredentialsMissing
+    from batchplane.preflight.report import CredentialsMissing
     from batchplane.preflight.run import preflight
 
     try:

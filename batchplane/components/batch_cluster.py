@@ -35,7 +35,7 @@ the MultiKueue manager when there are workers, and one per declared MultiKueue w
 
 Each stage is a private method. The cluster, its provider, the operator install path and the image registry come
 from the target's platform (:class:`~batchplane.targets.deploy.PlatformDeploy`, looked up by the target's ``kind``
-in :data:`DEPLOYS`); nothing here tests a target's type.
+in the one platform registry, :data:`batchplane.targets.registry.REGISTRY`); nothing here tests a target's type.
 
 **Stacks deployed before this component existed** declared those children at the top level under their bare
 roles (``gke``, ``k8s``, ``operators``, ``kueue``, …). ``adopt_single_cluster_layout=True`` keeps those names
@@ -71,20 +71,9 @@ from batchplane.observability.scrape import kube_prometheus_stack_install, scrap
 from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
 from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
-from batchplane.targets.existing.deploy import ExistingDeploy
-from batchplane.targets.gke.deploy import GkeDeploy
-from batchplane.targets.kind.deploy import KindDeploy
-from batchplane.targets.openshift.deploy import OpenShiftDeploy
+from batchplane.targets.registry import descriptor
 
 TYPE_TOKEN = "batchplane:cluster:BatchCluster"
-
-DEPLOYS: dict[str, type[PlatformDeploy]] = {
-    "kind": KindDeploy,
-    "existing": ExistingDeploy,
-    "openshift": OpenShiftDeploy,
-    "gke": GkeDeploy,
-}
-"""The Pulumi half of every platform by its target's ``kind`` tag (as :data:`batchplane.stack.target.PLATFORMS`)."""
 
 
 @dataclass(frozen=True)
@@ -198,9 +187,9 @@ def cluster_needs(stack: Stack) -> ClusterNeeds:
 
 
 def deploy_for(stack: Stack) -> PlatformDeploy:
-    """The Pulumi half of the stack's platform (:data:`DEPLOYS`)."""
+    """The Pulumi half of the stack's platform (its :class:`~batchplane.targets.registry.PlatformDescriptor`)."""
     platform = stack.platform
-    return DEPLOYS[platform.kind](platform)
+    return descriptor(platform.kind).deploy_class()(platform)
 
 
 class BatchCluster(pulumi.ComponentResource):

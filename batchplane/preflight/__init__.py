@@ -2,9 +2,11 @@
 
 :mod:`~batchplane.preflight.requirements` computes, offline, what a validated stack needs (APIs, quotas from the
 pools at their maximum, org policies, zone offerings, GKE versions, images, OLM packages, kind); the checkers ask
-the world with the user's credentials — :mod:`~batchplane.preflight.gcp` (Google's client libraries),
-:mod:`~batchplane.preflight.olm` (the kubernetes client), :mod:`~batchplane.preflight.kind` (the docker and kind
-CLIs), :mod:`~batchplane.preflight.images` (registries) — and :mod:`~batchplane.preflight.report` lists every
+the world with the user's credentials — each platform's preflight half in its home
+(:class:`~batchplane.targets.preflight.PlatformPreflight`: :mod:`batchplane.targets.gke.preflight` with Google's client
+libraries, :mod:`batchplane.targets.openshift.preflight` and :mod:`~batchplane.preflight.kube` with the kubernetes
+client, :mod:`batchplane.targets.kind.preflight` with the docker and kind CLIs), :mod:`~batchplane.preflight.images`
+(registries) — and :mod:`~batchplane.preflight.report` lists every
 blocker and warning with its config key path and fix. :mod:`~batchplane.preflight.docs` prints the requirements
 of each template (docs/requirements.md).
 """

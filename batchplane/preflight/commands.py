@@ -1,6 +1,6 @@
 """Running the local tools preflight asks (``docker``, ``kind``): without a shell, bounded in time, never raising.
 
-Shared by :mod:`batchplane.preflight.docker` and :mod:`batchplane.preflight.kind`.
+Shared by :mod:`batchplane.preflight.docker` and :mod:`batchplane.targets.kind.preflight`.
 """
 
 from __future__ import annotations

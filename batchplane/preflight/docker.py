@@ -3,7 +3,7 @@ local Docker engine) and kind's node containers need an engine that answers.
 
 Checked through the ``docker`` executable on ``PATH`` (``docker version --format '{{.Server.Version}}'`` asks the
 engine: the client alone prints its own version and fails on the server part), with a timeout, as
-:mod:`batchplane.preflight.kind` runs its commands.
+:mod:`batchplane.targets.kind.preflight` runs its commands.
 """
 
 from __future__ import annotations

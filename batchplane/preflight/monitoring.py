@@ -8,7 +8,7 @@
   ``PrometheusRule`` CRDs exist; otherwise ``pulumi up`` fails on the first of them (no such kind): a blocker.
 
 Both read the cluster through the kubernetes client with the stack's kubeconfig context, like the OLM checks
-(:mod:`batchplane.preflight.olm`). Offline (``batchplane check``/``preview``) neither is checked.
+(:mod:`batchplane.preflight.kube`). Offline (``batchplane check``/``preview``) neither is checked.
 """
 
 from __future__ import annotations

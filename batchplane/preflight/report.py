@@ -38,6 +38,11 @@ CheckClass = Literal[
 """What a finding is about (one test per class in ``tests/preflight``)."""
 
 
+class CredentialsMissing(RuntimeError):
+    """A platform's checks cannot run: no credentials, or nothing to check them against (GKE: no Application Default
+    Credentials, or no project). The CLI exits 2."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """One thing that will fail (``blocker``), that preflight could not rule out (``warning``), or what a

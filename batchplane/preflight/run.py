@@ -1,4 +1,4 @@
-"""One preflight run: the stack's requirements, each platform's checker, one report.
+"""One preflight run: the stack's requirements, each platform's preflight half, one report.
 
 :func:`preflight` is what ``batchplane preflight`` calls. Its collaborators are parameters so a caller (or a test)
 can hand in credentials, a ``requests`` adapter and a kubeconfig; by default it uses Application Default
@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from batchplane.preflight.images import registry_serves
-from batchplane.preflight.kind import node_has_image
 from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import Requirements, stack_requirements
+from batchplane.preflight.requirements import Requirements, preflight_half, stack_requirements
 from batchplane.stack import Stack
+from batchplane.targets.preflight import PlatformPreflight
+from batchplane.targets.registry import descriptor
 
 if TYPE_CHECKING:
     import requests
@@ -41,6 +42,12 @@ class Environment:
 def preflight(stack: Stack, env: Environment | None = None) -> Report:
     """Check everything the stack needs, with the user's credentials, and report every finding at once.
 
+    The platforms among the stack's targets answer through their preflight halves
+    (:class:`~batchplane.targets.preflight.PlatformPreflight`): first what each asks before any cluster is reached
+    (GKE: Google Cloud's APIs; kind: Docker and the node), then — when every one of them can reach its cluster — each
+    kubeconfig context and what each platform asks of the cluster (OpenShift: OLM, MachineSets, feature gates, Kueue),
+    the monitoring CRDs, and the images.
+
     Args:
         stack: a validated stack.
         env: how to reach the world (:class:`Environment`). Defaults to ADC, the network, the kubeconfig.
@@ -49,15 +56,17 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
         The :class:`~batchplane.preflight.report.Report` (exit code 1 when anything blocks).
 
     Raises:
-        batchplane.preflight.gcp.CredentialsMissing: a GKE stack without Application Default Credentials or without
-            a project to check.
+        batchplane.preflight.report.CredentialsMissing: a GKE stack without Application Default Credentials or
+            without a project to check.
     """
     env = env or Environment()
     req = stack_requirements(stack)
     report = Report(stack.name)
-    if req.clusters:
-        _gcp(req, report, env)
-    if req.builds_image is not None and req.kind is None:  # kind's check asks the engine itself
+    halves = [preflight_half(kind) for kind in req.platforms]
+    reachable = True
+    for half in (h for h in halves if not h.checks_docker):
+        reachable = half.check_access(req, report, env) and reachable
+    if req.builds_image is not None and not any(half.checks_docker for half in halves):
         from batchplane.preflight.docker import check_docker
 
         check_docker(
@@ -65,43 +74,17 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
             f"pulumi up builds the webhook image here with Docker (BuildKit) for {req.builds_image}",
             report,
         )
-    kind_running = False
-    if req.kind is not None:
-        from batchplane.preflight.kind import check_kind
-
-        kind_running = check_kind(req.kind, report)
+    for half in (h for h in halves if h.checks_docker):  # kind: Docker, the kind CLI, the node
+        reachable = half.check_access(req, report, env) and reachable
     api_client = None
-    if req.kind is None or kind_running:
-        from batchplane.preflight.olm import kube_client
+    if reachable:
+        from batchplane.preflight.kube import kube_client
 
         for context in req.contexts:
             api_client = kube_client(context, report)
-    if api_client is not None and req.olm_packages:
-        from batchplane.preflight.olm import check_olm
-
-        check_olm(req.olm_packages, api_client, report)
-    if api_client is not None and (req.olm_namespaces or req.machine_set_sources):
-        from batchplane.preflight.openshift import (
-            check_machine_set_sources,
-            check_operator_namespaces,
-            check_upgrade_targets,
-        )
-
-        check_operator_namespaces(req.olm_namespaces, api_client, report)
-        check_upgrade_targets(req.upgrade_targets, api_client, report)
-        check_machine_set_sources(req.machine_set_sources, api_client, report)
-    if api_client is not None and req.registry_route is not None:
-        from batchplane.preflight.olm import check_registry_route
-
-        check_registry_route(req.registry_route, api_client, report)
-    if api_client is not None and (
-        req.feature_gates or req.kueue_cr is not None or req.kueue_api is not None
-    ):
-        from batchplane.preflight.openshift import check_feature_gates, check_kueue_api, check_kueue_cr
-
-        check_feature_gates(req.feature_gates, api_client, report)
-        check_kueue_api(req.kueue_api, api_client, report)
-        check_kueue_cr(req.kueue_cr, api_client, report)
+    if api_client is not None:
+        for half in halves:
+            half.check_cluster(req, api_client, report)
     if api_client is not None and req.user_workload_monitoring is not None:
         from batchplane.preflight.monitoring import check_user_workload_monitoring
 
@@ -111,23 +94,8 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
 
         check_prometheus_operator_crds(req.prometheus_operator, api_client, report)
     if env.check_images:
-        _images(req, report, env, kind_running)
+        _images(req, report, env, halves)
     return report
-
-
-def _gcp(req: Requirements, report: Report, env: Environment) -> None:
-    from batchplane.preflight.gcp import CredentialsMissing, check_gcp, default_credentials, make_clients
-
-    credentials, adc_project = (env.gcp_credentials, None) if env.gcp_credentials else default_credentials()
-    project = req.project or env.gcp_project or adc_project
-    if project is None:
-        raise CredentialsMissing(
-            "no GCP project: set target.project or gcp:project (pulumi config set gcp:project …), or give "
-            "--project"
-        )
-    if req.project is None:
-        req.project = project
-    check_gcp(req, report, make_clients(credentials, env.adapter), project)
 
 
 def _session(env: Environment) -> requests.Session:
@@ -139,7 +107,7 @@ def _session(env: Environment) -> requests.Session:
     return session
 
 
-def _images(req: Requirements, report: Report, env: Environment, kind_running: bool) -> None:
+def _images(req: Requirements, report: Report, env: Environment, halves: list[PlatformPreflight]) -> None:
     if not req.images:
         return
     session = _session(env)
@@ -148,16 +116,12 @@ def _images(req: Requirements, report: Report, env: Environment, kind_running: b
         if answer.served is True:
             report.ran("image")
             continue
-        if req.kind is not None and kind_running and node_has_image(req.kind, image.reference):
+        if any(half.image_on_nodes(req, image.reference) for half in halves):
             report.ran("image")
             continue
-        load = (
-            f"; or build and load it: docker build -f webhook/Dockerfile -t {image.reference} . && kind load "
-            f"docker-image {image.reference} --name {req.kind.cluster_name}"
-            if req.kind is not None
-            else ""
-        )
-        build = "" if req.platform == "existing" else "; or omit webhook.image so that the stack builds it"
+        load = "".join(half.image_fix(req, image.reference) for half in halves)
+        builds = descriptor(req.platform).platform.image_registry is not None
+        build = "; or omit webhook.image so that the stack builds it" if builds else ""
         fix = f"publish {image.reference} or point webhook.image at a published image{build}{load}"
         if answer.served is False:
             report.ran("image")

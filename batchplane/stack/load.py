@@ -43,9 +43,10 @@ from batchplane.stack.observability import resolve_observability
 from batchplane.stack.partial import PartialTeams, outside_stand_ins, partial_teams
 from batchplane.stack.pools import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
-from batchplane.stack.target import PLATFORMS, TARGET_KINDS, Target, cluster_identity, platform_for
+from batchplane.stack.target import TARGET_KINDS, Target, cluster_identity, platform_for
 from batchplane.targets.gke.config import project_id_problem
 from batchplane.targets.platform import Platform
+from batchplane.targets.registry import REGISTRY
 
 CONFIG_NAMESPACE = "batchplane"
 """Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
@@ -349,7 +350,7 @@ def _build_problems(config: StackConfig) -> list[ConfigIssue]:
     assert build is not None
     platform = platform_for(config.target)
     if platform.image_registry != build.registry:
-        needs = next(kind for kind, p in PLATFORMS.items() if p.image_registry == build.registry)
+        needs = next(kind for kind, d in REGISTRY.items() if d.platform.image_registry == build.registry)
         return [
             ConfigIssue(
                 f"{CONFIG_NAMESPACE}:webhook.build.registry",
@@ -381,8 +382,8 @@ def _load_workers(
         here = f"{CONFIG_NAMESPACE}:multiKueue.workers[{index}]"
         own = {"target": worker.target, "kueue": worker.kueue, "teams": worker.teams}
         raw = dict(base) | dict(other)
-        platform = PLATFORMS.get(str((worker.target or {}).get("kind")))
-        if platform is not None and platform.operator_host.helm_refusal is not None:
+        known = REGISTRY.get(str((worker.target or {}).get("kind")))
+        if known is not None and known.platform.operator_host.helm_refusal is not None:
             raw.pop(f"{CONFIG_NAMESPACE}:operators", None)  # its platform installs the operators (OLM)
         raw.update({f"{CONFIG_NAMESPACE}:{key}": value for key, value in own.items() if value is not None})
         try:
@@ -440,7 +441,8 @@ def _worker_servers(section: MultiKueueSection) -> list[ConfigIssue]:
     cluster it declares (:attr:`~batchplane.targets.platform.Platform.declares_cluster`)."""
     issues = []
     for index, worker in section.declared():
-        platform = PLATFORMS.get(str((worker.target or {}).get("kind")))
+        known = REGISTRY.get(str((worker.target or {}).get("kind")))
+        platform = known.platform if known is not None else None
         if platform is not None and not platform.declares_cluster and worker.server is None:
             issues.append(
                 ConfigIssue(

@@ -1,8 +1,9 @@
 """The ``batchplane:target`` section: which cluster the stack manages, and the platform that answers for it.
 
 A tagged union on ``kind`` of the platforms' target models, each in its own home under
-:mod:`batchplane.targets` (``kind``, ``existing``, ``openshift``, ``gke``), and :data:`PLATFORMS`, the one registry
-from a ``kind`` tag to its :class:`~batchplane.targets.platform.Platform` (:func:`platform_for`).
+:mod:`batchplane.targets` (``kind``, ``existing``, ``openshift``, ``gke``), and :func:`platform_for`, which builds a
+target's :class:`~batchplane.targets.platform.Platform` from the one platform registry
+(:data:`batchplane.targets.registry.REGISTRY`).
 """
 
 from __future__ import annotations
@@ -13,17 +14,13 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from batchplane.targets.existing.config import ExistingTarget
-from batchplane.targets.existing.platform import ExistingPlatform
 from batchplane.targets.gke.config import GkeTarget
-from batchplane.targets.gke.platform import GkePlatform
 from batchplane.targets.kind.config import KindTarget
-from batchplane.targets.kind.platform import KindPlatform
 from batchplane.targets.openshift.config import OpenShiftTarget
-from batchplane.targets.openshift.platform import OpenShiftPlatform
 from batchplane.targets.platform import Platform
+from batchplane.targets.registry import REGISTRY
 
 __all__ = [
-    "PLATFORMS",
     "TARGET_KINDS",
     "ExistingTarget",
     "GkeTarget",
@@ -39,20 +36,15 @@ TargetKind = Literal["kind", "existing", "openshift", "gke"]
 Target = Annotated[KindTarget | ExistingTarget | OpenShiftTarget | GkeTarget, Field(discriminator="kind")]
 """The target union (tag ``kind``)."""
 
-TARGET_KINDS: tuple[str, ...] = ("kind", "existing", "openshift", "gke")
+TARGET_KINDS: tuple[str, ...] = tuple(REGISTRY)
 """Every ``kind`` tag the union accepts (used to tidy error paths)."""
 
 
-PLATFORMS: dict[str, type[Platform]] = {
-    platform.kind: platform for platform in (KindPlatform, ExistingPlatform, OpenShiftPlatform, GkePlatform)
-}
-"""Every platform by its target's ``kind`` tag (the same tags as :data:`TARGET_KINDS`)."""
-
-_BUILD: dict[str, Callable[[Any], Platform]] = dict(PLATFORMS)
+_BUILD: dict[str, Callable[[Any], Platform]] = {kind: d.platform for kind, d in REGISTRY.items()}
 
 
 def platform_for(target: ExistingTarget | GkeTarget | KindTarget | OpenShiftTarget) -> Platform:
-    """The platform of a validated target (looked up by its ``kind`` tag in :data:`PLATFORMS`)."""
+    """The platform of a validated target (looked up by its ``kind`` tag in :data:`~batchplane.targets.registry.REGISTRY`)."""
     return _BUILD[target.kind](target)
 
 

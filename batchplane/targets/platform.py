@@ -4,7 +4,7 @@
 Each platform implements :class:`Platform` once, in ``batchplane/targets/<platform>/platform.py`` (pure: no Pulumi),
 and its Pulumi half :class:`batchplane.targets.deploy.PlatformDeploy` in ``targets/<platform>/deploy.py``. The stack
 loader (:mod:`batchplane.stack`) finds a target's platform by its ``kind`` tag in one registry
-(:data:`batchplane.stack.target.PLATFORMS`); :class:`~batchplane.components.batch_cluster.BatchCluster` and the
+(:data:`batchplane.targets.registry.REGISTRY`); :class:`~batchplane.components.batch_cluster.BatchCluster` and the
 webhook manifests ask the platform, never the target's type.
 
 What a platform answers:

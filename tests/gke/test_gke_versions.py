@@ -147,7 +147,7 @@ def _text(v: tuple[int, int, int, int]) -> str:
 def test_a_version_prefix_selects_exactly_the_versions_that_agree_on_its_parts(
     versions: list[tuple[int, int, int, int]], depth: int
 ) -> None:
-    from batchplane.preflight.gcp import matching_versions as preflight_matcher
+    from batchplane.targets.gke.preflight import matching_versions as preflight_matcher
     from batchplane.targets.gke.versions import matching_versions
 
     valid = [_text(v) for v in versions]

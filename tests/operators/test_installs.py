@@ -9,7 +9,7 @@ import yaml
 
 from batchplane.config.operators import OperatorsConfig, derived_frameworks
 from batchplane.operators.installs import HelmInstall, ManifestInstall, deep_merge, operator_installs
-from batchplane.stack.target import PLATFORMS
+from batchplane.targets.registry import REGISTRY
 
 RAY = ["ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"]
 
@@ -17,7 +17,7 @@ RAY = ["ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"]
 def plan_of(
     operators: dict[str, Any], target_kind: str = "kind", namespaces: tuple[str, ...] = ("team-a",)
 ) -> Any:
-    host = PLATFORMS[target_kind].operator_host
+    host = REGISTRY[target_kind].platform.operator_host
     return operator_installs(OperatorsConfig.model_validate(operators), host, list(namespaces))
 
 

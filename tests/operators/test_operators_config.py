@@ -223,10 +223,10 @@ def test_operators_section_is_rejected_on_openshift() -> None:
 
 def test_gke_ray_addon_alone_is_accepted_on_gke_and_exposed_for_the_cluster_component() -> None:
     from batchplane.config.operators import OperatorsConfig, check_operators
-    from batchplane.stack.target import PLATFORMS
+    from batchplane.targets.registry import REGISTRY
 
     ops = OperatorsConfig.model_validate({"kuberay": {"enabled": False, "gkeRayAddon": True}})
-    assert check_operators(ops, PLATFORMS["gke"].operator_host) == []
+    assert check_operators(ops, REGISTRY["gke"].platform.operator_host) == []
     assert ops.gke_ray_addon is True
     assert ops.ray_installed is True
 

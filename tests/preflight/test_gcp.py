@@ -14,7 +14,7 @@ from google.auth.credentials import AnonymousCredentials, Credentials
 from google.auth.exceptions import RefreshError
 
 from batchplane.preflight import Environment, Report, preflight
-from batchplane.preflight.gcp import CredentialsMissing
+from batchplane.preflight.report import CredentialsMissing
 from batchplane.stack import Stack, load_stack, read_stack_file
 from tests.conftest import TEMPLATES_DIR, template_path
 from tests.preflight.conftest import PROJECT, gke_stack, pool, template, template_with

@@ -63,9 +63,8 @@ def test_config_yaml_parsing_follows_the_enable_user_workload_key() -> None:
 def test_kind_without_the_prometheus_operator_is_a_blocker_naming_the_choices(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from batchplane.preflight.kube import KubeContext, kube_client
     from batchplane.preflight.monitoring import check_prometheus_operator_crds
-    from batchplane.preflight.olm import kube_client
-    from batchplane.preflight.requirements import KubeContext
 
     with RecordedServer(load("monitoring/no-prometheus-operator.json")) as server:
         report = Report("kind")

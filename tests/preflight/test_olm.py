@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from batchplane.preflight import Environment, Report, preflight
-from batchplane.preflight.requirements import KubeContext, OlmPackage
+from batchplane.preflight.kube import KubeContext
 from batchplane.stack import Stack
+from batchplane.targets.openshift.requirements import OlmPackage
 from tests.preflight.conftest import template, template_with
 from tests.preflight.olm_helpers import kubeconfig
 from tests.preflight.replay import RecordedServer, load
@@ -142,7 +143,7 @@ def test_a_context_missing_from_the_kubeconfig_is_a_blocker_and_nothing_is_asked
 
 
 def test_a_missing_kubeconfig_file_is_a_blocker(tmp_path: Path) -> None:
-    from batchplane.preflight.olm import kube_client
+    from batchplane.preflight.kube import kube_client
 
     report = Report("s")
     assert (
@@ -152,7 +153,8 @@ def test_a_missing_kubeconfig_file_is_a_blocker(tmp_path: Path) -> None:
 
 
 def test_packages_of_one_catalog_are_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from batchplane.preflight.olm import check_olm, kube_client
+    from batchplane.preflight.kube import kube_client
+    from batchplane.targets.openshift.preflight import check_olm
 
     packages = [
         OlmPackage("kueue-operator", "stable-v1.4", "redhat-operators", "openshift-marketplace", None, "a"),
@@ -169,7 +171,8 @@ def test_packages_of_one_catalog_are_listed_once(tmp_path: Path, monkeypatch: py
 
 
 def test_without_channel_entries_a_starting_csv_other_than_the_head_is_only_a_warning(tmp_path: Path) -> None:
-    from batchplane.preflight.olm import check_olm, kube_client
+    from batchplane.preflight.kube import kube_client
+    from batchplane.targets.openshift.preflight import check_olm
 
     exchanges = load("olm/catalog.json")
     for item in exchanges[0]["body"]["items"]:

@@ -10,14 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from batchplane import __version__
-from batchplane.preflight.requirements import (
-    GPU_FAMILIES,
-    QuotaNeed,
-    Requirements,
-    stack_requirements,
-)
+from batchplane.preflight.requirements import Requirements, stack_requirements
 from batchplane.stack import load_stack, read_stack_file
 from batchplane.targets.gke.machines import FIXED_GPU_MACHINES, MACHINE_SHAPES
+from batchplane.targets.gke.requirements import GPU_FAMILIES, QuotaNeed
 from tests.conftest import template_path
 from tests.preflight.conftest import gke_stack, pool, template, template_with
 
@@ -336,7 +332,7 @@ def test_a_template_declaring_the_webhook_firewall_needs_security_admin_not_only
 
 
 def test_permissions_are_derived_from_the_resources_the_stack_declares_with_their_keys() -> None:
-    from batchplane.preflight.requirements import RESOURCE_PERMISSIONS
+    from batchplane.targets.gke.requirements import RESOURCE_PERMISSIONS
 
     req = stack_requirements(template("gke-prod-dws"))
     by_type = {p.resource_type: p for p in req.permissions}

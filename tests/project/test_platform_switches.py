@@ -1,20 +1,23 @@
 """No platform type test outside `batchplane/targets/`: the rest of the package asks the target's platform
 (`batchplane.targets.platform.Platform`) instead of testing `isinstance(target, GkeTarget)` or
-`target.kind == "openshift"` (issue #21)."""
+`target.kind == "openshift"` (issue #21), and dispatches through the one platform registry
+(`batchplane.targets.registry.REGISTRY`) instead of its own table keyed by platform names —
+`{"gke": …, "openshift": …}`, `match kind: case "gke"`, `kind in ("gke", "openshift")` (issue #29)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from batchplane.stack.target import PLATFORMS, TARGET_KINDS
+from batchplane.stack.target import TARGET_KINDS
+from batchplane.targets.registry import REGISTRY
 from tests.conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "batchplane"
 #: Every class a type test could name: the target models and the platforms.
 PLATFORM_CLASSES = frozenset(
     {"GkeTarget", "KindTarget", "OpenShiftTarget", "ExistingTarget"}
-    | {cls.__name__ for cls in PLATFORMS.values()}
+    | {d.platform.__name__ for d in REGISTRY.values()}
 )
 
 
@@ -38,8 +41,46 @@ def _mentions_target_kind(node: ast.expr) -> bool:
     return "target" in text or text.endswith("kind") or "_kind" in text
 
 
+#: The platform names a dispatch could spell (``kind`` is also an ordinary word — a dict's ``"kind"`` key, a
+#: manifest's kind — so it counts only beside another platform's name).
+PLATFORM_NAMES = frozenset(TARGET_KINDS)
+_UNAMBIGUOUS = PLATFORM_NAMES - {"kind"}
+
+
+def _strings(nodes: list[ast.expr | None] | list[ast.expr]) -> list[str]:
+    return [n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def _pattern_names(pattern: ast.pattern) -> list[str]:
+    """The string literals a ``case`` pattern matches (``case "gke"``, ``case "gke" | "openshift"``)."""
+    if isinstance(pattern, ast.MatchValue):
+        return _strings([pattern.value])
+    if isinstance(pattern, ast.MatchOr):
+        return [n for p in pattern.patterns for n in _pattern_names(p)]
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is not None:
+        return _pattern_names(pattern.pattern)
+    return []
+
+
+def _dispatch_by_name(node: ast.AST) -> bool:
+    """Whether ``node`` dispatches on a platform's name: a dict literal keyed by two or more platform names, a
+    ``case`` on one, or membership in a literal collection naming one."""
+    if isinstance(node, ast.Dict):
+        keys = set(_strings(node.keys)) & PLATFORM_NAMES
+        return len(keys) >= 2 and bool(keys & _UNAMBIGUOUS)
+    if isinstance(node, ast.match_case):
+        return bool(set(_pattern_names(node.pattern)) & _UNAMBIGUOUS)
+    if isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+        return any(
+            isinstance(c, ast.Tuple | ast.List | ast.Set) and bool(set(_strings(c.elts)) & _UNAMBIGUOUS)
+            for c in node.comparators
+        )
+    return False
+
+
 def platform_switches(root: Path) -> list[str]:
-    """``path:line: code`` of every platform type test in ``root``'s Python files outside ``targets/``."""
+    """``path:line: code`` of every platform type test and every dispatch on a platform's name in ``root``'s Python
+    files outside ``targets/``."""
     found = []
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root)
@@ -63,8 +104,11 @@ def platform_switches(root: Path) -> list[str]:
                 ]
                 others = [s for s in sides if not isinstance(s, ast.Constant)]
                 hit = bool(kinds) and any(_mentions_target_kind(s) for s in others)
+            hit = hit or _dispatch_by_name(node)
             if hit:
-                found.append(f"{relative}:{node.lineno}: {ast.unparse(node)}")  # type: ignore[attr-defined]
+                line = node.pattern.lineno if isinstance(node, ast.match_case) else node.lineno  # type: ignore[attr-defined]
+                code = ast.unparse(node.pattern) if isinstance(node, ast.match_case) else ast.unparse(node)
+                found.append(f"{relative}:{line}: {code}")
     return found
 
 
@@ -93,3 +137,32 @@ def test_the_check_finds_isinstance_and_kind_comparisons(tmp_path: Path) -> None
     (tmp_path / "targets").mkdir()
     (tmp_path / "targets" / "own.py").write_text("ok = isinstance(target, GkeTarget)\n", encoding="utf-8")
     assert sorted(int(line.split(":")[1]) for line in platform_switches(tmp_path)) == [1, 3, 4, 6, 8]
+
+
+def test_the_check_finds_tables_cases_and_memberships_keyed_by_platform_name(tmp_path: Path) -> None:
+    # Dispatch by a kind string as preflight had it (`_PLATFORM_REQUIREMENTS`, keyed "gke"/"openshift"/…), and what
+    # looks alike but is no dispatch: a manifest's "kind" key, a dict naming one platform among other keys.
+    (tmp_path / "preflight").mkdir()
+    (tmp_path / "preflight" / "requirements.py").write_text(
+        "BUILDERS = {'gke': _gke, 'openshift': _openshift, 'existing': _existing, 'kind': _kind}\n"
+        "match target.kind:\n"
+        "    case 'gke' | 'openshift':\n"
+        "        pass\n"
+        "    case _:\n"
+        "        pass\n"
+        "if kind in ('gke', 'kind'):\n"
+        "    pass\n"
+        "if name not in ['openshift']:\n"
+        "    pass\n"
+        "manifest = {'apiVersion': 'v1', 'kind': 'ConfigMap'}\n"
+        "labels = {'cloud': 'gcp', 'gke': 'yes'}\n"
+        "match value:\n"
+        "    case 'kind':\n"
+        "        pass\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "targets").mkdir()
+    (tmp_path / "targets" / "registry.py").write_text(
+        "REGISTRY = {'gke': Gke, 'openshift': OpenShift}\n", encoding="utf-8"
+    )
+    assert sorted(int(line.split(":")[1]) for line in platform_switches(tmp_path)) == [1, 3, 7, 9]

@@ -1,5 +1,18 @@
-"""OpenShift preflight: what ``pulumi up`` will find in the cluster, read with the user's kubeconfig through the
-kubernetes client (as :mod:`batchplane.preflight.olm`), before anything changes.
+"""OpenShift's preflight half (:class:`OpenShiftPreflight`, :class:`~batchplane.targets.preflight.PlatformPreflight`):
+what ``pulumi up`` will find in the cluster, read with the user's kubeconfig through the kubernetes client
+(:func:`batchplane.preflight.kube.kube_client`), before anything changes. The requirements come from
+:mod:`batchplane.targets.openshift.requirements`.
+
+OLM's catalog (:func:`check_olm`): each Subscription's package must be in its CatalogSource, with the channel it
+names and, when ``startingCSV`` is set, that CSV in the channel. OLM's package server answers that as
+``PackageManifest`` objects (``packages.operators.coreos.com/v1``, namespaced in the catalog's namespace, labelled
+``catalog=<CatalogSource>``): ``status.channels[].name``, ``.currentCSV``, ``status.defaultChannel`` (operator-framework
+``operator-lifecycle-manager`` ``pkg/package-server/apis/operators/v1/packagemanifest_types.go``) and, on package
+servers that list them, ``.entries[].name`` (every CSV of the channel); without entries only the head is known and a
+``startingCSV`` other than the head is a warning. When the stack pushes the webhook image through the internal
+registry's default route (``webhook.build`` on OpenShift without ``registryHost``), Route ``default-route`` in
+``openshift-image-registry`` must exist with a ``spec.host`` (:func:`check_registry_route`), as ``pulumi up``'s
+registry-route gate requires.
 
 The deploy-time lookups, from the same answers and the same decision functions as ``pulumi up``:
 
@@ -29,26 +42,50 @@ What the cluster must already be:
 
 from __future__ import annotations
 
-from typing import Any
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
 
 from batchplane.operators.olm_lookup import OPERATOR_GROUP_API, SUBSCRIPTION_API, StackInstall, plan_namespace
 from batchplane.operators.readiness import (
     CLUSTER_FEATURE_GATE,
     CONFIG_API,
+    EXPOSE_REGISTRY,
     PACKAGES_API,
+    REGISTRY_NAMESPACE,
+    REGISTRY_ROUTE,
+    ROUTE_API,
     channel_versions,
     enable_feature_set_fix,
     parse_semver,
     read_feature_gate,
+    route_host,
 )
+from batchplane.preflight.kube import KubeContext
 from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import FeatureGateNeed, KueueApiNeed, KueueCrNeed, UpgradeTarget
+from batchplane.targets.openshift.config import OpenShiftTarget
+from batchplane.targets.openshift.gpu import PROVISIONING_FEATURE_GATE, PROVISIONING_FEATURE_SETS
 from batchplane.targets.openshift.machines import (
     MACHINE_API_NAMESPACE,
     MACHINE_API_VERSION,
     MachineSetSource,
     choose_worker_machine_set,
+    machine_set_sources,
 )
+from batchplane.targets.openshift.olm import kueue_cr_frameworks
+from batchplane.targets.openshift.requirements import (
+    FeatureGateNeed,
+    KueueApiNeed,
+    KueueCrNeed,
+    OlmPackage,
+    UpgradeTarget,
+    olm_namespaces,
+    olm_packages,
+    upgrade_targets,
+)
+from batchplane.targets.preflight import PlatformPreflight, StackFacts
+
+if TYPE_CHECKING:
+    from batchplane.preflight.requirements import Requirements
 
 KUEUE_CR_API = "kueue.openshift.io/v1"
 
@@ -70,7 +107,7 @@ def check_operator_namespaces(
 
     Args:
         installs: ``(what the stack declares, key path of the operator's settings)``
-            (:func:`~batchplane.preflight.requirements.olm_namespaces`).
+            (:func:`~batchplane.targets.openshift.requirements.olm_namespaces`).
         api_client: a ``kubernetes.client.ApiClient`` for the cluster.
         report: where findings go.
     """
@@ -163,7 +200,7 @@ def check_upgrade_targets(targets: list[UpgradeTarget], api_client: Any, report:
     will approve on the way.
 
     Args:
-        targets: the targets (:func:`~batchplane.preflight.requirements.upgrade_targets`).
+        targets: the targets (:func:`~batchplane.targets.openshift.requirements.upgrade_targets`).
         api_client: a ``kubernetes.client.ApiClient`` for the cluster.
         report: where findings go.
     """
@@ -386,3 +423,188 @@ def check_kueue_api(need: KueueApiNeed | None, api_client: Any, report: Report) 
             "run around the stack's quotas",
             "use OpenShift AI 3.5+ (autoCreateQueues: false) and delete it, and set webhook.refuseUndeclaredQueues: true",
         )
+
+
+PACKAGES_GROUP = "packages.operators.coreos.com"
+
+
+def check_olm(packages: list[OlmPackage], api_client: Any, report: Report) -> None:
+    """Every subscribed package, channel and starting CSV against the cluster's ``PackageManifest`` objects.
+
+    Args:
+        packages: the target's subscriptions (:func:`~batchplane.targets.openshift.requirements.olm_packages`).
+        api_client: a ``kubernetes.client.ApiClient`` for the cluster.
+        report: where findings go.
+    """
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    api = client.CustomObjectsApi(api_client)
+    by_catalog: dict[tuple[str, str], list[OlmPackage]] = defaultdict(list)
+    for package in packages:
+        by_catalog[(package.source_namespace, package.source)].append(package)
+    for (namespace, source), wanted in by_catalog.items():
+        try:
+            listing = api.list_namespaced_custom_object(
+                PACKAGES_GROUP, "v1", namespace, "packagemanifests", label_selector=f"catalog={source}"
+            )
+        except ApiException as exc:
+            if exc.status == 404:
+                report.blocker(
+                    "olm",
+                    wanted[0].path,
+                    f"the cluster serves no {PACKAGES_GROUP}/v1 PackageManifests in {namespace}: OLM is not "
+                    "installed, or the namespace is wrong",
+                    "use an OpenShift cluster (OLM is part of it), or check target.*.sourceNamespace",
+                )
+            else:
+                report.warning(
+                    "olm", wanted[0].path, f"OLM catalog {source} not checked: {exc.status} {exc.reason}"
+                )
+            continue
+        report.ran("olm")
+        listed: dict[str, Any] = listing if isinstance(listing, dict) else {}
+        items = {item["metadata"]["name"]: item for item in listed.get("items", [])}
+        for package in wanted:
+            _check_package(package, items.get(package.package), report)
+
+
+def _check_package(package: OlmPackage, manifest: dict[str, Any] | None, report: Report) -> None:
+    where = f"CatalogSource {package.source} ({package.source_namespace})"
+    if manifest is None:
+        report.blocker(
+            "olm",
+            f"{package.path}.source",
+            f"package {package.package} is not in {where}",
+            f"oc get packagemanifests -n {package.source_namespace} | grep {package.package}; set source to the "
+            "catalog that has it, or add that CatalogSource (a disconnected cluster mirrors it with oc-mirror)",
+        )
+        return
+    status = manifest.get("status", {})
+    channels = {c.get("name"): c for c in status.get("channels", [])}
+    channel = channels.get(package.channel)
+    if channel is None:
+        listed = ", ".join(sorted(str(n) for n in channels)) or "none"
+        report.blocker(
+            "olm",
+            f"{package.path}.channel",
+            f"package {package.package} in {where} has no channel {package.channel} (channels: {listed}; default "
+            f"{status.get('defaultChannel', '-')})",
+            "set channel to one of them",
+        )
+        return
+    if package.starting_csv is None:
+        return
+    if package.starting_csv == channel.get("currentCSV"):
+        return
+    if "entries" not in channel:  # package servers before channel entries were added list only the head
+        report.warning(
+            "olm",
+            f"{package.path}.startingCsv",
+            f"the package server lists only the head of channel {package.channel} ({channel.get('currentCSV')}); "
+            f"cannot tell whether {package.starting_csv} is in it",
+        )
+        return
+    if package.starting_csv not in {e.get("name") for e in channel["entries"]}:
+        report.blocker(
+            "olm",
+            f"{package.path}.startingCsv",
+            f"channel {package.channel} of {package.package} has no CSV {package.starting_csv} (head: "
+            f"{channel.get('currentCSV')})",
+            "set startingCsv to a CSV of the channel, or remove it to start at the head",
+        )
+
+
+def check_registry_route(path: str, api_client: Any, report: Report) -> None:
+    """The internal image registry's default route (``route.openshift.io/v1`` Route ``default-route`` in
+    ``openshift-image-registry``) exists and has a ``spec.host``: a blocker naming ``path`` and the ``oc patch`` fix
+    when it does not (the registry is not exposed), a warning when it cannot be read.
+
+    Args:
+        path: the key path whose omission makes the stack need the route (``batchplane:webhook.build.registryHost``).
+        api_client: a ``kubernetes.client.ApiClient`` for the cluster.
+        report: where findings go.
+    """
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    group, _, version = ROUTE_API.partition("/")
+    where = f"Route {REGISTRY_NAMESPACE}/{REGISTRY_ROUTE}"
+    try:
+        route = client.CustomObjectsApi(api_client).get_namespaced_custom_object(
+            group, version, REGISTRY_NAMESPACE, "routes", REGISTRY_ROUTE
+        )
+    except ApiException as exc:
+        if exc.status != 404:
+            report.warning("registry-route", path, f"{where} not checked: {exc.status} {exc.reason}")
+            return
+        route = None
+    report.ran("registry-route")
+    if route_host(route if isinstance(route, dict) else None) is None:
+        report.blocker(
+            "registry-route",
+            path,
+            f"the internal image registry is not exposed ({where} has no host), and the stack pushes the webhook "
+            "image through it",
+            f"{EXPOSE_REGISTRY}; or set webhook.build.registryHost to a route of your own",
+        )
+
+
+class OpenShiftPreflight(PlatformPreflight):
+    """OpenShift's preflight half: its requirements, then OLM's catalog, the operator namespaces, the target CSVs,
+    the MachineSets to copy, the internal registry's route, the feature gates and Kueue, asked of the cluster."""
+
+    def add_requirements(self, facts: StackFacts, targets: list[tuple[Any, str]], req: Requirements) -> None:
+        target, path = targets[0]
+        assert isinstance(target, OpenShiftTarget)
+        req.olm_packages = olm_packages(target)
+        req.contexts.append(KubeContext(target.kube_context(), target.kubeconfig, f"{path}.context"))
+        req.olm_namespaces = olm_namespaces(target, facts.environment)
+        req.machine_set_sources = [s for s in machine_set_sources(target, path) if s is not None]
+        req.upgrade_targets = upgrade_targets(target, facts.environment)
+        gated = [i for i, pool in enumerate(target.gpu_pools) if pool.provisioning != "none"]
+        if gated:
+            req.feature_gates.append(
+                FeatureGateNeed(
+                    PROVISIONING_FEATURE_GATE,
+                    PROVISIONING_FEATURE_SETS,
+                    f"{path}.featureSet",
+                    f"the ProvisioningRequest admission check of {path}.gpuPools[{gated[0]}] "
+                    f'"{target.gpu_pools[gated[0]].name}"',
+                )
+            )
+        req.pod_security = (
+            "the webhook's pods run under the default SCC `restricted-v2` (UID and fsGroup from the namespace's "
+            "range); no SCC grant needed."
+        )
+        req.kueue_api = KueueApiNeed(
+            facts.kueue_api_version,
+            facts.cluster_queues,
+            "batchplane:kueue.apiVersion",
+            f"{path}.openshiftAi",
+        )
+        if target.installs_rhbok():
+            req.kueue_cr = KueueCrNeed(tuple(kueue_cr_frameworks(target)), f"{path}.kueue.frameworks")
+        build = facts.webhook.build
+        if (
+            facts.webhook_enabled
+            and build is not None
+            and build.registry == "openshift"
+            and build.registry_host is None
+            and not build.in_cluster
+        ):
+            req.registry_route = "batchplane:webhook.build.registryHost"
+
+    def check_cluster(self, req: Requirements, api_client: Any, report: Report) -> None:
+        if req.olm_packages:
+            check_olm(req.olm_packages, api_client, report)
+        if req.olm_namespaces or req.machine_set_sources:
+            check_operator_namespaces(req.olm_namespaces, api_client, report)
+            check_upgrade_targets(req.upgrade_targets, api_client, report)
+            check_machine_set_sources(req.machine_set_sources, api_client, report)
+        if req.registry_route is not None:
+            check_registry_route(req.registry_route, api_client, report)
+        if req.feature_gates or req.kueue_cr is not None or req.kueue_api is not None:
+            check_feature_gates(req.feature_gates, api_client, report)
+            check_kueue_api(req.kueue_api, api_client, report)
+            check_kueue_cr(req.kueue_cr, api_client, report)

@@ -1,4 +1,5 @@
-"""Preflight for kind stacks: Docker, the kind CLI, the cluster's node container and the images on its nodes.
+"""kind's preflight half (:class:`KindPreflight`, :class:`~batchplane.targets.preflight.PlatformPreflight`): Docker,
+the kind CLI, the cluster's node container and the images on its nodes.
 
 kind runs each node as a Docker container named ``<cluster>-control-plane`` (kind ``pkg/cluster/internal/providers/
 docker``, v0.30.0) from a ``kindest/node`` image; ``kind load docker-image`` copies an image into every node's
@@ -9,10 +10,18 @@ on ``PATH`` (there is no Docker engine API client in the dependencies), with a t
 from __future__ import annotations
 
 import shutil
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from batchplane.preflight.commands import run
+from batchplane.preflight.kube import KubeContext
 from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import KindCluster
+from batchplane.targets.kind.config import KindTarget
+from batchplane.targets.kind.requirements import KindCluster
+from batchplane.targets.preflight import PlatformPreflight, StackFacts
+
+if TYPE_CHECKING:
+    from batchplane.preflight.requirements import Requirements
+    from batchplane.preflight.run import Environment
 
 
 def node_container(cluster: KindCluster) -> str:
@@ -63,3 +72,43 @@ def node_has_image(cluster: KindCluster, image: str) -> bool:
     """True when the control-plane node's containerd has ``image`` (``kind load docker-image`` put it there)."""
     found = run(["docker", "exec", node_container(cluster), "crictl", "inspecti", "-q", image])
     return found.returncode == 0
+
+
+class KindPreflight(PlatformPreflight):
+    """kind's preflight half: the cluster and the image ``webhook.build: {registry: kind}`` loads (requirements);
+    Docker, the kind CLI and the node container (access); images loaded on the node."""
+
+    checks_docker: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        self._running = False
+
+    def add_requirements(self, facts: StackFacts, targets: list[tuple[Any, str]], req: Requirements) -> None:
+        target, path = targets[0]
+        assert isinstance(target, KindTarget)
+        build = facts.webhook.build
+        loads = facts.webhook.resolved_image if build is not None and build.registry == "kind" else None
+        req.kind = KindCluster(target.cluster_name, loads, path)
+        req.contexts.append(
+            KubeContext(
+                target.kube_context(),
+                None,
+                f"{path}.context",
+                f"kind create cluster --name {target.cluster_name}",
+            )
+        )
+
+    def check_access(self, req: Requirements, report: Report, env: Environment) -> bool:
+        self._running = req.kind is not None and check_kind(req.kind, report)
+        return self._running
+
+    def image_on_nodes(self, req: Requirements, reference: str) -> bool:
+        return req.kind is not None and self._running and node_has_image(req.kind, reference)
+
+    def image_fix(self, req: Requirements, reference: str) -> str:
+        if req.kind is None:
+            return ""
+        return (
+            f"; or build and load it: docker build -f webhook/Dockerfile -t {reference} . && kind load "
+            f"docker-image {reference} --name {req.kind.cluster_name}"
+        )

@@ -1,4 +1,6 @@
-"""Preflight for GKE stacks: ask Google Cloud, with the user's Application Default Credentials, what will fail.
+"""GKE's preflight half (:class:`GkePreflight`, :class:`~batchplane.targets.preflight.PlatformPreflight`): ask Google
+Cloud, with the user's Application Default Credentials, what will fail. The requirements come from
+:mod:`batchplane.targets.gke.requirements`.
 
 Google's maintained client libraries, over their REST transports (imported here only, when the check runs; install
 ``batchplane[preflight]``):
@@ -46,30 +48,30 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import (
+from batchplane.preflight.report import CredentialsMissing, Report
+from batchplane.targets.gke.config import parse_gke_version
+from batchplane.targets.gke.image import OWNER_LABEL
+from batchplane.targets.gke.requirements import (
     ARTIFACT_REGISTRY_API,
     GKE_NODE_IMAGE_PROJECT,
     REGION_QUOTAS,
     GkeCluster,
     OrgPolicyRequirement,
     QuotaNeed,
-    Requirements,
+    add_gke_requirements,
 )
-from batchplane.targets.gke.config import parse_gke_version
-from batchplane.targets.gke.image import OWNER_LABEL
 from batchplane.targets.gke.versions import matching_versions, newest_first
+from batchplane.targets.preflight import PlatformPreflight, StackFacts
 
 if TYPE_CHECKING:
     from requests.adapters import BaseAdapter
 
+    from batchplane.preflight.requirements import Requirements
+    from batchplane.preflight.run import Environment
+
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 COMPUTE_API = "compute.googleapis.com"
 CONTAINER_API = "container.googleapis.com"
-
-
-class CredentialsMissing(RuntimeError):
-    """No Application Default Credentials, or no project to check (the CLI exits 2)."""
 
 
 @dataclass
@@ -635,7 +637,7 @@ def _granted(
 def _spot_fallback(needs: list[QuotaNeed], infos: dict[str, Any]) -> list[QuotaNeed]:
     """``needs`` with each preemptible GPU need's spot pools moved to the standard quota of the family where the
     project has no preemptible quota of that family in the region (every quota that would hold them is 0): Spot VMs
-    then consume the standard quotas (module :mod:`batchplane.preflight.requirements`, "Quota arithmetic").
+    then consume the standard quotas (module :mod:`batchplane.targets.gke.requirements`, "Quota arithmetic").
     Flex-start and queued pools never move. A quota the project does not list at all is left to the comparison
     (which warns that it was not checked)."""
     out = list(needs)
@@ -1085,3 +1087,34 @@ def _version(cluster: GkeCluster, report: Report, clients: GcpClients, project: 
             "that its GPU pools need",
             f"set minMasterVersion to {want.floor} or later, or use a faster channel",
         )
+
+
+class GkePreflight(PlatformPreflight):
+    """GKE's preflight half: the clusters' Google Cloud needs (requirements), checked with Application Default
+    Credentials (or ``env.gcp_credentials``) against one project before any cluster is reached."""
+
+    def add_requirements(self, facts: StackFacts, targets: list[tuple[Any, str]], req: Requirements) -> None:
+        add_gke_requirements(facts, targets, req)
+
+    def check_access(self, req: Requirements, report: Report, env: Environment) -> bool:
+        """Run :func:`check_gcp` on the stack's project (``target.project``, ``gcp:project``, ``env.gcp_project``,
+        ADC's project, in that order).
+
+        Raises:
+            CredentialsMissing: no Application Default Credentials, or no project to check.
+        """
+        if not req.clusters:
+            return True
+        credentials, adc_project = (
+            (env.gcp_credentials, None) if env.gcp_credentials else default_credentials()
+        )
+        project = req.project or env.gcp_project or adc_project
+        if project is None:
+            raise CredentialsMissing(
+                "no GCP project: set target.project or gcp:project (pulumi config set gcp:project …), or give "
+                "--project"
+            )
+        if req.project is None:
+            req.project = project
+        check_gcp(req, report, make_clients(credentials, env.adapter), project)
+        return True
