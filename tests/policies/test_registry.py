@@ -80,7 +80,9 @@ PACK_MAY_LOAD = ("batchplane._version", "batchplane.quantity", "batchplane.confi
                  # Kueue's quota model over the cohort tree (potentialAvailable), shared with the webhook and
                  # `batchplane diff`: Pulumi-free and kubernetes-client-free by the import contracts
                  "batchplane.webhook.quota", "batchplane.webhook.policy", "batchplane.webhook.errors",
-                 "batchplane.accounting")  # fmt: skip
+                 "batchplane.accounting",
+                 # "quota ≤ pool capacity" (PoolQuota), stated once for the program and the pack
+                 "batchplane.pools")  # fmt: skip
 
 
 def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
