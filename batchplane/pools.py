@@ -453,30 +453,130 @@ def _prc_vs_pool(prc: Located[ProvisioningRequestConfig], pool: BackedPool, flav
 # --- capacity ----------------------------------------------------------------------------------
 
 
-@dataclass
-class _Demand:
-    total: Decimal = Decimal(0)
-    parts: list[str] = field(default_factory=list)
+@dataclass(frozen=True)
+class QuotaShare:
+    """One ``nominalQuota`` entry on a flavor that selects a pool (plain data: the program builds it from the
+    expanded Kueue model, the policy pack from registered ClusterQueue/Cohort inputs).
+
+    Attributes:
+        owner: who holds it, ``ClusterQueue "team-a"`` or ``Cohort "ml"``.
+        amount: the quantity, in the resource's unit (GPUs, cores, bytes).
+        note: context appended to the owner's part, e.g. ``" + borrowing up to 8"``; ``""`` for none.
+    """
+
+    owner: str
+    amount: Decimal
+    note: str = ""
 
 
-def _add_groups(
-    demand: dict[str, _Demand], owner: str, groups: list[ResourceGroup], flavors: set[str]
-) -> None:
-    for group in groups:
-        for fq in group.flavors:
-            if fq.name not in flavors:
-                continue
-            for rq in fq.resources:
-                try:
-                    amount = parse_quantity(rq.nominal_quota)
-                except QuantityError:  # reported by the Kueue rules
-                    continue
-                d = demand.setdefault(rq.name, _Demand())
-                d.total += amount
-                part = f"{owner} {format_quantity(amount, rq.name)}"
-                if rq.borrowing_limit is not None:
-                    part += f" + borrowing up to {rq.borrowing_limit}"
-                d.parts.append(part)
+@dataclass(frozen=True)
+class PoolQuota:
+    """The sum of one resource's ``nominalQuota`` over every ClusterQueue and Cohort on a pool's flavors, against
+    the most the pool's nodes provide: the rule "quota ≤ pool capacity", stated once for the program
+    (:func:`check_capacity`) and the policy pack (``kueue-gpu-quota-within-pool-capacity``).
+
+    Attributes:
+        resource: the resource name (``nvidia.com/gpu``).
+        shares: the quota entries counted, in order.
+        per_node: what one node has of ``resource``.
+        max_nodes: the most nodes the pool can have (all zones).
+        basis: how ``max_nodes`` was computed (``"4 nodes"``, ``"1 nodes per zone × 3 zones"``).
+    """
+
+    resource: str
+    shares: tuple[QuotaShare, ...]
+    per_node: Decimal
+    max_nodes: int
+    basis: str
+
+    @property
+    def total(self) -> Decimal:
+        """The summed ``nominalQuota``: borrowing only moves unused nominal quota inside a cohort, never adds any,
+        so this is the most Kueue can admit on the pool at once."""
+        return sum((s.amount for s in self.shares), Decimal(0))
+
+    @property
+    def capacity(self) -> Decimal:
+        """``max_nodes × per_node``."""
+        return self.per_node * self.max_nodes
+
+    def describe(self, flavors: str) -> str:
+        """``nvidia.com/gpu quota on flavor "h100" is 40 (ClusterQueue "a" 24; Cohort "ml" 16)``."""
+        fmt = format_quantity
+        quota = f"{self.resource} quota on flavor {flavors} is {fmt(self.total, self.resource)}"
+        if self.shares:
+            quota += (
+                f" ({'; '.join(f'{s.owner} {fmt(s.amount, self.resource)}{s.note}' for s in self.shares)})"
+            )
+        return quota
+
+    def basis_text(self) -> str:
+        """``4 nodes × 8 nvidia.com/gpu per node``."""
+        return f"{self.basis} × {format_quantity(self.per_node, self.resource)} {self.resource} per node"
+
+    def over_capacity(self, *, pool: str, flavors: str, size_key: str) -> str | None:
+        """The violation text when the quota exceeds what the pool can back, else ``None``.
+
+        Args:
+            pool: the pool as named to the reader (``GKE node pool "h100"``).
+            flavors: the flavors that select it, quoted and comma-separated (``"h100"``).
+            size_key: the key that sizes the pool, named in the remedy (``maxNodes``, ``autoscaling.totalMaxNodeCount``).
+        """
+        if self.total <= self.capacity:
+            return None
+        fmt, r = format_quantity, self.resource
+        return (
+            f"{self.describe(flavors)} but {pool} has at most {fmt(self.capacity, r)} ({self.basis_text()}): "
+            f"{fmt(self.total - self.capacity, r)} {r} of nominal quota can never be backed by nodes; "
+            f"raise {size_key} or lower the quotas"
+        )
+
+
+def quota_shares(
+    owner: str,
+    groups: Iterable[tuple[str, str, Any, Any]],
+    flavors: set[str],
+    resources: set[str] | None = None,
+) -> dict[str, list[QuotaShare]]:
+    """Per resource, the shares of one ClusterQueue or Cohort on ``flavors``.
+
+    Args:
+        owner: ``ClusterQueue "a"``.
+        groups: ``(flavor, resource, nominalQuota, borrowingLimit)`` per quota entry; quantities as strings or
+            numbers (unparsable ones are skipped: the Kueue rules report them).
+        flavors: the flavor names that select the pool.
+        resources: the resources to count; ``None`` for all.
+    """
+    out: dict[str, list[QuotaShare]] = {}
+    for flavor, resource, nominal, borrowing in groups:
+        if flavor not in flavors or (resources is not None and resource not in resources) or nominal is None:
+            continue
+        try:
+            amount = parse_quantity(str(nominal))
+        except QuantityError:
+            continue
+        note = f" + borrowing up to {borrowing}" if borrowing is not None else ""
+        out.setdefault(resource, []).append(QuotaShare(owner, amount, note))
+    return out
+
+
+def _kueue_entries(groups: list[ResourceGroup]) -> list[tuple[str, str, Any, Any]]:
+    return [
+        (fq.name, rq.name, rq.nominal_quota, rq.borrowing_limit)
+        for group in groups
+        for fq in group.flavors
+        for rq in fq.resources
+    ]
+
+
+def _pool_shares(k: ExpandedKueue, flavors: set[str]) -> dict[str, list[QuotaShare]]:
+    out: dict[str, list[QuotaShare]] = {}
+    owners = [(f'ClusterQueue "{loc.obj.name}"', loc.obj.resource_groups) for loc in k.cluster_queues]
+    owners += [(f'Cohort "{co.obj.name}"', co.obj.resource_groups) for co in k.cohorts]
+    for owner, groups in owners:
+        for resource, shares in quota_shares(owner, _kueue_entries(groups), flavors).items():
+            out.setdefault(resource, []).extend(shares)
+    return out
 
 
 def _empty_flavor_admits(k: ExpandedKueue, selecting: set[str]) -> bool:
@@ -487,12 +587,7 @@ def _empty_flavor_admits(k: ExpandedKueue, selecting: set[str]) -> bool:
     if selecting - generated:
         return False
     empty = {loc.obj.name for loc in k.resource_flavors if not loc.obj.node_labels}
-    demand: dict[str, _Demand] = {}
-    for loc in k.cluster_queues:
-        _add_groups(demand, f'ClusterQueue "{loc.obj.name}"', loc.obj.resource_groups, empty)
-    for co in k.cohorts:
-        _add_groups(demand, f'Cohort "{co.obj.name}"', co.obj.resource_groups, empty)
-    return any(d.total > 0 for d in demand.values())
+    return any(s.amount > 0 for shares in _pool_shares(k, empty).values() for s in shares)
 
 
 def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
@@ -516,15 +611,11 @@ def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssu
     mapping = flavor_pools(k, pools)
     for pool in pools:
         flavors = {name for name, p in mapping.items() if p is pool}
-        demand: dict[str, _Demand] = {}
-        for loc in k.cluster_queues:
-            _add_groups(demand, f'ClusterQueue "{loc.obj.name}"', loc.obj.resource_groups, flavors)
-        for co in k.cohorts:
-            _add_groups(demand, f'Cohort "{co.obj.name}"', co.obj.resource_groups, flavors)
+        shares = _pool_shares(k, flavors)
         if pool.max_nodes is None:
             continue
         names = ", ".join(f'"{f}"' for f in sorted(flavors)) or "none"
-        if not any(d.total > 0 for d in demand.values()):
+        if not any(s.amount > 0 for r in shares.values() for s in r):
             if _empty_flavor_admits(k, flavors):
                 continue  # only generated flavors select the pool, and an empty flavor's quota may land there
             out.append(
@@ -537,38 +628,26 @@ def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssu
             )
             continue
         for resource, per_node in pool.per_node.items():
-            out += _capacity_issue(pool, resource, per_node, demand.get(resource, _Demand()), names)
+            quota = PoolQuota(
+                resource, tuple(shares.get(resource, ())), per_node, pool.max_nodes, pool.max_nodes_note
+            )
+            out += _capacity_issue(pool, quota, names)
     return out
 
 
-def _capacity_issue(
-    pool: BackedPool, resource: str, per_node: Decimal, d: _Demand, names: str
-) -> list[ConfigIssue]:
-    assert pool.max_nodes is not None
-    capacity = per_node * pool.max_nodes
-    fmt = format_quantity
-    basis = f"{pool.max_nodes_note} × {fmt(per_node, resource)} {resource} per node"
-    quota = f"{resource} quota on flavor {names} is {fmt(d.total, resource)}"
-    if d.parts:
-        quota += f" ({'; '.join(d.parts)})"
-    if d.total > capacity:
-        excess = fmt(d.total - capacity, resource)
+def _capacity_issue(pool: BackedPool, quota: PoolQuota, names: str) -> list[ConfigIssue]:
+    over = quota.over_capacity(pool=pool.describe(), flavors=names, size_key=pool.size_key)
+    if over is not None:
+        return [ConfigIssue(str(pool.max_nodes_path), over)]
+    capacity, r = quota.capacity, quota.resource
+    if capacity > 0 and quota.total < capacity * LOW_USE_THRESHOLD:
+        share = int(quota.total * 100 / capacity)
         return [
             ConfigIssue(
                 str(pool.max_nodes_path),
-                f"{quota} but {pool.describe()} has at most {fmt(capacity, resource)} ({basis}): "
-                f"{excess} {resource} of nominal quota can never be backed by nodes; "
-                f"raise {pool.size_key} or lower the quotas",
-            )
-        ]
-    if capacity > 0 and d.total < capacity * LOW_USE_THRESHOLD:
-        share = int(d.total * 100 / capacity)
-        return [
-            ConfigIssue(
-                str(pool.max_nodes_path),
-                f"{quota}, {share}% of the {fmt(capacity, resource)} {pool.describe()} can provide "
-                f"({basis}): Kueue never admits workloads onto the rest; lower {pool.size_key} or raise "
-                f"the quotas (warned below {int(LOW_USE_THRESHOLD * 100)}%)",
+                f"{quota.describe(names)}, {share}% of the {format_quantity(capacity, r)} {pool.describe()} can "
+                f"provide ({quota.basis_text()}): Kueue never admits workloads onto the rest; lower {pool.size_key} "
+                f"or raise the quotas (warned below {int(LOW_USE_THRESHOLD * 100)}%)",
                 "warning",
             )
         ]

@@ -5,12 +5,16 @@ program read through it, so they agree on what a value is: YAML 1.2 scalars as P
 them (``yes`` and dates stay strings), duplicate keys refused as Pulumi refuses them, only values JSON can carry
 (the Pulumi CLI hands config to the program as JSON), and bounded size, depth and alias expansion.
 
+:func:`deep_merge` is the one overlay of such documents (Helm values over typed settings, a stack's
+DataScienceCluster settings over the release's sample).
+
 Imports nothing of Batchplane but its errors, so any layer may use it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -302,3 +306,19 @@ def issue_position(positions: dict[str, Position], key_path: str) -> tuple[int |
             break
         candidate = candidate[: cuts[-1]]
     return None, None
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``override`` merged into a copy of ``base``: where both hold a mapping under a key, the mappings are merged
+    the same way (recursively); every other value of ``override`` (scalars, lists, ``None``) replaces ``base``'s.
+    Neither argument is changed. The way Helm lays a ``--values`` file over a chart's values, except that a ``null``
+    replaces the value instead of deleting the key (https://helm.sh/docs/chart_template_guide/values_files/,
+    "Deleting a default key")."""
+    out = dict(base)
+    for key, value in override.items():
+        current = out.get(key)
+        if isinstance(value, Mapping) and isinstance(current, Mapping):
+            out[key] = deep_merge(current, value)
+        else:
+            out[key] = value
+    return out

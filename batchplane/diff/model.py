@@ -37,7 +37,7 @@ from batchplane.pricing import Dataset, PriceModel, PriceRow, PriceTable
 from batchplane.quantity import QuantityError, parse_quantity
 from batchplane.stack import Stack
 from batchplane.stack.pools import backed_pools
-from batchplane.webhook.quota import compile_queues
+from batchplane.webhook.queues import compile_queues
 
 GIB = Decimal(2**30)
 OwnerKind = Literal["ClusterQueue", "Cohort"]
@@ -316,7 +316,7 @@ def _pool_summary(
 def team_maxima(stack: Stack) -> dict[tuple[str, str], Decimal]:
     """(ClusterQueue, flavor) → the most ``nvidia.com/gpu`` the queue can ever get on that flavor: Kueue's
     ``potentialAvailable`` over the whole cohort tree, as the webhook computes it
-    (:func:`batchplane.webhook.quota.compile_queues` on the stack's rendered policy document).
+    (:func:`batchplane.webhook.queues.compile_queues` on the stack's rendered policy document).
 
     ``potentialAvailable`` (``pkg/cache/scheduler/resource_node.go`` at
     https://github.com/kubernetes-sigs/kueue/tree/v0.19.2): a root cohort has its ``SubtreeQuota``; any other

@@ -3,7 +3,7 @@
 Offline, against the stack's own policy document and the webhook's own decisions (:class:`~batchplane.webhook.
 decisions.Decider`): a workload the webhook refuses *never runs* — the same function decides both, so ``explain`` and
 the webhook cannot disagree. For the others, Kueue's flavor assigner is followed on an **empty cluster** (no other
-workload, every cohort member idle; :func:`batchplane.webhook.quota.kueue_attempts`, Kueue v0.19.2):
+workload, every cohort member idle; :func:`batchplane.webhook.assign.kueue_attempts`, Kueue v0.19.2):
 
 * **admitted** — each PodSet gets a flavor within the ClusterQueue's own (nominal) quota;
 * **waits for quota** — it fits only by borrowing from the cohort: it is admitted only while the other members lend
@@ -29,21 +29,11 @@ from batchplane.accounting.workload import is_workload
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.explain.sentences import amount, noun
 from batchplane.stack import Stack
+from batchplane.webhook.assign import _UNTRIED, Attempt, kueue_attempts, kueue_mismatch
+from batchplane.webhook.capacity import check_capacity
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider
-from batchplane.webhook.quota import (
-    _UNTRIED,
-    Attempt,
-    Demand,
-    Flavor,
-    Group,
-    QueueModel,
-    check_capacity,
-    demands,
-    kueue_attempts,
-    kueue_mismatch,
-    show,
-)
-from batchplane.webhook.quota import _unconstrained as unconstrained_flavor
+from batchplane.webhook.flavors import Flavor, unconstrained_flavor
+from batchplane.webhook.queues import Demand, Group, QueueModel, demands, show
 from batchplane.yamlfile import Position, issue_position, read_positions
 
 DWS_CLASS = "queued-provisioning.gke.io"
@@ -132,7 +122,7 @@ def classify(
 
     Returns:
         (``never-runs`` | ``admitted`` | ``waits-for-quota`` | ``not-checked``, Kueue's attempts): never runs exactly
-        when :func:`~batchplane.webhook.quota.check_capacity` denies (what the webhook refuses); admitted when the
+        when :func:`~batchplane.webhook.capacity.check_capacity` denies (what the webhook refuses); admitted when the
         admitting attempt stays within the queue's nominal quota everywhere, waits for quota when it borrows;
         not checked when the attempts are not modelled exactly (partial admission, long sequences).
     """

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 
 from batchplane.accounting.model import from_stored
 from batchplane.quantity import format_quantity
-from batchplane.webhook.quota import PODS, Demand, Flavor, QueueModel, Shortfall, flavor_mismatch
+from batchplane.webhook.capacity import Shortfall
+from batchplane.webhook.flavors import Flavor, flavor_mismatch
+from batchplane.webhook.queues import PODS, Demand, QueueModel
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
 """The webhook's default ``gpuResources`` (``batchplane:webhook.gpuResources``)."""
@@ -342,7 +344,7 @@ def shortfall_lead(
     flavors: Mapping[str, Flavor],
     gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
 ) -> Lead:
-    """The sentence for the first denying shortfall of :func:`batchplane.webhook.quota.check_capacity`."""
+    """The sentence for the first denying shortfall of :func:`batchplane.webhook.capacity.check_capacity`."""
     first = next(s for s in shortfalls if s.kind != "unmodelled")
     by_name = {d.name: d for d in workload_demands}
     if first.kind == "undeclared":

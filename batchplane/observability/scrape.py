@@ -334,7 +334,8 @@ def kube_prometheus_stack_install(stack: Stack) -> HelmInstall | None:
     ):
         return None
     from batchplane.config.observability import KUBE_PROMETHEUS_STACK_REPO
-    from batchplane.operators.installs import HelmInstall, deep_merge
+    from batchplane.operators.installs import HelmInstall
+    from batchplane.yamlfile import deep_merge
 
     kps = section.kube_prometheus_stack
     selectors = {

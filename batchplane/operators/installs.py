@@ -28,6 +28,7 @@ from batchplane.config.operators import (
     OperatorsConfig,
     kueue_frameworks,
 )
+from batchplane.yamlfile import deep_merge
 
 CERT_MANAGER_CHART = "oci://quay.io/jetstack/charts/cert-manager"
 KUBERAY_CHART = "kuberay-operator"
@@ -144,17 +145,6 @@ class OperatorInstalls:
         """The Helm releases, in install order."""
         out = [self.cert_manager, self.kuberay, self.training, self.kueue]
         return [i for i in out if isinstance(i, HelmInstall)]
-
-
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """``override`` merged into a copy of ``base``: mappings recursively, everything else replaced."""
-    out = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def _tolerations(given: Sequence[Toleration] | None, host: OperatorHost) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 No Pulumi here (``batchplane/components/quota_webhook.py`` deploys it). Modules, one concern each:
 :mod:`~batchplane.webhook.policy` (the decision data, rendered from a stack),
-:mod:`~batchplane.webhook.quota` (Kueue's quota model: can a workload ever fit),
+:mod:`~batchplane.webhook.queues` (Kueue's quota model), :mod:`~batchplane.webhook.flavors` (flavor eligibility),
+:mod:`~batchplane.webhook.assign` (Kueue's flavor assigner), :mod:`~batchplane.webhook.capacity` (can a workload ever fit),
 :mod:`~batchplane.webhook.decisions` (pure validate/mutate decisions),
 :mod:`~batchplane.webhook.review` (typed AdmissionReview v1),
 :mod:`~batchplane.webhook.app` (the ASGI app), :mod:`~batchplane.webhook.server` (uvicorn + TLS +

@@ -46,7 +46,10 @@ MODULES = (
     "batchplane/frameworks/appwrapper.py",
     "batchplane/frameworks/trainjob.py",
     "batchplane/accounting/workload.py",
-    "batchplane/webhook/quota.py",
+    "batchplane/webhook/queues.py",
+    "batchplane/webhook/flavors.py",
+    "batchplane/webhook/assign.py",
+    "batchplane/webhook/capacity.py",
     "batchplane/explain/sentences.py",
     "batchplane/webhook/decisions.py",
 )

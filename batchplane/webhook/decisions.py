@@ -5,7 +5,7 @@ objects. ``validate`` denies, with a message naming the workload, its queue and 
 workloads that would otherwise sit pending forever or break under Kueue:
 
 * the ``kueue.x-k8s.io/queue-name`` label names a LocalQueue the namespace does not have;
-* the ClusterQueue can never admit it (:mod:`batchplane.webhook.quota`: an uncovered resource, a
+* the ClusterQueue can never admit it (:mod:`batchplane.webhook.capacity`: an uncovered resource, a
   PodSet or the whole workload larger than any flavor assignment could ever get, untolerated flavor
   taints, nodeSelectors no flavor matches, or an assignment that fits but that Kueue's flavor assigner,
   PodSet by PodSet and retrying from the last flavor tried, never finds);
@@ -54,21 +54,11 @@ from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
 from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
 from batchplane.quantity import format_quantity, parse_quantity
+from batchplane.webhook.capacity import check_capacity, node_misfit, possible_flavors
 from batchplane.webhook.errors import PolicyError
+from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
-from batchplane.webhook.quota import (
-    Demand,
-    Flavor,
-    QueueModel,
-    affinity_warnings,
-    check_capacity,
-    compile_flavors,
-    compile_queues,
-    demands,
-    node_misfit,
-    possible_flavors,
-    show,
-)
+from batchplane.webhook.queues import Demand, QueueModel, compile_queues, demands, show
 from batchplane.wellknown import PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
 log = logging.getLogger("batchplane.webhook")

@@ -10,7 +10,7 @@ component that ships it as a ConfigMap (this module imports no stack loading: th
 below); docs/webhook.md explains why it is not synced from the live cluster and how drift is handled.
 ``batchplane webhook policy --stack NAME`` prints it.
 
-Quantities stay Kubernetes quantity strings (as in the stack config); :mod:`batchplane.webhook.quota`
+Quantities stay Kubernetes quantity strings (as in the stack config); :mod:`batchplane.webhook.queues`
 parses them once when the server loads the document.
 """
 

@@ -40,7 +40,7 @@ from batchplane.accounting.model import from_stored
 from batchplane.targets.gke.rules import NODE_POOL_REPLACE
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import PolicyDocument
-from batchplane.webhook.quota import compile_queues
+from batchplane.webhook.queues import compile_queues
 from batchplane_policies._support import (
     PRODUCTION_ENVIRONMENTS,
     ReportViolation,
@@ -193,7 +193,7 @@ def _quota_policy(props: Mapping[str, Any]) -> list[dict[str, Any]]:
 def gpu_maxima(resources: list[ResourceView]) -> dict[tuple[str, str], Decimal]:
     """(ClusterQueue, flavor) → the most GPUs it can ever get there: Kueue's ``potentialAvailable`` over the whole
     cohort tree (``Cohort.spec.parentName``, every node's ``lendingLimit``/``borrowingLimit``), computed by the
-    webhook's own model (:func:`batchplane.webhook.quota.compile_queues`, ``pkg/cache/scheduler/resource_node.go``
+    webhook's own model (:func:`batchplane.webhook.queues.compile_queues`, ``pkg/cache/scheduler/resource_node.go``
     at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2) — the figure ``batchplane diff`` shows. A cohort
     cycle or an unparsable quantity (the loader refuses both) leaves every queue at its nominal quota."""
     queues: dict[str, Any] = {}

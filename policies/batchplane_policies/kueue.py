@@ -24,6 +24,8 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from batchplane.pools import PoolQuota, QuotaShare, quota_shares
+from batchplane.targets.gke.rules import node_pool_max_nodes
 from batchplane_policies._support import (
     ReportViolation,
     ResourceView,
@@ -196,27 +198,32 @@ kueue_references_exist = StackValidationPolicy(
 
 
 def pool_capacity_nodes(props: Mapping[str, Any]) -> tuple[int, str] | None:
-    """The most nodes a pool can have and how that was derived, or ``None`` when unknown.
+    """The most nodes a pool can have and how that was derived, or ``None`` when unknown: the program's own
+    derivation (:func:`batchplane.targets.gke.rules.node_pool_max_nodes`) over the NodePool inputs."""
+    return node_pool_max_nodes(
+        node_count=integer(get(props, "nodeCount")),
+        max_node_count=integer(get(props, "autoscaling", "maxNodeCount")),
+        total_max_node_count=integer(get(props, "autoscaling", "totalMaxNodeCount")),
+        zones=len(string_list(get(props, "nodeLocations"))),
+    )
 
-    ``autoscaling.totalMaxNodeCount`` is a total; ``maxNodeCount`` and ``nodeCount`` are per zone
-    (× ``len(nodeLocations)``; unknown without ``nodeLocations``).
-    """
-    total = integer(get(props, "autoscaling", "totalMaxNodeCount"))
-    if total is not None:
-        return total, f"{total} nodes"
-    zones = len(string_list(get(props, "nodeLocations")))
-    for key, label in (("maxNodeCount", "autoscaling.maxNodeCount"), ("nodeCount", "nodeCount")):
-        per_zone = (
-            integer(get(props, "autoscaling", key)) if key == "maxNodeCount" else integer(get(props, key))
-        )
-        if per_zone is not None:
-            if zones == 0:
-                return None
-            return per_zone * zones, f"{per_zone} nodes × {zones} zone(s) ({label})"
-    return None
+
+def _size_key(props: Mapping[str, Any]) -> str:
+    for key in ("totalMaxNodeCount", "maxNodeCount"):
+        if get(props, "autoscaling", key) is not None:
+            return f"autoscaling.{key}"
+    return "nodeCount"
+
+
+def _quota_entries(props: Mapping[str, Any]) -> list[tuple[str, str, Any, Any]]:
+    return [
+        (flavor, resource, get(entry, "nominalQuota"), get(entry, "borrowingLimit"))
+        for flavor, resource, entry in quota_entries(props)
+    ]
 
 
 def _capacity(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """The program's rule (:class:`batchplane.pools.PoolQuota`) over the registered NodePools, flavors and quotas."""
     resources = args.resources
     gpu_names = set(string_list(config_value(args.get_config(), "gpuResources", list(DEFAULT_GPU_RESOURCES))))
     pools: dict[str, ResourceView] = {}
@@ -225,38 +232,34 @@ def _capacity(args: StackValidationArgs, report_violation: ReportViolation) -> N
             pools[name] = r
     if not pools:
         return
-    flavor_pool: dict[str, str] = {}
+    pool_flavors: dict[str, set[str]] = defaultdict(set)
     for rf in of_kueue_kind(resources, "ResourceFlavor"):
         pool = text(get(rf.props, "spec", "nodeLabels", NODE_POOL_LABEL))
         name = object_name(rf.props)
         if pool in pools and name is not None:
-            flavor_pool[name] = pool
-    demand: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
-    parts: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for r in resources:
-        if kueue_kind(r.resource_type) not in ("ClusterQueue", "Cohort"):
-            continue
-        for flavor, resource, entry in quota_entries(r.props):
-            pool = flavor_pool.get(flavor)
-            amount = quantity(get(entry, "nominalQuota"))
-            if pool is None or resource not in gpu_names or amount is None:
-                continue
-            demand[(pool, resource)] += amount
-            parts[(pool, resource)].append(f"{describe(r)} {show_quantity(amount)}")
-    for (pool_name, resource), total in sorted(demand.items()):
+            pool_flavors[pool].add(name)
+    owners = [r for r in resources if kueue_kind(r.resource_type) in ("ClusterQueue", "Cohort")]
+    for pool_name, flavors in sorted(pool_flavors.items()):
         pool_res = pools[pool_name]
         per_node = gpus_per_node(pool_res.props)
         nodes = pool_capacity_nodes(pool_res.props)
         if per_node is None or nodes is None:
             continue
-        capacity = per_node * nodes[0]
-        if total > capacity:
-            report_violation(
-                f'{resource} quota on the flavor(s) of node pool "{pool_name}" is {show_quantity(total)} '
-                f"({'; '.join(parts[(pool_name, resource)])}) but the pool has at most {capacity} "
-                f"({nodes[1]} × {per_node} per node)",
-                pool_res.urn,
+        shares: dict[str, list[QuotaShare]] = defaultdict(list)
+        for r in owners:
+            for resource, found in quota_shares(
+                describe(r), _quota_entries(r.props), flavors, gpu_names
+            ).items():
+                shares[resource].extend(found)
+        for resource, found in sorted(shares.items()):
+            quota = PoolQuota(resource, tuple(found), Decimal(per_node), nodes[0], nodes[1])
+            over = quota.over_capacity(
+                pool=f'GKE node pool "{pool_name}"',
+                flavors=", ".join(f'"{f}"' for f in sorted(flavors)),
+                size_key=_size_key(pool_res.props),
             )
+            if over is not None:
+                report_violation(over, pool_res.urn)
 
 
 kueue_gpu_quota_within_capacity = StackValidationPolicy(

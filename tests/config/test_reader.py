@@ -14,7 +14,14 @@ from typer.testing import CliRunner
 
 from batchplane.cli import app
 from batchplane.errors import ConfigLoadError
-from batchplane.yamlfile import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES, read_yaml_file, read_yaml_text
+from batchplane.yamlfile import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_NODES,
+    deep_merge,
+    read_yaml_file,
+    read_yaml_text,
+)
 from tests.conftest import template_path
 
 REJECTED = [
@@ -174,3 +181,13 @@ def test_validate_preview_render_and_graph_agree_on_one_file(
     result = CliRunner().invoke(app, args)
     assert result.exit_code == exit_code, result.output
     assert message in result.stderr
+
+
+def test_deep_merge_replaces_lists_and_scalars_and_merges_mappings() -> None:
+    assert deep_merge({"a": {"b": 1, "c": [1]}, "d": 1}, {"a": {"c": [2]}, "d": {"e": 1}}) == {
+        "a": {"b": 1, "c": [2]},
+        "d": {"e": 1},
+    }
+    base = {"a": {"b": 1}}
+    deep_merge(base, {"a": {"b": 2}})
+    assert base == {"a": {"b": 1}}  # neither argument changes

@@ -2,7 +2,7 @@
 
 A path in backticks counts as a repository path when its first segment is one of the repository's own top-level
 folders (``batchplane/``, ``tests/``, ``docs/`` …) or one of the ``batchplane`` package's sub-packages written
-relative to the package (``targets/gke/cluster.py``, ``webhook/quota.py``); upstream paths (``pkg/metrics/metrics.go``
+relative to the package (``targets/gke/cluster.py``, ``webhook/queues.py``); upstream paths (``pkg/metrics/metrics.go``
 in Kueue, ``internal/controller/…`` in the OpenDataHub operator) start elsewhere and are left alone. ``<…>``
 placeholders and ``*`` match any one segment.
 """
@@ -152,7 +152,7 @@ def test_every_repository_path_in_pyproject_comments_exists() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("batchplane/webhook/quota.py", True),
+        ("batchplane/webhook/queues.py", True),
         ("targets/gke/cluster.py", True),
         ("webhook/manifests.py", False),
         ("batchplane/webhook/nothing_here.py", False),

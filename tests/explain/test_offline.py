@@ -158,7 +158,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from batchplane.explain.offline import classify  # noqa: E402
-from batchplane.webhook.quota import check_capacity, compile_flavors, compile_queues  # noqa: E402
+from batchplane.webhook.capacity import check_capacity  # noqa: E402
+from batchplane.webhook.flavors import compile_flavors  # noqa: E402
+from batchplane.webhook.queues import compile_queues  # noqa: E402
 from tests.webhook import kueue_reference  # noqa: E402
 from tests.webhook.test_quota import _scenario_demands, _scenario_policy, scenarios  # noqa: E402
 

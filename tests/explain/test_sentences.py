@@ -8,7 +8,7 @@ import pytest
 
 from batchplane.explain.sentences import amount, lead_resource, noun
 from batchplane.webhook.decisions import Decider
-from batchplane.webhook.quota import Demand
+from batchplane.webhook.queues import Demand
 from tests.webhook.conftest import stack_policy
 
 PROD = "gke-prod-dws"

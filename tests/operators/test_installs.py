@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from batchplane.config.operators import OperatorsConfig, derived_frameworks
-from batchplane.operators.installs import HelmInstall, ManifestInstall, deep_merge, operator_installs
+from batchplane.operators.installs import HelmInstall, ManifestInstall, operator_installs
 from batchplane.targets.registry import REGISTRY
 
 RAY = ["ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster"]
@@ -280,13 +280,6 @@ def test_raw_values_are_merged_over_the_typed_ones() -> None:
     }
     assert plan.kueue is not None and plan.kueue.values["controllerManager"] == {"replicas": 3}
     assert plan.kueue.values["enableCertManager"] is False
-
-
-def test_deep_merge_replaces_lists_and_scalars_and_merges_mappings() -> None:
-    assert deep_merge({"a": {"b": 1, "c": [1]}, "d": 1}, {"a": {"c": [2]}, "d": {"e": 1}}) == {
-        "a": {"b": 1, "c": [2]},
-        "d": {"e": 1},
-    }
 
 
 def test_kueue_gate_waits_for_the_release_webhook_service() -> None:

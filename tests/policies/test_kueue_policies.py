@@ -273,8 +273,10 @@ def capacity_stack(
             capacity_stack(16, 8, 16),
             [
                 (
-                    'nvidia.com/gpu quota on the flavor(s) of node pool "h100" is 40 (ClusterQueue "team-0" 16; '
-                    'ClusterQueue "team-1" 8; ClusterQueue "team-2" 16) but the pool has at most 32 (4 nodes × 8 per node)',
+                    'nvidia.com/gpu quota on flavor "h100" is 40 (ClusterQueue "team-0" 16; ClusterQueue "team-1" 8; '
+                    'ClusterQueue "team-2" 16) but GKE node pool "h100" has at most 32 (4 nodes × 8 nvidia.com/gpu '
+                    "per node): 8 nvidia.com/gpu of nominal quota can never be backed by nodes; raise "
+                    "autoscaling.totalMaxNodeCount or lower the quotas",
                     "gke-h100",
                 )
             ],
@@ -283,8 +285,9 @@ def capacity_stack(
             capacity_stack(24, autoscaling={"minNodeCount": 0, "maxNodeCount": 1}, zones=2),
             [
                 (
-                    'nvidia.com/gpu quota on the flavor(s) of node pool "h100" is 24 (ClusterQueue "team-0" 24) but the '
-                    "pool has at most 16 (1 nodes × 2 zone(s) (autoscaling.maxNodeCount) × 8 per node)",
+                    'nvidia.com/gpu quota on flavor "h100" is 24 (ClusterQueue "team-0" 24) but GKE node pool "h100" '
+                    "has at most 16 (1 nodes per zone × 2 zones × 8 nvidia.com/gpu per node): 8 nvidia.com/gpu of "
+                    "nominal quota can never be backed by nodes; raise autoscaling.maxNodeCount or lower the quotas",
                     "gke-h100",
                 )
             ],
@@ -310,8 +313,9 @@ def test_cohort_quota_counts_against_pool_capacity() -> None:
     s.add(*_named(kueue("Cohort", "ml", cluster_queue_spec(flavor_quota("h100", gpu=16)))))
     assert s.check(k.kueue_gpu_quota_within_capacity) == [
         (
-            'nvidia.com/gpu quota on the flavor(s) of node pool "h100" is 40 (ClusterQueue "team-0" 24; Cohort "ml" 16) '
-            "but the pool has at most 32 (4 nodes × 8 per node)",
+            'nvidia.com/gpu quota on flavor "h100" is 40 (ClusterQueue "team-0" 24; Cohort "ml" 16) but GKE node '
+            'pool "h100" has at most 32 (4 nodes × 8 nvidia.com/gpu per node): 8 nvidia.com/gpu of nominal quota '
+            "can never be backed by nodes; raise autoscaling.totalMaxNodeCount or lower the quotas",
             "gke-h100",
         )
     ]
@@ -359,8 +363,9 @@ def test_capacity_is_checked_per_cluster_not_across_a_multikueue_program() -> No
 def test_capacity_names_the_one_cluster_whose_pool_is_too_small() -> None:
     assert two_clusters(40, 24).check(k.kueue_gpu_quota_within_capacity) == [
         (
-            'nvidia.com/gpu quota on the flavor(s) of node pool "h100" is 40 (ClusterQueue "team-a" 40) '
-            "but the pool has at most 32 (4 nodes × 8 per node)",
+            'nvidia.com/gpu quota on flavor "h100" is 40 (ClusterQueue "team-a" 40) but GKE node pool "h100" has '
+            "at most 32 (4 nodes × 8 nvidia.com/gpu per node): 8 nvidia.com/gpu of nominal quota can never be "
+            "backed by nodes; raise autoscaling.totalMaxNodeCount or lower the quotas",
             "east-gke-h100",
         )
     ]

@@ -79,8 +79,10 @@ PACK_MAY_LOAD = ("batchplane._version", "batchplane.quantity", "batchplane.confi
                  "batchplane.wellknown",
                  # Kueue's quota model over the cohort tree (potentialAvailable), shared with the webhook and
                  # `batchplane diff`: Pulumi-free and kubernetes-client-free by the import contracts
-                 "batchplane.webhook.quota", "batchplane.webhook.policy", "batchplane.webhook.errors",
-                 "batchplane.accounting")  # fmt: skip
+                 "batchplane.webhook.queues", "batchplane.webhook.policy", "batchplane.webhook.errors",
+                 "batchplane.accounting",
+                 # "quota ≤ pool capacity" (PoolQuota), stated once for the program and the pack
+                 "batchplane.pools")  # fmt: skip
 
 
 def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
@@ -93,7 +95,7 @@ def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
     packages = ("batchplane.targets", "batchplane.targets.gke", "batchplane.webhook")
     assert [m for m in ours if m not in packages and not m.startswith(PACK_MAY_LOAD)] == []
     assert "batchplane.quantity" in ours and "batchplane.config.operators" in ours
-    assert "batchplane.webhook.quota" in ours  # the budget policies' cohort-tree maxima
+    assert "batchplane.webhook.queues" in ours  # the budget policies' cohort-tree maxima
     assert [m for m in loaded if m == "kubernetes" or m.startswith("kubernetes.")] == []
 
 

@@ -33,7 +33,7 @@ def test_the_contracts_are_kept() -> None:
 @pytest.mark.parametrize(
     ("module", "line", "reported"),
     [
-        ("webhook/quota.py", "import pulumi", "batchplane.webhook.quota -> pulumi (l.1)"),
+        ("webhook/queues.py", "import pulumi", "batchplane.webhook.queues -> pulumi (l.1)"),
         (
             "targets/gke/pools.py",
             "import batchplane.targets.openshift.machines",

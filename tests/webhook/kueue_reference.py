@@ -1,6 +1,6 @@
 """A slow, literal transcription of Kueue v0.19.2's flavor assigner and its retry sequence in an empty cohort.
 
-The reference the quota model (``batchplane.webhook.quota``) is held to. It shares no code with it: its own cohort
+The reference the quota model (``batchplane.webhook.queues``, ``.flavors``, ``.assign``, ``.capacity``) is held to. It shares no code with it: its own cohort
 pools, its own borrowing height, its own taint and node-selector matching, and Kueue's data shapes
 (``LastTriedFlavorIdx`` as one ``{resource: index}`` map per PodSet, statuses as reason lists). Each function names
 the upstream function and lines it transcribes, at

@@ -11,20 +11,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from batchplane.webhook.assign import kueue_attempts, kueue_mismatch
+from batchplane.webhook.capacity import Shortfall, check_capacity
 from batchplane.webhook.errors import PolicyError
+from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors, flavor_mismatch
 from batchplane.webhook.policy import PolicyDocument, parse_policy
-from batchplane.webhook.quota import (
-    Demand,
-    Flavor,
-    Shortfall,
-    affinity_warnings,
-    check_capacity,
-    compile_flavors,
-    compile_queues,
-    flavor_mismatch,
-    kueue_attempts,
-    kueue_mismatch,
-)
+from batchplane.webhook.queues import Demand, compile_queues
 from tests.webhook import kueue_reference
 
 

@@ -30,6 +30,7 @@ from batchplane.pools import (
 )
 from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool
 from batchplane.targets.gke.machines import MACHINE_SHAPES
+from batchplane.targets.gke.rules import node_pool_max_nodes
 from batchplane.wellknown import GKE_NODEPOOL_LABEL
 
 NODEPOOL_LABEL = GKE_NODEPOOL_LABEL
@@ -68,20 +69,16 @@ def node_taints(pool: GpuPool) -> tuple[NodeTaint, ...]:
 
 
 def max_nodes(pool: GpuPool) -> tuple[int | None, str]:
-    """The most nodes the pool can have over all its zones, and how that was computed.
-
-    ``total_max_node_count`` is a total over all zones; ``max_node_count`` and ``node_count`` are per
-    zone (pulumi-gcp ``NodePoolAutoscaling`` docstrings: "Maximum number of nodes per zone ...",
-    "Total maximum number of nodes in the NodePool").
-    """
-    zones = len(pool.node_locations)
-    if pool.node_count is not None:
-        return pool.node_count * zones, f"{pool.node_count} nodes per zone × {zones} zones"
-    if pool.max_nodes is None:
-        return None, ""
-    if pool.autoscaling_limits == "per-zone":
-        return pool.max_nodes * zones, f"{pool.max_nodes} nodes per zone × {zones} zones"
-    return pool.max_nodes, f"{pool.max_nodes} nodes"
+    """The most nodes the pool can have over all its zones, and how that was computed
+    (:func:`batchplane.targets.gke.rules.node_pool_max_nodes`, which the policy pack asks too)."""
+    per_zone = pool.autoscaling_limits == "per-zone"
+    known = node_pool_max_nodes(
+        node_count=pool.node_count,
+        max_node_count=pool.max_nodes if pool.node_count is None and per_zone else None,
+        total_max_node_count=pool.max_nodes if pool.node_count is None and not per_zone else None,
+        zones=len(pool.node_locations),
+    )
+    return known if known is not None else (None, "")
 
 
 def min_nodes(pool: GpuPool) -> int:

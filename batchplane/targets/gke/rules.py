@@ -48,3 +48,33 @@ NODE_POOL_REPLACE: tuple[str, ...] = (
     "nodeConfig.localNvmeSsdBlockConfig",
     "nodeConfig.ephemeralStorageLocalSsdConfig",
 )
+
+
+def node_pool_max_nodes(
+    *, node_count: int | None, max_node_count: int | None, total_max_node_count: int | None, zones: int
+) -> tuple[int, str] | None:
+    """The most nodes a GKE node pool can have over all its zones, and how that was computed.
+
+    The program reads these from a ``gpuPools[]`` entry (:func:`batchplane.targets.gke.pools.max_nodes`), the pack
+    from the registered ``gcp:container/nodePool:NodePool`` inputs; both ask here.
+
+    Args:
+        node_count: ``nodeCount``, a static size per zone.
+        max_node_count: ``autoscaling.maxNodeCount``, a maximum per zone.
+        total_max_node_count: ``autoscaling.totalMaxNodeCount``, a maximum over all zones.
+        zones: ``len(nodeLocations)``.
+
+    Returns:
+        ``(nodes, basis)`` — e.g. ``(4, "4 nodes")``, ``(6, "2 nodes per zone × 3 zones")`` — or ``None`` when no
+        size is set or a per-zone size meets zero known zones. Autoscaling limits win over ``nodeCount`` (pulumi-gcp
+        v10.2.0 ``NodePoolAutoscaling``: "Total maximum number of nodes in the NodePool", "Maximum number of nodes
+        per zone"; ``nodeCount`` "should not be used alongside autoscaling").
+    """
+    if total_max_node_count is not None:
+        return total_max_node_count, f"{total_max_node_count} nodes"
+    for per_zone in (max_node_count, node_count):
+        if per_zone is not None:
+            if zones == 0:
+                return None
+            return per_zone * zones, f"{per_zone} nodes per zone × {zones} zones"
+    return None

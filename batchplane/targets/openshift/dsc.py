@@ -31,6 +31,7 @@ from pydantic import BeforeValidator, Field
 
 from batchplane.config.base import ConfigModel, DnsSubdomain
 from batchplane.errors import ConfigIssue
+from batchplane.yamlfile import deep_merge
 
 ManagementState = Literal["Managed", "Removed"]
 """``managementState`` of every component but kueue (CRD enum)."""
@@ -483,16 +484,6 @@ def _set_value(value: Any) -> dict[str, Any] | None:
     return dumped
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
 def render_components(
     components: DataScienceClusterComponents, release: Release, minor: str | None = None
 ) -> dict[str, Any]:
@@ -507,7 +498,7 @@ def render_components(
         value = _set_value(getattr(components, name))
         key = dsc_key(name)
         if value is not None and key not in others:
-            rendered[key] = _merge(rendered.get(key, {}), value)
+            rendered[key] = deep_merge(rendered.get(key, {}), value)
     if release == "3.x":
         _pin_auto_create_queues(rendered, minor)
     return dict(sorted(_narrow(rendered, minor).items()))
