@@ -117,7 +117,7 @@ def test_openshift_machine_sets_are_priced_by_instance_type_and_region(tmp_path:
         "us-east-1",
         "on-demand",
     )
-    assert pool.price is None  # no sourced g5.2xlarge row
+    assert pool.price is not None and pool.price.usd_per_hour == Decimal("1.212")  # aws.csv's sourced row
     doc["config"]["batchplane:target"]["gpuPools"][0]["aws"]["instanceType"] = "g5.xlarge"
     queue = doc["config"]["batchplane:kueue"]["clusterQueues"][0]["resourceGroups"][0]["flavors"][1][
         "resources"
