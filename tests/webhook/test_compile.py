@@ -15,7 +15,7 @@ import yaml
 
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.stack import load_stack_file
-from batchplane.webhook.compile import MODULES
+from batchplane.webhook.compile import MODULES, mypy_config, runtime_packages
 from batchplane.webhook.decisions import Decider
 from tests.conftest import REPO_ROOT, SHARED, template_path
 
@@ -125,3 +125,34 @@ def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(t
         text=True,
     )
     assert imported.stdout.strip().startswith(str(site / "batchplane" / "webhook" / "decisions.cpython-"))
+
+
+def test_mypycs_type_pass_skips_the_pulumi_providers_the_compiled_modules_never_import() -> None:
+    """batchplane/__init__.py's type-only imports reach Pulumi's providers (~4,000 modules); mypyc's mypy pass must
+    not follow them, and must still follow pydantic, which the decision path's policy models use."""
+    config = mypy_config(REPO_ROOT)
+    skipped = re.search(r"^\[mypy-(.*)\]\nfollow_imports = skip$", config, re.M)
+    assert skipped, config
+    patterns = set(skipped.group(1).split(","))
+    assert {"pulumi_gcp", "pulumi_gcp.*", "pulumi_kubernetes.*", "kubernetes.*", "pulumi.*"} <= patterns
+    followed = {"pydantic", "pydantic_core", "batchplane", "typing_extensions", "annotated_types"}
+    assert not followed & patterns and not {f"{name}.*" for name in followed} & patterns
+
+
+def test_a_package_a_compiled_module_starts_importing_is_followed_again(tmp_path: Path) -> None:
+    """The skip list is derived from what the compiled modules import at run time, not typed: a compiled module
+    that imports yaml makes mypyc's type pass follow yaml."""
+    import shutil
+
+    shutil.copytree(PACKAGE, tmp_path / "batchplane", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    assert "yaml" in re.search(r"^\[mypy-(.*)\]$", mypy_config(tmp_path), re.M).group(1).split(",")  # type: ignore[union-attr]
+    quantity = tmp_path / "batchplane" / "quantity.py"
+    quantity.write_text(
+        quantity.read_text().replace(
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\n\nimport yaml  # noqa: F401\n",
+            1,
+        )
+    )
+    assert "yaml" in runtime_packages(tmp_path)
+    assert "yaml" not in re.search(r"^\[mypy-(.*)\]$", mypy_config(tmp_path), re.M).group(1).split(",")  # type: ignore[union-attr]
