@@ -21,7 +21,7 @@ def ocp_config() -> dict[str, Any]:
             "kind": "openshift",
             "context": "ocp",
             "infrastructureId": INFRA,
-            "openshiftVersion": "4.19",
+            "openshiftVersion": "4.21",
             "featureSet": "DevPreviewNoUpgrade",
             "allowNoUpgradeFeatureSet": True,
             "gpuOperator": {"install": True},

@@ -166,16 +166,18 @@ RULES = [
         id="duplicate-machineset-name",
     ),
     pytest.param(
-        {"target__openshiftVersion": "4.18"},
+        {"target__openshiftVersion": "4.20"},
         [
-            'batchplane:target.openshiftVersion: "4.18" is below 4.19, the first OpenShift release with '
+            'batchplane:target.openshiftVersion: "4.20" is below 4.21, the first OpenShift release with '
             'ProvisioningRequest support in its Cluster Autoscaler (gpuPools[0] "a10g")'
         ],
-        id="openshift-below-4-19",
+        id="openshift-below-4-21",
     ),
     pytest.param(
-        {"target__openshiftVersion": "5.1"},
-        ['batchplane:target.openshiftVersion: "5.1" is not an OpenShift 4 version (e.g. 4.19 or 4.19.3)'],
+        {"target__openshiftVersion": "3.11"},
+        [
+            'batchplane:target.openshiftVersion: "3.11" is not an OpenShift 4 or later version (e.g. 4.21, 4.21.3 or 5.0)'
+        ],
         id="not-an-openshift-version",
     ),
     pytest.param(
@@ -307,7 +309,7 @@ WARNINGS = [
     pytest.param(
         {"target__openshiftVersion": DELETE, "target__featureSet": DELETE, "target__gpuOperator": DELETE},
         [
-            "warning: batchplane:target.openshiftVersion: not set: the cluster must run OpenShift 4.19 or "
+            "warning: batchplane:target.openshiftVersion: not set: the cluster must run OpenShift 4.21 or "
             "later, the first OpenShift release with ProvisioningRequest support in its Cluster Autoscaler "
             '(gpuPools[0] "a10g"); set openshiftVersion to check it at plan time',
             "warning: batchplane:target.featureSet: not set: ProvisioningRequests need the "
@@ -343,6 +345,8 @@ WARNINGS = [
         [],
         id="ungated-pool-needs-no-provisioning-prerequisites",
     ),
+    pytest.param({"target__openshiftVersion": "5.0"}, [], id="openshift-5-is-past-the-floor"),
+    pytest.param({"target__openshiftVersion": "4.21.7"}, [], id="a-patch-release-of-the-floor"),
 ]
 
 

@@ -372,8 +372,8 @@ class OpenShiftTarget(ConfigModel):
     AWS filter names derive from it. Required for ``aws`` GPU pools; template pools read it from the
     template's labels when not given. Defaults to none."""
     openshift_version: OpenShiftVersion | None = None
-    """The cluster's OpenShift version (``4.19`` or ``4.19.3``), checked against the ProvisioningRequest
-    floor (4.19) when a GPU pool uses ProvisioningRequests. Defaults to none (a warning says the floor
+    """The cluster's OpenShift version (``4.21``, ``4.21.3``, ``5.0``), checked against the ProvisioningRequest
+    floor (4.21) when a GPU pool uses ProvisioningRequests. Defaults to none (a warning says the floor
     cannot be checked at plan time)."""
     feature_set: FeatureSet | None = None
     """The cluster's ``FeatureGate`` ``cluster`` ``spec.featureSet``, as set by the cluster admin

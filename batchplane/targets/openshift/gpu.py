@@ -17,8 +17,8 @@ are supported ("template only"). Rules live in :func:`batchplane.targets.openshi
 
 ProvisioningRequest support in OpenShift's Cluster Autoscaler (docs/openshift.md): the
 ``provisioningrequests.autoscaling.x-k8s.io`` CRD and the autoscaler's
-``--enable-provisioning-requests`` flag ship from OpenShift 4.19 (openshift/enhancements
-``enhancements/autoscaling/provisioning-request-enablement.md``, AUTOSCALE-169, PR #1752), behind the
+``--enable-provisioning-requests`` flag ship from OpenShift 4.21 (:data:`PROVISIONING_MIN_OPENSHIFT`; designed in
+openshift/enhancements ``enhancements/autoscaling/provisioning-request-enablement.md``), behind the
 ``ProvisioningRequestAvailable`` feature gate, which openshift/api enables in the
 ``DevPreviewNoUpgrade`` feature set only.
 """
@@ -40,10 +40,14 @@ all (kubernetes/autoscaler ``FAQ.md``, "supported from Cluster Autoscaler versio
 CHECK_CAPACITY_CLASS = "check-capacity.autoscaling.x-k8s.io"
 """The upstream Cluster Autoscaler class that only checks that the request fits existing nodes."""
 
-PROVISIONING_MIN_OPENSHIFT = "4.19"
+PROVISIONING_MIN_OPENSHIFT = "4.21"
 """The first OpenShift release whose Cluster Autoscaler Operator ships the ProvisioningRequest CRD and
-starts the autoscaler with ``--enable-provisioning-requests`` (provisioning-request-enablement.md,
-"Upgrade expectations": "available after upgrading to OpenShift version 4.19.0 or greater")."""
+starts the autoscaler with ``--enable-provisioning-requests``: openshift/cluster-autoscaler-operator branch
+``release-4.21`` (at dec12ba632a4810b4ff43a9172f462a1dd291e44) is the first release branch with
+``install/11_provisioningrequest.crd.yaml`` and the flag (``pkg/controller/clusterautoscaler/clusterautoscaler.go``
+L26-L27, L87, L228), https://github.com/openshift/cluster-autoscaler-operator/tree/release-4.21; ``release-4.20``
+has neither, and openshift/api registers the ``ProvisioningRequestAvailable`` gate from ``release-4.21`` on. (The
+enhancement, provisioning-request-enablement.md, planned 4.19.0; the release branches are what shipped.)"""
 
 PROVISIONING_FEATURE_GATE = "ProvisioningRequestAvailable"
 """The OpenShift feature gate of the ProvisioningRequest CRD (openshift/api ``features/features.go``;
@@ -58,18 +62,19 @@ FeatureSet = Literal["Default", "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "
 PoolProvisioning = Literal["atomic", "check-capacity", "none"]
 MergePolicy = Literal["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"]
 
-_OPENSHIFT_VERSION_RE = re.compile(r"^4\.(\d+)(?:\.(\d+))?$")
+_OPENSHIFT_VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 _DURATION = r"^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$"
 
 
 def _openshift_version(value: str) -> str:
-    if not _OPENSHIFT_VERSION_RE.match(value):
-        raise ValueError(f'"{value}" is not an OpenShift 4 version (e.g. 4.19 or 4.19.3)')
+    if parse_openshift_version(value) is None:
+        raise ValueError(f'"{value}" is not an OpenShift 4 or later version (e.g. 4.21, 4.21.3 or 5.0)')
     return value
 
 
 OpenShiftVersion = Annotated[str, AfterValidator(_openshift_version)]
-"""An OpenShift 4 version or minor: ``4.19``, ``4.20.2``."""
+"""An OpenShift version or minor, 4 or later: ``4.21``, ``4.21.2``, ``5.0`` (openshift/api has ``release-5.*``
+branches beside ``release-4.*``)."""
 
 Duration = Annotated[str, Field(pattern=_DURATION)]
 """A Go duration as the ClusterAutoscaler CRD takes it: ``10m``, ``30s``, ``1h30m``."""
@@ -78,11 +83,12 @@ NonNegative = Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]
 
 
 def parse_openshift_version(text: str) -> tuple[int, int, int] | None:
-    """``"4.19"`` → ``(4, 19, 0)``; ``"4.20.3"`` → ``(4, 20, 3)``; None when not an OpenShift 4 version."""
+    """``"4.21"`` → ``(4, 21, 0)``; ``"5.0.3"`` → ``(5, 0, 3)``; None when not ``<major>.<minor>[.<patch>]`` with a
+    major of 4 or later (OpenShift 3 is another product)."""
     match = _OPENSHIFT_VERSION_RE.match(text)
-    if match is None:
+    if match is None or int(match.group(1)) < 4:
         return None
-    return 4, int(match.group(1)), int(match.group(2) or 0)
+    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
 class Accelerator(ConfigModel):

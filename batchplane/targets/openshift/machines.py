@@ -667,7 +667,7 @@ def check_gpu_capacity(
     Pools: exactly one source (``aws`` or ``template``), a readable template, an infrastructure ID, a
     known instance type or a stated accelerator that matches it, the zone in the region, min ≤ max,
     min 0 for ``atomic`` pools, no labels/taints that clash with Batchplane's, unique names. Cluster:
-    the ProvisioningRequest prerequisites (OpenShift ≥ 4.19, feature set), ClusterAutoscaler limits that
+    the ProvisioningRequest prerequisites (OpenShift ≥ 4.21, feature set), ClusterAutoscaler limits that
     cover every pool at its maximum, and the GPU Operator.
 
     Returns:
