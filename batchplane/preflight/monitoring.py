@@ -6,6 +6,11 @@
   with the command that turns it on.
 * kind / existing with ``observability.prometheus: operator``: the Prometheus Operator's ``ServiceMonitor`` and
   ``PrometheusRule`` CRDs exist; otherwise ``pulumi up`` fails on the first of them (no such kind): a blocker.
+* dashboards delivered as ``GrafanaDashboard`` CRs (``grafana-operator``, OpenShift's default): the Grafana Operator's
+  ``grafanadashboards.grafana.integreatly.org`` CRD exists (else ``pulumi up`` fails on the first dashboard: a
+  blocker), and some ``Grafana`` instance in any namespace carries the labels the dashboards select
+  (``dashboards.grafanaSelector``; the CRs allow cross-namespace import) — else they are created and nothing
+  imports them: a warning.
 
 Both read the cluster through the kubernetes client with the stack's kubeconfig context, like the OLM checks
 (:mod:`batchplane.preflight.kube`). Offline (``batchplane check``/``preview``) neither is checked.
@@ -21,6 +26,10 @@ from batchplane.preflight.report import Report
 
 MONITORING_NAMESPACE = "openshift-monitoring"
 MONITORING_CONFIG = "cluster-monitoring-config"
+#: The Grafana Operator v5 API of the stack's GrafanaDashboards and of the Grafana instances that import them
+#: (https://github.com/grafana/grafana-operator/tree/v5.24.0/config/crd/bases).
+GRAFANA_GROUP, GRAFANA_VERSION = "grafana.integreatly.org", "v1beta1"
+GRAFANA_DASHBOARD_CRD = f"grafanadashboards.{GRAFANA_GROUP}"
 #: The Prometheus Operator CRDs the stack's objects are instances of.
 PROMETHEUS_OPERATOR_CRDS = ("servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com")
 ENABLE_USER_WORKLOAD = (
@@ -121,4 +130,68 @@ def check_prometheus_operator_crds(path: str, api_client: Any, report: Report) -
             "the stack's ServiceMonitors and PrometheusRules",
             "install the Prometheus Operator, or set observability.prometheus: kube-prometheus-stack (the stack "
             "installs it) or none",
+        )
+
+
+def _selector(labels: dict[str, str]) -> str:
+    return ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+
+
+def check_grafana_operator(path: str, selector: dict[str, str], api_client: Any, report: Report) -> None:
+    """``grafana-operator`` dashboard delivery: a blocker naming ``path`` when the GrafanaDashboard CRD is missing,
+    a warning when no ``Grafana`` instance carries ``selector``'s labels (or either cannot be read).
+
+    Args:
+        path: the key path (``batchplane:observability.dashboards``).
+        selector: ``spec.instanceSelector.matchLabels`` of the stack's GrafanaDashboards (label → value).
+        api_client: a ``kubernetes.client.ApiClient`` for the cluster.
+        report: where findings go (check class ``monitoring``).
+    """
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
+
+    try:
+        client.ApiextensionsV1Api(api_client).read_custom_resource_definition(GRAFANA_DASHBOARD_CRD)
+    except ApiException as exc:
+        if exc.status != 404:
+            report.warning(
+                "monitoring", path, f"CRD {GRAFANA_DASHBOARD_CRD} not checked: {exc.status} {exc.reason}"
+            )
+            return
+        report.ran("monitoring")
+        report.blocker(
+            "monitoring",
+            f"{path}.delivery",
+            f"no Grafana Operator on the cluster (missing CRD {GRAFANA_DASHBOARD_CRD}): pulumi up cannot create the "
+            "stack's GrafanaDashboards",
+            "install the Grafana Operator v5 (OperatorHub: the community grafana-operator package), or set "
+            "observability.dashboards.delivery: configmap, or observability.dashboards.enabled: false",
+        )
+        return
+    except (HTTPError, OSError) as exc:
+        report.warning("monitoring", path, f"CRD {GRAFANA_DASHBOARD_CRD} not checked: {exc}")
+        return
+    wanted = _selector(selector)
+    try:
+        answer = client.CustomObjectsApi(api_client).list_cluster_custom_object(
+            GRAFANA_GROUP, GRAFANA_VERSION, "grafanas", label_selector=wanted
+        )
+    except ApiException as exc:
+        report.warning(
+            "monitoring", path, f"Grafana instances labelled {wanted} not checked: {exc.status} {exc.reason}"
+        )
+        return
+    except (HTTPError, OSError) as exc:
+        report.warning("monitoring", path, f"Grafana instances labelled {wanted} not checked: {exc}")
+        return
+    report.ran("monitoring")
+    if not (isinstance(answer, dict) and answer.get("items")):
+        report.warning(
+            "monitoring",
+            f"{path}.grafanaSelector",
+            f"no Grafana instance ({GRAFANA_GROUP}/{GRAFANA_VERSION}) in any namespace is labelled {wanted}: the "
+            "stack's GrafanaDashboards are created but no Grafana imports them",
+            f"label the Grafana that should show them (oc label grafana <name> -n <namespace> {wanted.replace(',', ' ')}), "
+            "or set observability.dashboards.grafanaSelector to its labels",
         )

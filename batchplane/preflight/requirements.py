@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from batchplane.components.quota_webhook.manifests import webhook_enabled
+from batchplane.observability.dashboards import dashboards_config, resolve_delivery
 from batchplane.operators.olm_lookup import StackInstall
 from batchplane.preflight.kube import KubeContext
 from batchplane.stack import Stack
@@ -109,6 +110,8 @@ class Requirements:
             whose objects need user-workload monitoring; or None.
         prometheus_operator: kind/existing with ``observability.prometheus: operator``: the key path whose objects
             need the Prometheus Operator's CRDs; or None.
+        grafana_operator: dashboards delivered as GrafanaDashboard CRs: the key path
+            (``batchplane:observability.dashboards``) and the labels their ``instanceSelector`` matches; or None.
     """
 
     stack: str
@@ -141,6 +144,7 @@ class Requirements:
     kueue_api: KueueApiNeed | None = None
     user_workload_monitoring: str | None = None
     prometheus_operator: str | None = None
+    grafana_operator: tuple[str, dict[str, str]] | None = None
 
 
 TARGET = "batchplane:target"
@@ -219,3 +223,6 @@ def _monitoring_requirements(stack: Stack, req: Requirements) -> None:
         req.user_workload_monitoring = "batchplane:observability"
     elif monitoring == "prometheus-operator" and section.prometheus == "operator":
         req.prometheus_operator = "batchplane:observability.prometheus"
+    dashboards = dashboards_config(stack)
+    if dashboards.enabled and resolve_delivery(dashboards, stack.platform) == "grafana-operator":
+        req.grafana_operator = ("batchplane:observability.dashboards", dict(dashboards.grafana_selector))

@@ -93,6 +93,10 @@ def preflight(stack: Stack, env: Environment | None = None) -> Report:
         from batchplane.preflight.monitoring import check_prometheus_operator_crds
 
         check_prometheus_operator_crds(req.prometheus_operator, api_client, report)
+    if api_client is not None and req.grafana_operator is not None:
+        from batchplane.preflight.monitoring import check_grafana_operator
+
+        check_grafana_operator(*req.grafana_operator, api_client, report)
     if env.check_images:
         _images(req, report, env, halves)
     return report

@@ -28,7 +28,8 @@ def kubeconfig(directory: Path, server: str, context: str) -> Path:
 
 #: What every OpenShift preflight reads besides the check under test, recorded as a fresh, ready cluster answers: the
 #: registry route, the operator namespaces and worker MachineSets the deploy-time lookups read, the FeatureGate with
-#: ProvisioningRequestAvailable, no Kueue yet, user-workload monitoring on. A test adds its own recordings first
+#: ProvisioningRequestAvailable, no Kueue yet, user-workload monitoring on, the Grafana Operator with a labelled
+#: Grafana. A test adds its own recordings first
 #: (the first match answers).
 OPENSHIFT_DEFAULTS = (
     "olm/catalog.json",
@@ -39,4 +40,5 @@ OPENSHIFT_DEFAULTS = (
     "openshift/no-kueue-cr.json",
     "openshift/apis-no-kueue.json",
     "openshift/user-workload-monitoring.json",
+    "monitoring/grafana-operator.json",
 )

@@ -87,3 +87,62 @@ def test_only_the_platforms_that_need_them_ask_for_the_monitoring_checks() -> No
         None,
         "batchplane:observability",
     )
+
+
+def test_openshift_dashboards_without_the_grafana_operator_are_a_blocker_naming_the_delivery_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = _openshift(tmp_path, monkeypatch, "monitoring/no-grafana-operator.json")
+    [finding] = report.findings
+    assert (finding.severity, finding.check, finding.path) == (
+        "blocker",
+        "monitoring",
+        "batchplane:observability.dashboards.delivery",
+    )
+    assert "grafanadashboards.grafana.integreatly.org" in finding.message
+    assert "delivery: configmap" in finding.fix
+
+
+def test_grafana_dashboards_no_grafana_selects_are_a_warning_with_the_label_to_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = _openshift(tmp_path, monkeypatch, "monitoring/grafana-operator-no-instance.json")
+    [finding] = report.findings
+    assert (finding.severity, finding.path) == (
+        "warning",
+        "batchplane:observability.dashboards.grafanaSelector",
+    )
+    assert "labelled dashboards=grafana" in finding.message and "dashboards=grafana" in finding.fix
+
+
+def test_the_grafana_lookup_asks_for_the_stacks_own_selector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recorded cluster has one Grafana labelled `dashboards=grafana` and none labelled `team=ml` (each answer
+    matches only its own labelSelector query)."""
+    from batchplane.preflight.kube import KubeContext, kube_client
+    from batchplane.preflight.monitoring import check_grafana_operator
+
+    recorded = load("monitoring/grafana-operator.json")
+    empty = {
+        **recorded[1],
+        "query": {"labelSelector": "team=ml"},
+        "body": {**recorded[1]["body"], "items": []},
+    }
+    with RecordedServer([*recorded, empty]) as server:
+        report = Report("openshift")
+        client = kube_client(KubeContext("ctx", str(kubeconfig(tmp_path, server.url, "ctx")), "x"), report)
+        check_grafana_operator(
+            "batchplane:observability.dashboards", {"dashboards": "grafana"}, client, report
+        )
+        assert report.findings == [] and "monitoring" in report.checked
+        check_grafana_operator("batchplane:observability.dashboards", {"team": "ml"}, client, report)
+        assert server.replay.unmatched == []
+    [finding] = report.findings
+    assert finding.severity == "warning" and "is labelled team=ml" in finding.message
+
+
+def test_only_grafana_operator_delivery_asks_for_the_grafana_check() -> None:
+    kind, gke, openshift = (stack_requirements(template(t)) for t in ("kind", "gke-dev", "openshift-ai"))
+    assert kind.grafana_operator is None and gke.grafana_operator is None  # configmap, cloud-monitoring
+    assert openshift.grafana_operator == ("batchplane:observability.dashboards", {"dashboards": "grafana"})

@@ -28,6 +28,7 @@ def check(
         "openshift/no-kueue-cr.json",
         "openshift/apis-no-kueue.json",
         "openshift/user-workload-monitoring.json",
+        "monitoring/grafana-operator.json",
     )
     with RecordedServer(load(*recordings, *defaults)) as server:
         context = stack.config.target.kube_context()

@@ -22,6 +22,7 @@ BASE = (
     "openshift/fresh-operator-namespaces.json",
     "openshift/worker-machinesets.json",
     "openshift/user-workload-monitoring.json",
+    "monitoring/grafana-operator.json",
 )
 
 
