@@ -14,9 +14,10 @@ from batchplane.cli import app
 from batchplane.components.quota_webhook.manifests import webhook_deployment
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.errors import ConfigValidationError
+from batchplane.kueue.policy import node_affinity_keys_of
 from batchplane.stack import load_stack
 from batchplane.webhook.errors import PolicyError
-from batchplane.webhook.policy import load_policy, node_affinity_keys_of, parse_policy, policy_json
+from batchplane.webhook.policy import load_policy, parse_policy, policy_json
 from tests.conftest import template_path
 from tests.webhook.conftest import stack_policy
 
