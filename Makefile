@@ -42,7 +42,7 @@ GRAPHVIZ_PACKAGE := graphviz
 # unit-tested, a Prometheus scraping a running webhook). Installed the same way as Graphviz.
 PROMETHEUS_PACKAGE := prometheus
 
-.PHONY: help install lock graphviz prometheus preview test compile test-compiled lint typecheck imports all-checks graphs e2e-kind
+.PHONY: help install lock graphviz prometheus preview test compile test-compiled lint typecheck imports all-checks graphs docs e2e-kind
 help: ## list the targets
 	@grep -E '^[A-Za-z0-9_.-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -133,6 +133,16 @@ graphs: graphviz $(BIN)/.installed-dev ## regenerate docs/graphs/<template>.dot 
 	  $(BIN)/batchplane graph --config $$f --format dot --output docs/graphs/$$s.dot || exit 1; \
 	  $(BIN)/batchplane graph --config $$f --format svg --output docs/graphs/$$s.svg || exit 1; \
 	done
+
+# Every page and figure in docs/ that describes the code, regenerated from it (no Docker, no network; Graphviz for the
+# graphs). Each has a test that fails, naming `make docs`, when the committed text is stale: tests/config/test_reference.py,
+# tests/preflight/test_docs.py, tests/graph/test_docs_graphs.py, tests/docs/test_docfigures.py and
+# tests/webhook/test_process_imports.py. Pages are written through a temporary file, so a failing generator leaves
+# the committed page as it was.
+docs: graphs $(BIN)/.installed-dev ## regenerate docs/ from the code: config reference, requirements, graphs and the figures the pages mark
+	$(BIN)/batchplane config-reference --output docs/config-reference.md.tmp && mv docs/config-reference.md.tmp docs/config-reference.md
+	$(BIN)/batchplane preflight --requirements > docs/requirements.md.tmp && mv docs/requirements.md.tmp docs/requirements.md
+	$(BIN)/python -m batchplane.docfigures README.md docs/*.md
 
 e2e-kind: $(BIN)/.installed-dev ## end-to-end on a real kind cluster (needs docker, kind, kubectl, pulumi); ~15 min
 	$(BIN)/pytest -m kind tests/e2e -v -rs

@@ -99,6 +99,11 @@ class TeamsConfig(ConfigModel):
     members: list[Team] = []
     """The teams. Defaults to none."""
 
+    def limits_by_namespace(self) -> dict[str, WorkloadLimits]:
+        """Namespace (``namespace``, else the team's name) → the ``limits`` of the team owning it, for every team
+        that sets limits (the quota webhook's per-namespace limits, below ``webhook.namespaces[].limits``)."""
+        return {team.namespace or team.name: team.limits for team in self.members if team.limits is not None}
+
 
 def expand_team(
     teams: TeamsConfig, team: Team, flavor_order: Sequence[str] = ()

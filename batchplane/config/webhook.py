@@ -224,6 +224,10 @@ class WebhookConfig(ConfigModel):
             return self.image
         return BUILT_IMAGE if self.build is not None else DEFAULT_IMAGE
 
+    def limits_by_namespace(self) -> dict[str, WorkloadLimits | None]:
+        """``namespaces[]`` as name → its ``limits`` (``None`` = none set there), in declaration order."""
+        return {ns.name: ns.limits for ns in self.namespaces}
+
 
 def with_platform_build(webhook: WebhookConfig, registry: str | None, *, deployed: bool) -> WebhookConfig:
     """``webhook`` with the default build made explicit: when the webhook is deployed and neither ``image`` nor

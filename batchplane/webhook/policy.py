@@ -6,9 +6,12 @@ borrowing and lending limits) → cohorts (Cohort objects' own quota and parents
 with their ProvisioningRequestConfig → per-namespace workload limits, plus the Kueue Configuration
 options that change accounting (``resources``, enabled integrations). It is rendered *statically*
 from the validated stack config by :func:`batchplane.components.quota_webhook.policy.render_policy`, beside the
-component that ships it as a ConfigMap (this module imports no stack loading: the server loads only the types
-below); docs/webhook.md explains why it is not synced from the live cluster and how drift is handled.
-``batchplane webhook policy --stack NAME`` prints it.
+component that ships it as a ConfigMap, each section built by the module owning its facts (this module imports no
+stack loading: the server loads only the schema and loader below); docs/webhook.md explains why it is not synced
+from the live cluster and how drift is handled. ``batchplane webhook policy --stack NAME`` prints it.
+
+This module is the document's schema (the models, including which keys are left out when unset: ``exclude_if`` on
+the field), its canonical JSON (:func:`policy_json`) and its loader (:func:`load_policy`).
 
 Quantities stay Kubernetes quantity strings (as in the stack config); :mod:`batchplane.webhook.queues`
 parses them once when the server loads the document.
@@ -23,7 +26,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import Taint, Toleration
@@ -51,38 +54,10 @@ NodeAffinityKeys = Literal["Flavor", "ResourceGroup"]
   v0.17.0-v0.17.5, v0.16 and older).
 """
 
-#: The first patch release of each minor line that matches on per-flavor keys (the fix cherry-picked; no release
-#: of v0.16 or older has it): https://github.com/kubernetes-sigs/kueue/blob/v0.17.6/pkg/scheduler/flavorassigner/flavorassigner.go
-#: line 936 and https://github.com/kubernetes-sigs/kueue/blob/v0.18.2/pkg/scheduler/flavorassigner/flavorassigner.go
-#: line 971; v0.16.9 and older still call ``flavorSelector`` with ``resourceGroup.LabelKeys``.
-_PER_FLAVOR_SINCE: dict[int, int] = {17: 6, 18: 2}
-#: The first minor whose every release matches on per-flavor keys (v0.19.0).
-_PER_FLAVOR_MINOR = 19
 
-
-def node_affinity_keys_of(kueue_version: str | None) -> NodeAffinityKeys:
-    """The :data:`NodeAffinityKeys` of a Kueue version (``0.19.2``, ``v0.18.1``, ``0.16`` for a whole minor line).
-
-    ``ResourceGroup`` only when every release the version may stand for matches on the resource group's keys
-    (before v0.17.6, v0.18.0, v0.18.1, and pre-releases of those); ``Flavor`` otherwise — for a newer version, for a
-    minor line whose patch is not known (``0.18``) and for an unknown or unparseable version (``None``): the
-    per-flavor keys refuse fewer workloads, and the webhook must never refuse what Kueue could admit.
-    """
-    if kueue_version is None:
-        return "Flavor"
-    core = kueue_version.removeprefix("v").split("-", 1)[0].split("+", 1)[0]
-    parts = core.split(".")
-    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
-        return "Flavor"
-    major, minor = int(parts[0]), int(parts[1])
-    if major != 0 or minor >= _PER_FLAVOR_MINOR:
-        return "Flavor"
-    if minor not in _PER_FLAVOR_SINCE:
-        return "ResourceGroup"  # every release of v0.16 and older
-    if len(parts) < 3:
-        return "Flavor"  # v0.17 / v0.18 without a patch: some of their releases match per flavor
-    since = _PER_FLAVOR_SINCE[minor]
-    return "ResourceGroup" if int(parts[2]) < since else "Flavor"
+def _empty(value: object) -> bool:
+    """``exclude_if`` of the keys left out of the JSON when they hold nothing (``None``, ``{}``, ``[]``)."""
+    return not value
 
 
 class PolicyModel(ConfigModel):
@@ -154,9 +129,9 @@ class ClusterQueuePolicy(PolicyModel):
     """Admission checks."""
     stop_policy: str | None = None
     """``Hold``/``HoldAndDrain`` stop admissions (reported as a warning)."""
-    flavor_fungibility: FlavorFungibilityPolicy | None = None
+    flavor_fungibility: FlavorFungibilityPolicy | None = Field(default=None, exclude_if=_empty)
     """``flavorFungibility``; ``None`` = Kueue's defaults."""
-    quota_keys: dict[str, str] = {}
+    quota_keys: dict[str, str] = Field(default={}, exclude_if=_empty)
     """``<flavor>/<resource>`` → the stack config key that sets that quota (named in denial messages)."""
 
 
@@ -191,7 +166,7 @@ class FlavorPolicy(PolicyModel):
     """``nodeTaints``."""
     tolerations: list[Toleration] = []
     """``tolerations`` Kueue adds to admitted pods."""
-    nodes: list[NodeShapePolicy] = []
+    nodes: list[NodeShapePolicy] = Field(default=[], exclude_if=_empty)
     """Every pool whose nodes the flavor's node labels select, with one node's capacity; empty = unknown (then no
     pod is ever refused for its size)."""
 
@@ -240,14 +215,15 @@ class KueueSettings(PolicyModel):
     """``resources.quotaCheckStrategy``; Kueue's default ``BlockUndeclared``."""
     frameworks: list[str] | None = None
     """Enabled ``integrations.frameworks``; ``None`` when the stack does not install Kueue (unknown)."""
-    feature_gates: dict[str, bool] = {}
+    feature_gates: dict[str, bool] = Field(default={}, exclude_if=_empty)
     """The feature gates the stack sets that change the decisions (``FlavorFungibility``: Beta, on by default);
     a gate not listed keeps Kueue v0.19.2's default."""
-    node_affinity_keys: NodeAffinityKeys = "Flavor"
+    node_affinity_keys: NodeAffinityKeys = Field(default="Flavor", exclude_if=lambda keys: keys == "Flavor")
     """Which label keys a flavor is matched on against a pod's nodeSelector / required node affinity
     (:data:`NodeAffinityKeys`): ``Flavor`` (Kueue v0.19, v0.18.2+, v0.17.6+; the default, and what an unknown Kueue
     version gets) or ``ResourceGroup`` (older Kueue: the Red Hat build of Kueue 1.0-1.3, OpenShift AI 2.x's
-    embedded Kueue). Derived from the Kueue version the stack runs (:func:`node_affinity_keys_of`)."""
+    embedded Kueue). Derived from the Kueue version the stack runs
+    (:func:`batchplane.kueue.policy.node_affinity_keys_of`)."""
 
 
 class WebhookSettings(PolicyModel):
@@ -314,35 +290,19 @@ WorkerPolicy.model_rebuild()
 
 
 def policy_json(doc: PolicyDocument) -> str:
-    """The document as canonical JSON (sorted keys, 2-space indent, trailing newline). ``multiKueue`` is left out
-    when unset, so a stack without MultiKueue keeps the document (and checksum) it had before the key existed."""
-    data = doc.model_dump(by_alias=True, mode="json")
-    if data.get("multiKueue") is None:
-        data.pop("multiKueue", None)
-    _drop_unset(data)
+    """The document as canonical JSON (sorted keys, 2-space indent, trailing newline), in one dump.
+
+    Keys marked ``exclude_if`` in the schema are left out when they hold nothing or their default (a ClusterQueue's
+    ``flavorFungibility`` and ``quotaKeys``, a flavor's ``nodes``, ``kueue.featureGates``,
+    ``kueue.nodeAffinityKeys: Flavor``), in the workers' documents too, and the top-level ``multiKueue`` when unset —
+    so a stack that does not need them keeps the document (and checksum) it had before the key existed: no webhook
+    rollout, and a server of the previous release still reads it. (A worker's own document keeps its
+    ``multiKueue: null``, as it always has.)
+    """
+    data = doc.model_dump(
+        by_alias=True, mode="json", exclude={"multi_kueue"} if doc.multi_kueue is None else None
+    )
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
-
-
-def _drop_unset(data: dict[str, Any]) -> None:
-    """Leave out the flavor-assigner keys when they hold nothing or their default (a ClusterQueue's
-    ``flavorFungibility`` and ``quotaKeys``, a flavor's ``nodes``, ``kueue.featureGates``, ``kueue.nodeAffinityKeys: Flavor``), here and in the workers'
-    documents, so a stack that does not need them keeps its document and checksum (no webhook rollout, and a server
-    of the previous release still reads it)."""
-    for worker in (data.get("multiKueue") or {}).get("workers", []):
-        if isinstance(worker.get("policy"), dict):
-            _drop_unset(worker["policy"])
-    for queue in data.get("clusterQueues", {}).values():
-        if queue.get("flavorFungibility") is None:
-            queue.pop("flavorFungibility", None)
-        if not queue.get("quotaKeys"):
-            queue.pop("quotaKeys", None)
-    for flavor in data.get("resourceFlavors", {}).values():
-        if not flavor.get("nodes"):
-            flavor.pop("nodes", None)
-    if not data.get("kueue", {}).get("featureGates"):
-        data.get("kueue", {}).pop("featureGates", None)
-    if data.get("kueue", {}).get("nodeAffinityKeys") == "Flavor":
-        data["kueue"].pop("nodeAffinityKeys")
 
 
 def policy_checksum(doc: PolicyDocument) -> str:

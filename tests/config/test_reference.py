@@ -9,7 +9,7 @@ from tests.conftest import REPO_ROOT
 def test_committed_config_reference_matches_the_models() -> None:
     committed = (REPO_ROOT / "docs" / "config-reference.md").read_text(encoding="utf-8")
     assert committed == config_reference(), (
-        "docs/config-reference.md is stale: run `batchplane config-reference -o docs/config-reference.md`"
+        "docs/config-reference.md is stale: run `make docs` (it runs `batchplane config-reference`)"
     )
 
 

@@ -17,7 +17,7 @@ from tests.graph.conftest import shipped, svg_node_titles
 
 GRAPHS = REPO_ROOT / "docs" / "graphs"
 ONBOARDING = REPO_ROOT / "docs" / "onboarding.md"
-REGENERATE = "stale picture: run `make graphs` and commit docs/graphs/"
+REGENERATE = "stale picture: run `make docs` (or just `make graphs`) and commit docs/graphs/"
 
 
 @pytest.mark.parametrize("stack", TEMPLATE_NAMES, ids=TEMPLATE_NAMES)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from batchplane.kueue.policy import node_affinity_keys_of
 from batchplane.stack.target import platform_for
 from batchplane.targets.openshift.config import OpenShiftTarget, rhbok_kueue_version
-from batchplane.webhook.policy import node_affinity_keys_of
 
 CHANNELS = [
     ("stable-v1.0", "0.11", "ResourceGroup"),

@@ -13,7 +13,7 @@ def test_committed_requirements_page_equals_the_generated_one() -> None:
     assert result.exit_code == 0, result.output
     committed = (REPO_ROOT / "docs" / "requirements.md").read_text(encoding="utf-8")
     assert committed == result.stdout, (
-        "regenerate: batchplane preflight --requirements > docs/requirements.md"
+        "docs/requirements.md is stale: run `make docs` (it runs `batchplane preflight --requirements`)"
     )
 
 

@@ -16,7 +16,7 @@ from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.errors import ConfigValidationError
 from batchplane.stack import load_stack
 from batchplane.webhook.errors import PolicyError
-from batchplane.webhook.policy import load_policy, node_affinity_keys_of, parse_policy, policy_json
+from batchplane.webhook.policy import load_policy, parse_policy, policy_json
 from tests.conftest import template_path
 from tests.webhook.conftest import stack_policy
 
@@ -200,33 +200,6 @@ def test_a_stack_setting_no_fungibility_or_gates_keeps_its_policy_document_and_c
     assert parse_policy(json.loads(text)) == tuned
 
 
-NODE_AFFINITY_KEYS_OF = [
-    ("0.19.2", "Flavor"),
-    ("v0.19.0", "Flavor"),
-    ("0.19.0-rc.0", "Flavor"),
-    ("0.18.2", "Flavor"),
-    ("0.18.1", "ResourceGroup"),
-    ("0.18.0-rc.1", "ResourceGroup"),
-    ("0.18", "Flavor"),  # 0.18.0-0.18.1 refuse more than 0.18.2+: an unknown patch gets the permissive keys
-    ("0.17.6", "Flavor"),
-    ("0.17.5", "ResourceGroup"),
-    ("0.16", "ResourceGroup"),
-    ("0.16.9", "ResourceGroup"),
-    ("0.11", "ResourceGroup"),
-    ("1.0.0", "Flavor"),
-    ("main", "Flavor"),
-    (None, "Flavor"),
-]
-
-
-@pytest.mark.parametrize(("version", "keys"), NODE_AFFINITY_KEYS_OF)
-def test_node_affinity_keys_follow_the_kueue_release_that_matches_each_flavor_on_its_own_keys(
-    version: str | None, keys: str
-) -> None:
-    # kubernetes-sigs/kueue 40fe434 (v0.19.0), cherry-picked as e261deca24 (v0.18.2) and 109fcd51d3 (v0.17.6).
-    assert node_affinity_keys_of(version) == keys
-
-
 def test_the_policy_document_names_resource_group_node_affinity_keys_and_refuses_another_value() -> None:
     assert (
         json.loads(policy_json(stack_policy("openshift-ai-2")))["kueue"]["nodeAffinityKeys"]
@@ -237,3 +210,39 @@ def test_the_policy_document_names_resource_group_node_affinity_keys_and_refuses
     assert parse_policy(kind).kueue.node_affinity_keys == "Flavor"
     with pytest.raises(PolicyError, match=r"kueue\.nodeAffinityKeys"):
         parse_policy({"stack": "s", "kueue": {"nodeAffinityKeys": "Node"}})
+
+
+def test_the_schema_leaves_out_each_unset_key_and_the_document_reads_back_the_same() -> None:
+    """The keys a previous release's server does not know are left out when they hold nothing or their default
+    (``exclude_if`` on the fields), and written once they do."""
+    from batchplane.webhook.policy import (
+        ClusterQueuePolicy,
+        FlavorPolicy,
+        KueueSettings,
+        NodeShapePolicy,
+        PolicyDocument,
+    )
+
+    bare = PolicyDocument(
+        stack="s", cluster_queues={"cq": ClusterQueuePolicy()}, resource_flavors={"f": FlavorPolicy()}
+    )
+    data = json.loads(policy_json(bare))
+    assert (
+        "quotaKeys" not in data["clusterQueues"]["cq"]
+        and "flavorFungibility" not in data["clusterQueues"]["cq"]
+    )
+    assert "nodes" not in data["resourceFlavors"]["f"]
+    assert "featureGates" not in data["kueue"] and "nodeAffinityKeys" not in data["kueue"]
+    assert "multiKueue" not in data and parse_policy(data) == bare
+    full = PolicyDocument(
+        stack="s",
+        kueue=KueueSettings(node_affinity_keys="ResourceGroup", feature_gates={"FlavorFungibility": False}),
+        cluster_queues={
+            "cq": ClusterQueuePolicy(quota_keys={"f/cpu": "batchplane:teams.members[0].quotas.f.cpu"})
+        },
+        resource_flavors={"f": FlavorPolicy(nodes=[NodeShapePolicy(pool="p")])},
+    )
+    data = json.loads(policy_json(full))
+    assert data["kueue"]["nodeAffinityKeys"] == "ResourceGroup" and data["kueue"]["featureGates"]
+    assert data["clusterQueues"]["cq"]["quotaKeys"] and data["resourceFlavors"]["f"]["nodes"]
+    assert parse_policy(data) == full
