@@ -13,10 +13,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from batchplane.backed_pools import GPU_RESOURCE
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.diff.differ import DecisionChange
 from batchplane.diff.model import StackSummary
-from batchplane.pools import GPU_RESOURCE
 from batchplane.stack import Stack
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider, Decision
 

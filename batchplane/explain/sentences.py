@@ -344,7 +344,7 @@ def shortfall_lead(
     flavors: Mapping[str, Flavor],
     gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
 ) -> Lead:
-    """The sentence for the first denying shortfall of :func:`batchplane.webhook.capacity.check_capacity`."""
+    """The sentence for the first denying shortfall of :func:`batchplane.webhook.capacity.check_workload_ever_fits`."""
     first = next(s for s in shortfalls if s.kind != "unmodelled")
     by_name = {d.name: d for d in workload_demands}
     if first.kind == "undeclared":

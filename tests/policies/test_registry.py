@@ -82,7 +82,7 @@ PACK_MAY_LOAD = ("batchplane._version", "batchplane.quantity", "batchplane.confi
                  "batchplane.webhook.queues", "batchplane.webhook.policy", "batchplane.webhook.errors",
                  "batchplane.accounting",
                  # "quota ≤ pool capacity" (PoolQuota), stated once for the program and the pack
-                 "batchplane.pools")  # fmt: skip
+                 "batchplane.backed_pools")  # fmt: skip
 
 
 def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:

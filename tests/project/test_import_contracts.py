@@ -35,9 +35,9 @@ def test_the_contracts_are_kept() -> None:
     [
         ("webhook/queues.py", "import pulumi", "batchplane.webhook.queues -> pulumi (l.1)"),
         (
-            "targets/gke/pools.py",
+            "targets/gke/node_pools.py",
             "import batchplane.targets.openshift.machines",
-            "batchplane.targets.gke.pools -> batchplane.targets.openshift.machines (l.1)",
+            "batchplane.targets.gke.node_pools -> batchplane.targets.openshift.machines (l.1)",
         ),
         (
             "config/kueue.py",

@@ -8,14 +8,14 @@ prints what :func:`render_policy` returns. No Pulumi here.
 
 from __future__ import annotations
 
+from batchplane.backed_pools import BackedPool
 from batchplane.config.kueue import ClusterQueue, FlavorFungibility, ResourceFlavor, ResourceGroup
 from batchplane.config.operators import helm_flag_feature_gates, kueue_frameworks
 from batchplane.config.rules import Located, tenant_namespaces
 from batchplane.config.webhook import WorkloadLimits, is_system_namespace
-from batchplane.pools import BackedPool
 from batchplane.quantity import format_quantity
 from batchplane.stack.load import Stack
-from batchplane.stack.pools import backed_pools
+from batchplane.stack.pool_hooks import backed_pools
 from batchplane.webhook.policy import (
     DECISION_FEATURE_GATES,
     AdmissionCheckPolicy,
