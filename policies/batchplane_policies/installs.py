@@ -30,7 +30,13 @@ from pulumi_policy import (
 )
 
 from batchplane.config import operators
-from batchplane.frameworks import BY_NAME, INTEGRATIONS_OF_OPERATOR, JOB_OPERATOR_NAMES
+from batchplane.frameworks import (
+    BY_NAME,
+    INTEGRATIONS_OF_OPERATOR,
+    JOB_OPERATOR_NAMES,
+    JobOperator,
+    batch_job,
+)
 from batchplane.frameworks import KUEUE_CHART_DEFAULT_FRAMEWORKS as _CHART_DEFAULT_FRAMEWORKS
 from batchplane_policies._support import (
     ReportViolation,
@@ -241,15 +247,17 @@ def required_frameworks(resources: list[Any]) -> dict[str, list[str]]:
     installs (Helm charts and remote manifests)."""
     charts = _helm_charts(resources)
     sources = _sources(resources)
-    installed = {
-        "KubeRay": "kuberay-operator" in charts,
-        "the v1 Training Operator": any(_TRAINING_V1.search(s) for s in sources)
+    installed: dict[JobOperator, bool] = {
+        "kuberay": "kuberay-operator" in charts,
+        "training-operator-v1": any(_TRAINING_V1.search(s) for s in sources)
         or ("training-operator" in charts),
-        "Kubeflow Trainer v2": "kubeflow-trainer" in charts,
-        "AppWrapper": any("project-codeflare/appwrapper" in s for s in sources),
+        "trainer-v2": "kubeflow-trainer" in charts,
+        "appwrapper": any("project-codeflare/appwrapper" in s for s in sources),
     }
     return {
-        operator: list(OPERATOR_INTEGRATIONS[operator]) for operator, present in installed.items() if present
+        JOB_OPERATOR_NAMES[operator]: list(INTEGRATIONS_OF_OPERATOR[operator])
+        for operator, present in installed.items()
+        if present
     }
 
 
@@ -271,7 +279,7 @@ def kueue_frameworks(release: ResourceView) -> list[str] | str:
     except yaml.YAMLError:
         return "values.managerConfig.controllerManagerConfigYaml is not YAML"
     frameworks = string_list(get(document, "integrations", "frameworks"))
-    return frameworks or ["batch/job"]
+    return frameworks or [batch_job.FRAMEWORK.name]  # Kueue's default when the list is empty
 
 
 def _rhbok_names(operator: str) -> list[str]:
