@@ -38,6 +38,7 @@ from batchplane.frameworks import (
     batch_job,
 )
 from batchplane.frameworks import KUEUE_CHART_DEFAULT_FRAMEWORKS as _CHART_DEFAULT_FRAMEWORKS
+from batchplane.targets.openshift.config import DSC_COMPONENT_OPERATORS
 from batchplane_policies._support import (
     ReportViolation,
     ResourceView,
@@ -287,10 +288,10 @@ def _rhbok_names(operator: str) -> list[str]:
     return [rhbok for name in OPERATOR_INTEGRATIONS[operator] if (rhbok := BY_NAME[name].rhbok_name)]
 
 
+#: DataScienceCluster component → the job operator it deploys (as messages name it): the program's statement
+#: (:data:`batchplane.targets.openshift.config.DSC_COMPONENT_OPERATORS`), which its ``Kueue`` CR is derived from.
 _DSC_COMPONENTS = {
-    "ray": "KubeRay",
-    "trainingoperator": "the v1 Training Operator",
-    "trainer": "Kubeflow Trainer v2",
+    component: JOB_OPERATOR_NAMES[operator] for component, operator in DSC_COMPONENT_OPERATORS.items()
 }
 
 
