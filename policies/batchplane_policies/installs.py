@@ -38,7 +38,7 @@ from batchplane.frameworks import (
     batch_job,
 )
 from batchplane.frameworks import KUEUE_CHART_DEFAULT_FRAMEWORKS as _CHART_DEFAULT_FRAMEWORKS
-from batchplane.targets.openshift.config import DSC_COMPONENT_OPERATORS
+from batchplane.targets.openshift.dsc import DSC_COMPONENT_OPERATORS
 from batchplane_policies._support import (
     ReportViolation,
     ResourceView,
@@ -289,7 +289,7 @@ def _rhbok_names(operator: str) -> list[str]:
 
 
 #: DataScienceCluster component → the job operator it deploys (as messages name it): the program's statement
-#: (:data:`batchplane.targets.openshift.config.DSC_COMPONENT_OPERATORS`), which its ``Kueue`` CR is derived from.
+#: (:data:`batchplane.targets.openshift.dsc.DSC_COMPONENT_OPERATORS`), which its ``Kueue`` CR is derived from.
 _DSC_COMPONENTS = {
     component: JOB_OPERATOR_NAMES[operator] for component, operator in DSC_COMPONENT_OPERATORS.items()
 }

@@ -32,10 +32,10 @@ from batchplane.frameworks import (
     INTEGRATIONS_OF_OPERATOR,
     KUEUE_INTEGRATION_OF_RHBOK,
     RHBOK_NAMES,
-    JobOperator,
     batch_job,
 )
 from batchplane.targets.openshift.dsc import (
+    DSC_COMPONENT_OPERATORS,
     DataScienceClusterComponents,
     check_components,
     check_default_queues,
@@ -422,16 +422,6 @@ class OpenShiftTarget(ConfigModel):
         if self.kueue.create_kueue_cr is not None:
             return self.kueue.create_kueue_cr
         return self.openshift_ai is None or self.openshift_ai.release == "2.x"
-
-
-#: The job operator each distributed-workloads DataScienceCluster component deploys (OpenShift AI's component names,
-#: :meth:`OpenShiftAI.component_states`); a Managed component implies that operator's integrations in the ``Kueue`` CR.
-DSC_COMPONENT_OPERATORS: dict[str, JobOperator] = {
-    "ray": "kuberay",
-    "codeflare": "appwrapper",
-    "trainingoperator": "training-operator-v1",
-    "trainer": "trainer-v2",
-}
 
 
 def _rhbok_names_of(integrations: Iterable[str]) -> list[str]:
