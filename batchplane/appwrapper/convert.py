@@ -31,13 +31,16 @@ from typing import Any
 
 from batchplane.accounting import AccountingError, workload_requests
 from batchplane.accounting.model import FieldError
+from batchplane.frameworks.appwrapper import FRAMEWORK as APPWRAPPER
 from batchplane.frameworks.appwrapper import appwrapper_inferred_pod_sets
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
 
 #: The two API versions of MCAD's AppWrapper.
 MCAD_API_VERSIONS = ("mcad.ibm.com/v1beta1", "workload.codeflare.dev/v1beta1")
-#: The AppWrapper that Kueue queues (project-codeflare/appwrapper v1.2.1).
-APPWRAPPER_API_VERSION = "workload.codeflare.dev/v1beta2"
+#: MCAD's kind (its own name, which the v1beta2 AppWrapper kept).
+MCAD_KIND = "AppWrapper"
+#: The AppWrapper that Kueue queues (project-codeflare/appwrapper v1.2.1): the job-framework registry's.
+APPWRAPPER_API_VERSION = APPWRAPPER.api_version
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 MAX_EXEC_TIME_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
@@ -89,7 +92,7 @@ def is_mcad_appwrapper(obj: object) -> bool:
     """Whether ``obj`` is an MCAD AppWrapper (either API version)."""
     return (
         isinstance(obj, Mapping)
-        and obj.get("kind") == "AppWrapper"
+        and obj.get("kind") == MCAD_KIND
         and obj.get("apiVersion") in MCAD_API_VERSIONS
     )
 
@@ -126,7 +129,7 @@ def convert(
     if not is_mcad_appwrapper(obj):
         kind = f"{obj.get('apiVersion')} {obj.get('kind')}"
         raise ConversionError(
-            [f"apiVersion/kind: expected AppWrapper of {' or '.join(MCAD_API_VERSIONS)}, got {kind}"]
+            [f"apiVersion/kind: expected {MCAD_KIND} of {' or '.join(MCAD_API_VERSIONS)}, got {kind}"]
         )
     problems: list[str] = []
     warnings: list[str] = []
@@ -171,7 +174,7 @@ def convert(
         metadata["annotations"] = annotations
     converted: dict[str, Any] = {
         "apiVersion": APPWRAPPER_API_VERSION,
-        "kind": "AppWrapper",
+        "kind": APPWRAPPER.kind,
         "metadata": metadata,
         "spec": {"components": components},
     }

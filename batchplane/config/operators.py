@@ -29,7 +29,7 @@ from batchplane.config.kueue_configuration import (
     feature_gate_problem,
 )
 from batchplane.errors import ConfigIssue
-from batchplane.frameworks import ALWAYS_ON, INTEGRATIONS_OF_OPERATOR, JobOperator
+from batchplane.frameworks import ALWAYS_ON, INTEGRATIONS_OF_OPERATOR, JOB_OPERATOR_NAMES, JobOperator
 
 # --- pinned versions (allow-lists) -------------------------------------------------------------
 
@@ -116,7 +116,9 @@ class KubeRayInstall(ConfigModel):
 
     enabled: bool = True
     """Install KubeRay with Helm. Defaults to true. Set false with ``gkeRayAddon: true``."""
-    version: Annotated[str, AfterValidator(_pinned("KubeRay", KUBERAY_VERSIONS))] = "1.7.0"
+    version: Annotated[str, AfterValidator(_pinned(JOB_OPERATOR_NAMES["kuberay"], KUBERAY_VERSIONS))] = (
+        "1.7.0"
+    )
     """Chart version, one of :data:`KUBERAY_VERSIONS`. Defaults to ``1.7.0``."""
     namespace: DnsLabel = "kuberay-system"
     """Release namespace (created); the operator watches all namespaces. Defaults to ``kuberay-system``."""
@@ -214,7 +216,9 @@ class AppWrapperInstall(ConfigModel):
 
     enabled: bool = False
     """Install AppWrapper (needs Kueue). Defaults to false."""
-    version: Annotated[str, AfterValidator(_pinned("AppWrapper", APPWRAPPER_VERSIONS))] = "v1.2.1"
+    version: Annotated[
+        str, AfterValidator(_pinned(JOB_OPERATOR_NAMES["appwrapper"], APPWRAPPER_VERSIONS))
+    ] = "v1.2.1"
     """Release tag, one of :data:`APPWRAPPER_VERSIONS`. Defaults to ``v1.2.1``."""
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from batchplane.backed_pools import GPU_RESOURCE
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.diff.differ import DecisionChange
 from batchplane.diff.model import StackSummary
-from batchplane.pools import GPU_RESOURCE
+from batchplane.frameworks import batch_job
 from batchplane.stack import Stack
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider, Decision
 
@@ -49,8 +50,8 @@ def job_shape(namespace: str, queue: str, gpus: int) -> dict[str, Any]:
     if gpus:
         requests[GPU_RESOURCE] = str(gpus)
     return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
+        "apiVersion": batch_job.FRAMEWORK.api_version,
+        "kind": batch_job.FRAMEWORK.kind,
         "metadata": {"name": "batchplane-diff-probe", "namespace": namespace, "labels": {QUEUE_LABEL: queue}},
         "spec": {
             "parallelism": 1,

@@ -14,7 +14,7 @@ from typing import Any
 
 from batchplane.config.rules import Located
 from batchplane.stack import Stack
-from batchplane.stack.pools import backed_pools
+from batchplane.stack.pool_hooks import backed_pools
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 _KUEUE_LISTS = {

@@ -2,7 +2,7 @@
 
 :func:`summarize` turns one validated :class:`~batchplane.stack.Stack` into a :class:`StackSummary`; the differ
 (:mod:`batchplane.diff.differ`) compares two of them. Everything is computed from the expanded Kueue objects and the
-target's pools — the same inputs as the capacity check (:func:`batchplane.pools.check_capacity`), so the margin shown
+target's pools — the same inputs as the capacity check (:func:`batchplane.backed_pools.check_quota_against_pool_capacity`), so the margin shown
 here is the check's.
 
 Units: ``cpu`` in cores, ``memory`` in GiB, ``nvidia.com/gpu`` (and every other resource) as a count
@@ -30,13 +30,13 @@ from decimal import Decimal
 from typing import Literal
 
 from batchplane.accounting.model import from_stored
+from batchplane.backed_pools import GPU_RESOURCE, BackedPool, flavor_pools
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.config.kueue import ResourceGroup
-from batchplane.pools import GPU_RESOURCE, BackedPool, flavor_pools
 from batchplane.pricing import Dataset, PriceModel, PriceRow, PriceTable
 from batchplane.quantity import QuantityError, parse_quantity
 from batchplane.stack import Stack
-from batchplane.stack.pools import backed_pools
+from batchplane.stack.pool_hooks import backed_pools
 from batchplane.webhook.queues import compile_queues
 
 GIB = Decimal(2**30)

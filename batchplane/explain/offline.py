@@ -30,7 +30,7 @@ from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.explain.sentences import amount, noun
 from batchplane.stack import Stack
 from batchplane.webhook.assign import _UNTRIED, Attempt, kueue_attempts, kueue_mismatch
-from batchplane.webhook.capacity import check_capacity
+from batchplane.webhook.capacity import check_workload_ever_fits
 from batchplane.webhook.decisions import QUEUE_LABEL, Decider
 from batchplane.webhook.flavors import Flavor, unconstrained_flavor
 from batchplane.webhook.queues import Demand, Group, QueueModel, demands, show
@@ -122,11 +122,11 @@ def classify(
 
     Returns:
         (``never-runs`` | ``admitted`` | ``waits-for-quota`` | ``not-checked``, Kueue's attempts): never runs exactly
-        when :func:`~batchplane.webhook.capacity.check_capacity` denies (what the webhook refuses); admitted when the
+        when :func:`~batchplane.webhook.capacity.check_workload_ever_fits` denies (what the webhook refuses); admitted when the
         admitting attempt stays within the queue's nominal quota everywhere, waits for quota when it borrows;
         not checked when the attempts are not modelled exactly (partial admission, long sequences).
     """
-    shortfalls = check_capacity(workload_demands, queue, flavors, block_undeclared=block_undeclared)
+    shortfalls = check_workload_ever_fits(workload_demands, queue, flavors, block_undeclared=block_undeclared)
     if any(s.kind != "unmodelled" for s in shortfalls):
         return "never-runs", []
     attempts, _ = kueue_attempts(workload_demands, queue, flavors)

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from batchplane.accounting.model import from_stored
+from batchplane.frameworks import FRAMEWORKS
 from batchplane.quantity import format_quantity
 from batchplane.webhook.capacity import Shortfall
 from batchplane.webhook.flavors import Flavor, flavor_mismatch
@@ -73,7 +74,8 @@ def amount(resource: str, stored: int, gpu_resources: Sequence[str] = DEFAULT_GP
     return f"{resource} {text}"
 
 
-RAY_KINDS = frozenset({"RayJob", "RayCluster", "RayService"})
+#: The kinds KubeRay serves (RayJob, RayCluster, RayService), whose PodSets are a Ray head and worker groups.
+RAY_KINDS = frozenset(f.kind for f in FRAMEWORKS if f.operator == "kuberay")
 
 
 def number(resource: str, stored: int) -> str:
@@ -344,7 +346,7 @@ def shortfall_lead(
     flavors: Mapping[str, Flavor],
     gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
 ) -> Lead:
-    """The sentence for the first denying shortfall of :func:`batchplane.webhook.capacity.check_capacity`."""
+    """The sentence for the first denying shortfall of :func:`batchplane.webhook.capacity.check_workload_ever_fits`."""
     first = next(s for s in shortfalls if s.kind != "unmodelled")
     by_name = {d.name: d for d in workload_demands}
     if first.kind == "undeclared":

@@ -12,7 +12,7 @@ from batchplane.graph.dot import GraphRenderError, dot_digest, render, to_dot
 from batchplane.graph.mermaid import to_mermaid
 from batchplane.graph.model import Edge, Node, QueueGraph, build_graph, node_id
 from batchplane.stack.load import Stack
-from batchplane.stack.pools import backed_pools
+from batchplane.stack.pool_hooks import backed_pools
 
 __all__ = [
     "Edge",
@@ -31,5 +31,5 @@ __all__ = [
 
 def stack_graph(stack: Stack) -> QueueGraph:
     """The queue-topology graph of a validated stack, with the pools of its target
-    (:func:`batchplane.stack.pools.backed_pools`: GKE GPU pools; none for kind/existing targets)."""
+    (:func:`batchplane.stack.pool_hooks.backed_pools`: GKE GPU pools; none for kind/existing targets)."""
     return build_graph(stack, backed_pools(stack.config))

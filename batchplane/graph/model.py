@@ -5,7 +5,7 @@ What a platform team wants to see of a stack, as nodes and edges (no Graphviz, n
 * **pools** — the node pools (GKE node pools, OpenShift MachineSets) that back ResourceFlavors, with
   their capacity per resource: per node, at most (``max_nodes × per node``) and the nominal quota
   all ClusterQueues and Cohorts put on the pool's flavors (the figures of
-  :func:`batchplane.pools.check_capacity`);
+  :func:`batchplane.backed_pools.check_quota_against_pool_capacity`);
 * **flavors** — every ResourceFlavor (hand-written or derived from a pool) with its nodeLabels,
   nodeTaints and tolerated taint keys;
 * **cohorts** — declared Cohort objects and the implicit cohorts ClusterQueues name, with their
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
+from batchplane.backed_pools import BackedPool, flavor_pools
 from batchplane.config.kueue import (
     AdmissionCheckRef,
     ClusterQueue,
@@ -36,10 +37,9 @@ from batchplane.config.kueue import (
     ResourceGroup,
 )
 from batchplane.config.rules import ExpandedKueue
-from batchplane.pools import BackedPool, flavor_pools
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
 from batchplane.stack.load import Stack
-from batchplane.stack.pools import backed_pools
+from batchplane.stack.pool_hooks import backed_pools
 from batchplane.wellknown import NAMESPACE_NAME_LABEL, PROVISIONING_CONTROLLER
 
 NodeKind = Literal["pool", "flavor", "cohort", "cluster-queue", "local-queue", "namespace", "worker"]
@@ -546,7 +546,7 @@ def build_graph(stack: Stack, pools: Sequence[BackedPool] = ()) -> QueueGraph:
     Args:
         stack: a validated stack (:func:`batchplane.config.load_stack`); its expanded Kueue objects
             (teams shorthand, derived flavors and ProvisioningRequest checks included) are drawn.
-        pools: the node pools backing the stack's flavors (:func:`batchplane.stack.pools.backed_pools`).
+        pools: the node pools backing the stack's flavors (:func:`batchplane.stack.pool_hooks.backed_pools`).
             Defaults to none.
 
     Returns:

@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
+from batchplane.backed_pools import GPU_RESOURCE, BackedPool, flavor_pools
 from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
 from batchplane.config.dashboards import DashboardsConfig, DashboardTarget
-from batchplane.pools import GPU_RESOURCE, BackedPool, flavor_pools
 from batchplane.stack import Stack
 from batchplane.targets.platform import Platform
 from batchplane.wellknown import PROVISIONING_CONTROLLER

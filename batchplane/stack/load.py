@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
+from batchplane.backed_pools import fit_quotas_to_pools
 from batchplane.config.base import ConfigModel
 from batchplane.config.dashboards import check_dashboards
 from batchplane.config.kueue import ClusterQueue, KueueConfig, LocalQueue
@@ -38,10 +39,9 @@ from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_INTEGRATIONS
-from batchplane.pools import fit_quotas_to_pools
 from batchplane.stack.observability import resolve_observability
 from batchplane.stack.partial import PartialTeams, outside_stand_ins, partial_teams
-from batchplane.stack.pools import backed_pools, check_pools, expand_pools
+from batchplane.stack.pool_hooks import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
 from batchplane.stack.target import TARGET_KINDS, Target, cluster_identity, platform_for
 from batchplane.targets.gke.config import project_id_problem

@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from batchplane.backed_pools import BackedPool
 from batchplane.config.dashboards import DashboardTarget
 from batchplane.config.kueue import KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
@@ -46,7 +47,6 @@ from batchplane.config.rules import ExpandedKueue
 from batchplane.config.settings import Setting
 from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
-from batchplane.pools import BackedPool
 
 __all__ = ["Connection", "Monitoring", "Platform"]
 

@@ -97,7 +97,7 @@ def kueue_attempt(
 ) -> Attempt:
     """One attempt of Kueue's flavor assigner on an empty cohort, resuming from ``last`` (``LastTriedFlavorIdx``).
 
-    Resources no group covers are not looked at (:func:`batchplane.webhook.capacity.check_capacity` reports them first). Kueue walks a
+    Resources no group covers are not looked at (:func:`batchplane.webhook.capacity.check_workload_ever_fits` reports them first). Kueue walks a
     PodSet's resources in Go map order (``requests.Iter()``), so when a PodSet fits in no flavor of two groups it
     reports either group; this reports the first in the queue's order. Which PodSet fails, and the state left
     behind, do not depend on that order.

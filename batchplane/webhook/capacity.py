@@ -60,7 +60,7 @@ def _pod_breakdown(demand: Demand, resource: str) -> str:
     return show(resource, total)
 
 
-def check_capacity(
+def check_workload_ever_fits(
     workload_demands: Sequence[Demand],
     queue: QueueModel,
     flavors: Mapping[str, Flavor],
@@ -68,7 +68,9 @@ def check_capacity(
     block_undeclared: bool = True,
     budget: int = SEARCH_BUDGET,
 ) -> list[Shortfall]:
-    """Every reason the workload can never be admitted by ``queue``; empty when it could be.
+    """Submit time (the admission webhook): every reason the workload can never fit ``queue``'s quota on any
+    flavor, even in an empty cluster; empty when it could be admitted. Not the plan-time rule that a ClusterQueue's
+    nominal quota fits its pools (:func:`batchplane.backed_pools.check_quota_against_pool_capacity`).
 
     Args:
         workload_demands: from :func:`demands`.

@@ -54,7 +54,7 @@ from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
 from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
 from batchplane.quantity import format_quantity, parse_quantity
-from batchplane.webhook.capacity import check_capacity, node_misfit, possible_flavors
+from batchplane.webhook.capacity import check_workload_ever_fits, node_misfit, possible_flavors
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
@@ -286,7 +286,7 @@ class Decider:
             return []
         problems: list[_Problem] = []
         workload_demands = demands(workload, queue_model)
-        shortfalls = check_capacity(
+        shortfalls = check_workload_ever_fits(
             workload_demands, queue_model, self.flavors, block_undeclared=self._block_undeclared
         )
         if shortfalls:

@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from batchplane.frameworks import batch_job
 from batchplane.webhook.policy import PolicyDocument
 from batchplane.wellknown import QUEUE_NAME_LABEL
 
@@ -62,9 +63,10 @@ def sample_review(policy: PolicyDocument, cpu: str = "1") -> dict[str, Any]:
     labels = {}
     if tenant is not None and tenant.local_queues:
         labels[QUEUE_NAME_LABEL] = tenant.default_queue or sorted(tenant.local_queues)[0]
+    framework = batch_job.FRAMEWORK
     job = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
+        "apiVersion": framework.api_version,
+        "kind": framework.kind,
         "metadata": {"name": "sample", "namespace": namespace, "labels": labels},
         "spec": {
             "template": {
@@ -82,8 +84,12 @@ def sample_review(policy: PolicyDocument, cpu: str = "1") -> dict[str, Any]:
         "kind": "AdmissionReview",
         "request": {
             "uid": "00000000-0000-0000-0000-000000000001",
-            "kind": {"group": "batch", "version": "v1", "kind": "Job"},
-            "resource": {"group": "batch", "version": "v1", "resource": "jobs"},
+            "kind": {"group": framework.group, "version": framework.version, "kind": framework.kind},
+            "resource": {
+                "group": framework.group,
+                "version": framework.version,
+                "resource": framework.plural,
+            },
             "namespace": namespace,
             "operation": "CREATE",
             "userInfo": {"username": "dev"},

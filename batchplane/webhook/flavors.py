@@ -298,7 +298,7 @@ def affinity_warnings(
                 continue
             admits = [f.name for f in described if _selects(spec, f.node_labels, frozenset(f.node_labels))]
             if not admits:
-                continue  # no flavor matches even on its own keys: check_capacity refuses it
+                continue  # no flavor matches even on its own keys: check_workload_ever_fits refuses it
             named = _named_keys(spec) & keys
             labelled = "; ".join(
                 f"{f.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(f.node_labels.items()) if k in named)

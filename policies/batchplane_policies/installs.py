@@ -30,8 +30,15 @@ from pulumi_policy import (
 )
 
 from batchplane.config import operators
-from batchplane.frameworks import BY_NAME, INTEGRATIONS_OF_OPERATOR, JOB_OPERATOR_NAMES
+from batchplane.frameworks import (
+    BY_NAME,
+    INTEGRATIONS_OF_OPERATOR,
+    JOB_OPERATOR_NAMES,
+    JobOperator,
+    batch_job,
+)
 from batchplane.frameworks import KUEUE_CHART_DEFAULT_FRAMEWORKS as _CHART_DEFAULT_FRAMEWORKS
+from batchplane.targets.openshift.dsc import DSC_COMPONENT_OPERATORS
 from batchplane_policies._support import (
     ReportViolation,
     ResourceView,
@@ -241,15 +248,17 @@ def required_frameworks(resources: list[Any]) -> dict[str, list[str]]:
     installs (Helm charts and remote manifests)."""
     charts = _helm_charts(resources)
     sources = _sources(resources)
-    installed = {
-        "KubeRay": "kuberay-operator" in charts,
-        "the v1 Training Operator": any(_TRAINING_V1.search(s) for s in sources)
+    installed: dict[JobOperator, bool] = {
+        "kuberay": "kuberay-operator" in charts,
+        "training-operator-v1": any(_TRAINING_V1.search(s) for s in sources)
         or ("training-operator" in charts),
-        "Kubeflow Trainer v2": "kubeflow-trainer" in charts,
-        "AppWrapper": any("project-codeflare/appwrapper" in s for s in sources),
+        "trainer-v2": "kubeflow-trainer" in charts,
+        "appwrapper": any("project-codeflare/appwrapper" in s for s in sources),
     }
     return {
-        operator: list(OPERATOR_INTEGRATIONS[operator]) for operator, present in installed.items() if present
+        JOB_OPERATOR_NAMES[operator]: list(INTEGRATIONS_OF_OPERATOR[operator])
+        for operator, present in installed.items()
+        if present
     }
 
 
@@ -271,7 +280,7 @@ def kueue_frameworks(release: ResourceView) -> list[str] | str:
     except yaml.YAMLError:
         return "values.managerConfig.controllerManagerConfigYaml is not YAML"
     frameworks = string_list(get(document, "integrations", "frameworks"))
-    return frameworks or ["batch/job"]
+    return frameworks or [batch_job.FRAMEWORK.name]  # Kueue's default when the list is empty
 
 
 def _rhbok_names(operator: str) -> list[str]:
@@ -279,10 +288,10 @@ def _rhbok_names(operator: str) -> list[str]:
     return [rhbok for name in OPERATOR_INTEGRATIONS[operator] if (rhbok := BY_NAME[name].rhbok_name)]
 
 
+#: DataScienceCluster component → the job operator it deploys (as messages name it): the program's statement
+#: (:data:`batchplane.targets.openshift.dsc.DSC_COMPONENT_OPERATORS`), which its ``Kueue`` CR is derived from.
 _DSC_COMPONENTS = {
-    "ray": "KubeRay",
-    "trainingoperator": "the v1 Training Operator",
-    "trainer": "Kubeflow Trainer v2",
+    component: JOB_OPERATOR_NAMES[operator] for component, operator in DSC_COMPONENT_OPERATORS.items()
 }
 
 

@@ -24,7 +24,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from batchplane.pools import PoolQuota, QuotaShare, quota_shares
+from batchplane.backed_pools import PoolQuota, QuotaShare, quota_shares
 from batchplane.targets.gke.rules import node_pool_max_nodes
 from batchplane_policies._support import (
     ReportViolation,
@@ -223,7 +223,7 @@ def _quota_entries(props: Mapping[str, Any]) -> list[tuple[str, str, Any, Any]]:
 
 
 def _capacity(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    """The program's rule (:class:`batchplane.pools.PoolQuota`) over the registered NodePools, flavors and quotas."""
+    """The program's rule (:class:`batchplane.backed_pools.PoolQuota`) over the registered NodePools, flavors and quotas."""
     resources = args.resources
     gpu_names = set(string_list(config_value(args.get_config(), "gpuResources", list(DEFAULT_GPU_RESOURCES))))
     pools: dict[str, ResourceView] = {}

@@ -158,7 +158,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from batchplane.explain.offline import classify  # noqa: E402
-from batchplane.webhook.capacity import check_capacity  # noqa: E402
+from batchplane.webhook.capacity import check_workload_ever_fits  # noqa: E402
 from batchplane.webhook.flavors import compile_flavors  # noqa: E402
 from batchplane.webhook.queues import compile_queues  # noqa: E402
 from tests.webhook import kueue_reference  # noqa: E402
@@ -175,7 +175,7 @@ def test_explain_splits_admit_wait_never_as_the_kueue_reference_on_an_empty_queu
     queue, flavors = compile_queues(policy)["a"], compile_flavors(policy)
     wanted = _scenario_demands(s)
     verdict, _ = classify(wanted, queue, flavors)
-    refused = any(x.kind != "unmodelled" for x in check_capacity(wanted, queue, flavors))
+    refused = any(x.kind != "unmodelled" for x in check_workload_ever_fits(wanted, queue, flavors))
     assert (verdict == "never-runs") == refused  # the webhook's refusal, the same function
     admitted, attempts = kueue_reference.admitted_in_empty_cohort(s)
     if verdict == "not-checked":

@@ -1,5 +1,5 @@
 """One provisioning abstraction for every target: the admission check each platform's pool gets, through
-the same :mod:`batchplane.pools` code path, and the pure pieces behind it (pool shapes, the
+the same :mod:`batchplane.backed_pools` code path, and the pure pieces behind it (pool shapes, the
 EC2 instance table, the GPU Operator plan)."""
 
 from __future__ import annotations

@@ -288,6 +288,29 @@ def test_openshift_kueue_cr_covers_managed_datasciencecluster_components() -> No
     ]
 
 
+def test_a_managed_codeflare_component_needs_appwrapper_in_the_kueue_cr_as_the_program_derives_it() -> None:
+    """OpenShift AI 2.x's codeflare deploys the AppWrapper controller: the program's Kueue CR lists AppWrapper for it
+    (``DSC_COMPONENT_OPERATORS``), and the pack checks the same statement."""
+    s = Stack()
+    s.add(
+        "kubernetes:datasciencecluster.opendatahub.io/v1:DataScienceCluster",
+        "dsc",
+        {"spec": {"components": {"codeflare": {"managementState": "Managed"}}}},
+    )
+    s.add(
+        "kubernetes:kueue.openshift.io/v1:Kueue",
+        "kueue-cr",
+        {"metadata": {"name": "cluster"}, "spec": {"config": {"integrations": {"frameworks": ["BatchJob"]}}}},
+    )
+    assert s.check(i.kueue_integrations_cover_operators) == [
+        (
+            "AppWrapper is managed by the DataScienceCluster but the Kueue CR's spec.config.integrations.frameworks "
+            "lacks AppWrapper",
+            "kueue-cr",
+        )
+    ]
+
+
 def test_integrations_tolerate_missing_properties() -> None:
     s = Stack()
     s.add(RELEASE, "empty", {})

@@ -1,5 +1,5 @@
 """The program and the policy pack refuse the same over-capacity stack with the same numbers: both state
-"GPU quota ≤ pool capacity" through :class:`batchplane.pools.PoolQuota` and count a GKE pool's nodes through
+"GPU quota ≤ pool capacity" through :class:`batchplane.backed_pools.PoolQuota` and count a GKE pool's nodes through
 :func:`batchplane.targets.gke.rules.node_pool_max_nodes`."""
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def test_pack_imports_only_what_its_requirements_install() -> None:
 
 
 #: What the pack may load of batchplane: the shared rules and the core they stand on, no stack loading, no
-#: platform beyond its rules module, no component, no kubernetes client.
+#: platform beyond the GKE rules and the OpenShift DataScienceCluster module, no component, no kubernetes client.
 PACK_MAY_LOAD = ("batchplane._version", "batchplane.quantity", "batchplane.config", "batchplane.targets.gke.rules", "batchplane.errors",
                  "batchplane.frameworks",  # the job-framework registry (pure data) the version rules read
                  "batchplane.wellknown",
@@ -82,7 +82,10 @@ PACK_MAY_LOAD = ("batchplane._version", "batchplane.quantity", "batchplane.confi
                  "batchplane.webhook.queues", "batchplane.webhook.policy", "batchplane.webhook.errors",
                  "batchplane.accounting",
                  # "quota ≤ pool capacity" (PoolQuota), stated once for the program and the pack
-                 "batchplane.pools")  # fmt: skip
+                 "batchplane.backed_pools",
+                 # DataScienceCluster component -> job operator, the table the program derives its Kueue CR from,
+                 # and the YAML module dsc.py merges with (PyYAML is a pack requirement)
+                 "batchplane.targets.openshift.dsc", "batchplane.yamlfile")  # fmt: skip
 
 
 def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
@@ -92,7 +95,12 @@ def test_pack_imports_the_shared_rules_from_the_core_package_only() -> None:
     )
     loaded = json.loads(done.stdout)
     ours = [m for m in loaded if m.startswith("batchplane.")]
-    packages = ("batchplane.targets", "batchplane.targets.gke", "batchplane.webhook")
+    packages = (
+        "batchplane.targets",
+        "batchplane.targets.gke",
+        "batchplane.targets.openshift",
+        "batchplane.webhook",
+    )
     assert [m for m in ours if m not in packages and not m.startswith(PACK_MAY_LOAD)] == []
     assert "batchplane.quantity" in ours and "batchplane.config.operators" in ours
     assert "batchplane.webhook.queues" in ours  # the budget policies' cohort-tree maxima

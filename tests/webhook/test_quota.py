@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from batchplane.webhook.assign import kueue_attempts, kueue_mismatch
-from batchplane.webhook.capacity import Shortfall, check_capacity
+from batchplane.webhook.capacity import Shortfall, check_workload_ever_fits
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors, flavor_mismatch
 from batchplane.webhook.policy import PolicyDocument, parse_policy
@@ -450,7 +450,9 @@ def _scenario_demands(s: dict[str, Any]) -> list[Demand]:
 def _webhook(s: dict[str, Any]) -> list[Shortfall]:
     """The webhook's shortfalls (each tainted flavor has its own taint key, tolerated per PodSet)."""
     policy = _scenario_policy(s)
-    return check_capacity(_scenario_demands(s), compile_queues(policy)["a"], compile_flavors(policy))
+    return check_workload_ever_fits(
+        _scenario_demands(s), compile_queues(policy)["a"], compile_flavors(policy)
+    )
 
 
 @pytest.mark.parametrize("affinity_keys", AFFINITY_KEYS)
@@ -564,8 +566,8 @@ def test_kueue_attempts_decide_when_the_exhaustive_search_spends_its_budget() ->
     demands = [
         Demand(f"p{i}", 1, {"cpu": 1000}, {}) for i in range(3)
     ]  # 3 × 1 cpu, 2 cpu in total: never fits
-    assert check_capacity(demands, queue, {}, budget=10_000)[0].kind == "workload"
-    [shortfall] = check_capacity(demands, queue, {}, budget=1)
+    assert check_workload_ever_fits(demands, queue, {}, budget=10_000)[0].kind == "workload"
+    [shortfall] = check_workload_ever_fits(demands, queue, {}, budget=1)
     assert shortfall.kind == "assigner"
     assert shortfall.detail.startswith("Kueue assigns flavors PodSet by PodSet")
     assert (
@@ -603,7 +605,7 @@ def _spot_check(head_spec: dict[str, Any]) -> tuple[list[Shortfall], list[Any]]:
         Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT),
         Demand("submitter", 1, {"cpu": 500}, {}),
     ]
-    return check_capacity(demands, queue, flavors), kueue_attempts(demands, queue, flavors)[0]
+    return check_workload_ever_fits(demands, queue, flavors), kueue_attempts(demands, queue, flavors)[0]
 
 
 def test_a_rayjob_whose_workers_take_the_only_flavor_its_submitter_fits_is_refused_with_kueues_reasons() -> (
@@ -660,7 +662,7 @@ def test_partial_admission_makes_a_dead_end_a_warning_not_a_denial() -> None:
         Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT, partial=True),
         Demand("submitter", 1, {"cpu": 500}, {}),
     ]
-    [shortfall] = check_capacity(demands, queue, flavors)
+    [shortfall] = check_workload_ever_fits(demands, queue, flavors)
     assert shortfall.kind == "unmodelled"
     assert "with partial admission (minCount) its retries are not modelled exactly" in shortfall.detail
 
@@ -688,6 +690,8 @@ def test_without_the_flavor_fungibility_gate_kueue_never_resumes_so_the_retry_ad
         Demand("workers", 2, {"cpu": 3000}, TOLERATES_SPOT),
         Demand("submitter", 1, {"cpu": 500}, {}),
     ]
-    [shortfall] = check_capacity(demands, queue, flavors)  # with the gate (the default) the retry admits it
+    [shortfall] = check_workload_ever_fits(
+        demands, queue, flavors
+    )  # with the gate (the default) the retry admits it
     assert shortfall.kind == "assigner"
     assert [a.failed for a in kueue_attempts(demands, queue, flavors)[0]] == [2]

@@ -38,10 +38,10 @@ from batchplane.kueue.policy import (
     namespace_policies,
 )
 from batchplane.multikueue.policy import multi_kueue_policy
-from batchplane.pools import BackedPool
+from batchplane.backed_pools import BackedPool
 from batchplane.quantity import format_quantity
 from batchplane.stack.load import Stack
-from batchplane.stack.pools import backed_pools
+from batchplane.stack.pool_hooks import backed_pools
 from batchplane.webhook.policy import NodeShapePolicy, PolicyDocument, WebhookSettings
 
 __all__ = ["flavor_nodes", "render_policy", "webhook_settings"]

@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from batchplane.backed_pools import BackedPool
 from batchplane.config.operators import GKE_SYSTEM_NODE_TOLERATION, OperatorHost
 from batchplane.config.rules import ExpandedKueue
 from batchplane.config.settings import Setting
 from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
-from batchplane.pools import BackedPool
 from batchplane.targets.gke.config import GkeTarget, check_gke_target
 from batchplane.targets.gke.image import repository_id
-from batchplane.targets.gke.pools import gke_backed_pools
+from batchplane.targets.gke.node_pools import gke_backed_pools
 from batchplane.targets.gke.resources import node_account_id
 from batchplane.targets.platform import Connection, Platform, PoolMachine
 
@@ -41,7 +41,7 @@ class GkePlatform(Platform):
         return check_gke_target(self.target, environment)
 
     def backed_pools(self) -> list[BackedPool]:
-        """The GPU node pools (:func:`~batchplane.targets.gke.pools.gke_backed_pools`)."""
+        """The GPU node pools (:func:`~batchplane.targets.gke.node_pools.gke_backed_pools`)."""
         return gke_backed_pools(self.target)
 
     def pool_names(self) -> list[str]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from batchplane.targets.gke.config import GkeTarget, GpuPool, SystemPool
 from batchplane.targets.gke.network import node_tag
-from batchplane.targets.gke.pools import GPU_TAINT
+from batchplane.targets.gke.node_pools import GPU_TAINT
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """OAuth scope of node VMs; access is then governed by IAM (GKE's recommendation)."""

@@ -55,7 +55,7 @@ def node_pool_max_nodes(
 ) -> tuple[int, str] | None:
     """The most nodes a GKE node pool can have over all its zones, and how that was computed.
 
-    The program reads these from a ``gpuPools[]`` entry (:func:`batchplane.targets.gke.pools.max_nodes`), the pack
+    The program reads these from a ``gpuPools[]`` entry (:func:`batchplane.targets.gke.node_pools.max_nodes`), the pack
     from the registered ``gcp:container/nodePool:NodePool`` inputs; both ask here.
 
     Args:

@@ -17,6 +17,7 @@ mechanism) by :func:`label_managed_namespaces`, through ``NamespaceSpec.labels``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -26,8 +27,15 @@ from batchplane.config.kueue import NamespaceSpec
 from batchplane.config.operators import AppWrapperInstall, ReadinessGateSettings
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
-from batchplane.frameworks import KUEUE_INTEGRATION_OF_RHBOK, RHBOK_NAMES
+from batchplane.frameworks import (
+    BY_NAME,
+    INTEGRATIONS_OF_OPERATOR,
+    KUEUE_INTEGRATION_OF_RHBOK,
+    RHBOK_NAMES,
+    batch_job,
+)
 from batchplane.targets.openshift.dsc import (
+    DSC_COMPONENT_OPERATORS,
     DataScienceClusterComponents,
     check_components,
     check_default_queues,
@@ -416,22 +424,22 @@ class OpenShiftTarget(ConfigModel):
         return self.openshift_ai is None or self.openshift_ai.release == "2.x"
 
 
+def _rhbok_names_of(integrations: Iterable[str]) -> list[str]:
+    """The RHBoK names of Kueue integrations (those the ``Kueue`` CR can name)."""
+    return [rhbok for name in integrations if (rhbok := BY_NAME[name].rhbok_name) is not None]
+
+
 def rhbok_frameworks(target: OpenShiftTarget) -> list[str]:
-    """The ``Kueue`` CR's frameworks: ``BatchJob``, those implied by the managed DSC components
-    (ray → RayJob/RayCluster/RayService, codeflare → AppWrapper, trainingoperator → PyTorchJob,
-    trainer → TrainJob/JobSet) and the configured additions, in CRD enum order."""
-    names: set[str] = {"BatchJob", *target.kueue.frameworks}
+    """The ``Kueue`` CR's frameworks: ``BatchJob``, those implied by the managed DSC components (each component's
+    job operator, :data:`DSC_COMPONENT_OPERATORS`, and the integrations that operator serves,
+    :data:`batchplane.frameworks.INTEGRATIONS_OF_OPERATOR`: ray → RayJob/RayCluster/RayService, codeflare →
+    AppWrapper, trainingoperator → PyTorchJob, trainer → TrainJob/JobSet) and the configured additions, in CRD enum
+    order."""
+    names: set[str] = {*_rhbok_names_of([batch_job.FRAMEWORK.name]), *target.kueue.frameworks}
     if target.openshift_ai is not None:
-        states = target.openshift_ai.component_states()
-        implied = {
-            "ray": ("RayJob", "RayCluster", "RayService"),
-            "codeflare": ("AppWrapper",),
-            "trainingoperator": ("PyTorchJob",),
-            "trainer": ("TrainJob", "JobSet"),
-        }
-        for component, managed in states.items():
+        for component, managed in target.openshift_ai.component_states().items():
             if managed:
-                names.update(implied[component])
+                names.update(_rhbok_names_of(INTEGRATIONS_OF_OPERATOR[DSC_COMPONENT_OPERATORS[component]]))
     return [n for n in RHBOK_FRAMEWORKS if n in names]
 
 

@@ -31,7 +31,19 @@ from pydantic import BeforeValidator, Field
 
 from batchplane.config.base import ConfigModel, DnsSubdomain
 from batchplane.errors import ConfigIssue
+from batchplane.frameworks import JobOperator
 from batchplane.yamlfile import deep_merge
+
+#: The job operator each distributed-workloads DataScienceCluster component deploys (OpenShift AI's component
+#: names, :meth:`~batchplane.targets.openshift.config.OpenShiftAI.component_states`). A Managed component implies
+#: that operator's integrations (:data:`batchplane.frameworks.INTEGRATIONS_OF_OPERATOR`) in the ``Kueue`` CR
+#: (:func:`~batchplane.targets.openshift.config.rhbok_frameworks`); the policy pack checks the same table.
+DSC_COMPONENT_OPERATORS: dict[str, JobOperator] = {
+    "ray": "kuberay",
+    "codeflare": "appwrapper",
+    "trainingoperator": "training-operator-v1",
+    "trainer": "trainer-v2",
+}
 
 ManagementState = Literal["Managed", "Removed"]
 """``managementState`` of every component but kueue (CRD enum)."""

@@ -17,7 +17,7 @@ Scale from zero needs the capacity annotations (``machine.openshift.io/vCPU``, `
 on the MachineSet; the AWS, Azure and GCP machine controllers set them from the instance type
 (openshift/enhancements ``machine-api/autoscaling-from-to-zero.md``), so Batchplane does not.
 
-:func:`openshift_backed_pools` maps pools onto :class:`~batchplane.pools.BackedPool`, so
+:func:`openshift_backed_pools` maps pools onto :class:`~batchplane.backed_pools.BackedPool`, so
 flavors, ProvisioningRequest admission checks and the capacity check come from the same code as on
 GKE; the class is ``best-effort-atomic-scale-up.autoscaling.x-k8s.io`` (``provisioning: atomic``) or
 ``check-capacity.autoscaling.x-k8s.io``. :func:`check_gpu_capacity` and :func:`check_gang_sizes`
@@ -34,9 +34,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from batchplane.config.rules import ExpandedKueue, KeyPath
-from batchplane.errors import ConfigIssue, ConfigLoadError
-from batchplane.pools import (
+from batchplane.backed_pools import (
     GPU_RESOURCE,
     KUEUE_RETRY_DEFAULTS,
     BackedPool,
@@ -44,6 +42,8 @@ from batchplane.pools import (
     ProvisioningSpec,
     flavor_pools,
 )
+from batchplane.config.rules import ExpandedKueue, KeyPath
+from batchplane.errors import ConfigIssue, ConfigLoadError
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
 from batchplane.targets.openshift.aws_instances import GPU_INSTANCE_PREFIXES, INSTANCE_SHAPES
 from batchplane.targets.openshift.config import OpenShiftTarget

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from batchplane.frameworks import appwrapper
 from batchplane.operators.installs import appwrapper_source
 from batchplane.targets.openshift.config import (
     RHBOK_FRAMEWORKS,
@@ -152,8 +153,9 @@ def kueue_cr_frameworks(target: OpenShiftTarget) -> list[str]:
     (:func:`~batchplane.targets.openshift.config.rhbok_frameworks`) and ``AppWrapper`` with ``target.appwrapper``,
     in CRD enum order."""
     frameworks = rhbok_frameworks(target)
-    if target.appwrapper.enabled and "AppWrapper" not in frameworks:
-        frameworks = [n for n in RHBOK_FRAMEWORKS if n in {*frameworks, "AppWrapper"}]
+    name = appwrapper.FRAMEWORK.rhbok_name
+    if target.appwrapper.enabled and name not in frameworks:
+        frameworks = [n for n in RHBOK_FRAMEWORKS if n in {*frameworks, name}]
     return frameworks
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from batchplane.backed_pools import BackedPool
 from batchplane.config.kueue import KUEUE_V1BETA1, KueueApiVersion
 from batchplane.config.operators import OperatorHost, OperatorsConfig
 from batchplane.config.rules import ExpandedKueue
 from batchplane.config.settings import Setting
 from batchplane.errors import ConfigIssue
-from batchplane.pools import BackedPool
 from batchplane.targets.openshift.config import (
     EMBEDDED_KUEUE_VERSION,
     RHBOK_INTEGRATIONS,

@@ -4,7 +4,7 @@ A :class:`BackedPool` is the platform-neutral picture of "a group of identical G
 ResourceFlavor stands for": the node label that selects exactly those nodes, every label and taint
 the nodes carry, how many nodes there can be and what each node has, and — for pools whose nodes
 are only obtainable through ProvisioningRequests — how Kueue must ask for them. GKE node pools
-(:mod:`batchplane.targets.gke.pools`) and OpenShift GPU MachineSets (:mod:`batchplane.targets.openshift.machines`)
+(:mod:`batchplane.targets.gke.node_pools`) and OpenShift GPU MachineSets (:mod:`batchplane.targets.openshift.machines`)
 map onto it, so both targets share every function below.
 
 Everything here is pure and works on the expanded Kueue model (:class:`ExpandedKueue`), so derived
@@ -16,7 +16,7 @@ hand-written ones:
   ProvisioningRequest AdmissionCheck (Kueue's ``kueue.x-k8s.io/provisioning-request`` controller,
   ``apis/kueue/v1beta2/provisioningrequestconfig_types.go`` at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2),
   unless the queue already has one covering that flavor;
-* :func:`check_pool_flavors`, :func:`check_provisioning` and :func:`check_capacity` report flavors
+* :func:`check_pool_flavors`, :func:`check_provisioning` and :func:`check_quota_against_pool_capacity` report flavors
   that disagree with their pool, provisioning checks that cannot work, and quota that nodes can never
   back (or that leaves most of a pool unused).
 """
@@ -473,7 +473,7 @@ class QuotaShare:
 class PoolQuota:
     """The sum of one resource's ``nominalQuota`` over every ClusterQueue and Cohort on a pool's flavors, against
     the most the pool's nodes provide: the rule "quota ≤ pool capacity", stated once for the program
-    (:func:`check_capacity`) and the policy pack (``kueue-gpu-quota-within-pool-capacity``).
+    (:func:`check_quota_against_pool_capacity`) and the policy pack (``kueue-gpu-quota-within-pool-capacity``).
 
     Attributes:
         resource: the resource name (``nvidia.com/gpu``).
@@ -590,8 +590,10 @@ def _empty_flavor_admits(k: ExpandedKueue, selecting: set[str]) -> bool:
     return any(s.amount > 0 for shares in _pool_shares(k, empty).values() for s in shares)
 
 
-def check_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
-    """Quota on a pool's flavors vs the most the pool's nodes can provide, per resource.
+def check_quota_against_pool_capacity(k: ExpandedKueue, pools: list[BackedPool]) -> list[ConfigIssue]:
+    """Plan time (the stack loader, ``batchplane validate``): the nominal quota on a pool's flavors vs the most
+    the pool's nodes can provide, per resource — a config rule, not a workload check (that is
+    :func:`batchplane.webhook.capacity.check_workload_ever_fits`, at submit time).
 
     For each pool and each resource whose per-node amount is known (``nvidia.com/gpu``; ``cpu`` and
     ``memory`` when the machine type is known), the sum of ``nominalQuota`` over every ClusterQueue

@@ -1,4 +1,4 @@
-"""GKE node pools as :class:`~batchplane.pools.BackedPool` objects (pure, no Pulumi).
+"""GKE node pools as :class:`~batchplane.backed_pools.BackedPool` objects (pure, no Pulumi).
 
 What GKE puts on a GPU pool's nodes, with sources:
 
@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from batchplane.config.rules import KeyPath
-from batchplane.pools import (
+from batchplane.backed_pools import (
     GPU_RESOURCE,
     KUEUE_RETRY_DEFAULTS,
     BackedPool,
     NodeTaint,
     ProvisioningSpec,
 )
+from batchplane.config.rules import KeyPath
 from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool
 from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.gke.rules import node_pool_max_nodes

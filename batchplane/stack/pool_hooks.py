@@ -4,23 +4,23 @@
 and ProvisioningRequest admission checks join the expanded Kueue model, so every Kueue rule and
 builder sees them); :func:`check_pools` runs in :func:`batchplane.stack.load.load_stack` next to
 the Kueue rules. GKE GPU node pools and OpenShift GPU MachineSets are pools; other targets have none.
-Both platforms go through the same functions of :mod:`batchplane.pools`.
+Both platforms go through the same functions of :mod:`batchplane.backed_pools`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from batchplane.config.rules import ExpandedKueue
-from batchplane.errors import ConfigIssue
-from batchplane.pools import (
+from batchplane.backed_pools import (
     BackedPool,
     attach_pool_flavors,
-    check_capacity,
     check_pool_flavors,
     check_provisioning,
+    check_quota_against_pool_capacity,
     wire_provisioning,
 )
+from batchplane.config.rules import ExpandedKueue
+from batchplane.errors import ConfigIssue
 from batchplane.stack.target import platform_for
 
 if TYPE_CHECKING:
@@ -52,5 +52,5 @@ def check_pools(config: StackConfig, k: ExpandedKueue) -> list[ConfigIssue]:
     if pools:
         issues += check_pool_flavors(k, pools)
         issues += check_provisioning(k, pools)
-        issues += check_capacity(k, pools)
+        issues += check_quota_against_pool_capacity(k, pools)
     return issues
