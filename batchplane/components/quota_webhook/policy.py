@@ -27,6 +27,7 @@ No Pulumi here.
 
 from __future__ import annotations
 
+from batchplane.backed_pools import BackedPool
 from batchplane.config.kueue import ResourceFlavor
 from batchplane.config.webhook import WebhookConfig
 from batchplane.kueue.policy import (
@@ -38,7 +39,6 @@ from batchplane.kueue.policy import (
     namespace_policies,
 )
 from batchplane.multikueue.policy import multi_kueue_policy
-from batchplane.backed_pools import BackedPool
 from batchplane.quantity import format_quantity
 from batchplane.stack.load import Stack
 from batchplane.stack.pool_hooks import backed_pools
