@@ -185,8 +185,8 @@ RULES = [
         [
             "batchplane:target.featureSet: TechPreviewNoUpgrade does not enable ProvisioningRequestAvailable: "
             'ProvisioningRequests need the ProvisioningRequestAvailable feature gate (gpuPools[0] "a10g"), '
-            "which OpenShift enables in DevPreviewNoUpgrade or CustomNoUpgrade (listing the gate) only; or use "
-            "provisioning: none"
+            "which OpenShift 4.21 enables in DevPreviewNoUpgrade or CustomNoUpgrade (listing the gate) only; or "
+            "use provisioning: none"
         ],
         id="feature-set-without-the-gate",
     ),
@@ -346,6 +346,29 @@ WARNINGS = [
         id="ungated-pool-needs-no-provisioning-prerequisites",
     ),
     pytest.param({"target__openshiftVersion": "5.0"}, [], id="openshift-5-is-past-the-floor"),
+    pytest.param(
+        {"target__openshiftVersion": "5.3", "target__featureSet": "Default"},
+        [
+            "warning: batchplane:target.featureSet: Default does not enable ProvisioningRequestAvailable in any "
+            "OpenShift release through 5.2 (ProvisioningRequests need the ProvisioningRequestAvailable feature "
+            'gate (gpuPools[0] "a10g"); DevPreviewNoUpgrade or CustomNoUpgrade do); not known for OpenShift 5.3: '
+            "pulumi up's feature-gate gate and preflight read the cluster's FeatureGate"
+        ],
+        id="a-release-newer-than-the-sources-read-is-decided-by-the-cluster",
+    ),
+    pytest.param(
+        {"target__openshiftVersion": DELETE, "target__featureSet": "Default"},
+        [
+            "warning: batchplane:target.openshiftVersion: not set: the cluster must run OpenShift 4.21 or "
+            "later, the first OpenShift release with ProvisioningRequest support in its Cluster Autoscaler "
+            '(gpuPools[0] "a10g"); set openshiftVersion to check it at plan time',
+            "warning: batchplane:target.featureSet: Default does not enable ProvisioningRequestAvailable in any "
+            "OpenShift release through 5.2 (ProvisioningRequests need the ProvisioningRequestAvailable feature "
+            'gate (gpuPools[0] "a10g"); DevPreviewNoUpgrade or CustomNoUpgrade do); not known for an unset '
+            "openshiftVersion: pulumi up's feature-gate gate and preflight read the cluster's FeatureGate",
+        ],
+        id="an-unknown-release-is-decided-by-the-cluster",
+    ),
     pytest.param({"target__openshiftVersion": "4.21.7"}, [], id="a-patch-release-of-the-floor"),
 ]
 

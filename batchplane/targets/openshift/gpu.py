@@ -58,6 +58,15 @@ PROVISIONING_FEATURE_SETS: tuple[str, ...] = ("DevPreviewNoUpgrade", "CustomNoUp
 """Cluster feature sets that enable :data:`PROVISIONING_FEATURE_GATE`: openshift/api enables it in
 ``DevPreviewNoUpgrade`` only; ``CustomNoUpgrade`` can list it in ``customNoUpgrade.enabled``."""
 
+PROVISIONING_FEATURE_SETS_READ_THROUGH = "5.2"
+"""The last OpenShift release whose openshift/api branch was read for :data:`PROVISIONING_FEATURE_SETS`:
+``features/features.go`` registers ``ProvisioningRequestAvailable`` enabled in ``DevPreviewNoUpgrade`` only on every
+branch from ``release-4.21`` (1cb630ce, ``enableIn(configv1.DevPreviewNoUpgrade)``) through ``release-4.22``
+(9fda5179), ``release-5.0`` (e543cc50), ``release-5.1`` and ``release-5.2`` (2a3d7391, as ``master``:
+``enable(inDevPreviewNoUpgrade())``), https://github.com/openshift/api/tree/release-5.2. For a later release, or an
+unknown one, another feature set is only a warning: the deploy-time ``feature-gate`` gate and ``preflight`` read
+the cluster's own FeatureGate status, which is what decides."""
+
 FeatureSet = Literal["Default", "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade"]
 PoolProvisioning = Literal["atomic", "check-capacity", "none"]
 MergePolicy = Literal["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"]

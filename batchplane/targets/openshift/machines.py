@@ -52,6 +52,7 @@ from batchplane.targets.openshift.gpu import (
     CHECK_CAPACITY_CLASS,
     PROVISIONING_FEATURE_GATE,
     PROVISIONING_FEATURE_SETS,
+    PROVISIONING_FEATURE_SETS_READ_THROUGH,
     PROVISIONING_MIN_OPENSHIFT,
     Accelerator,
     AwsMachine,
@@ -851,11 +852,29 @@ def _check_prerequisites(target: OpenShiftTarget, error: _Error, warn: _Error) -
                 "gate); set featureSet to check it at plan time",
             )
         elif target.feature_set not in PROVISIONING_FEATURE_SETS:
-            error(
-                ".featureSet",
-                f"{target.feature_set} does not enable {PROVISIONING_FEATURE_GATE}: {gate}, which OpenShift "
-                f"enables in {allowed} (listing the gate) only; or use provisioning: none",
+            read = parse_openshift_version(PROVISIONING_FEATURE_SETS_READ_THROUGH)
+            have = (
+                None
+                if target.openshift_version is None
+                else parse_openshift_version(target.openshift_version)
             )
+            if have is not None and read is not None and have[:2] <= read[:2]:
+                error(
+                    ".featureSet",
+                    f"{target.feature_set} does not enable {PROVISIONING_FEATURE_GATE}: {gate}, which OpenShift "
+                    f"{target.openshift_version} enables in {allowed} (listing the gate) only; or use "
+                    "provisioning: none",
+                )
+            else:
+                release = (
+                    "an unset openshiftVersion" if have is None else f"OpenShift {target.openshift_version}"
+                )
+                warn(
+                    ".featureSet",
+                    f"{target.feature_set} does not enable {PROVISIONING_FEATURE_GATE} in any OpenShift release "
+                    f"through {PROVISIONING_FEATURE_SETS_READ_THROUGH} ({gate}; {allowed} do); not known for "
+                    f"{release}: pulumi up's feature-gate gate and preflight read the cluster's FeatureGate",
+                )
     if not target.gpu_operator.install:
         warn(
             ".gpuOperator.install",
