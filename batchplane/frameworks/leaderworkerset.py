@@ -1,7 +1,8 @@
 """LeaderWorkerSet: Kueue's ``leaderworkerset.x-k8s.io/leaderworkerset`` integration.
 
 Registered in ``pkg/controller/jobs/leaderworkerset/leaderworkerset_controller.go`` at Kueue v0.19.2 (LWS API
-``sigs.k8s.io/lws`` v0.9.0, Kueue's ``go.mod``).
+``sigs.k8s.io/lws`` v0.9.0, Kueue's ``go.mod``). The files cited below by name and line are in
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/leaderworkerset/.
 
 Kueue queues a LeaderWorkerSet group by group: each of its ``spec.replicas`` groups (a leader and its workers)
 becomes a Workload of its own, created by the LeaderWorkerSet reconciler rather than the generic job reconciler, and
@@ -12,13 +13,13 @@ there are (Kueue admits them one after another as quota frees).
 Kueue's LeaderWorkerSet webhook defaults the queue label and the WorkloadPriorityClass like every other integration
 (``leaderworkerset_webhook.go:75-103``) — Batchplane's webhook defaults the queue label the same way, for this kind
 as for the others. What it refuses on create (``leaderworkerset_webhook.go:248-274``: a queue name that is not a DNS
-subdomain, the elastic-job annotation, ``spec.replicas`` outside 0..1,000,000, TAS annotations) and the fields it
-keeps immutable on update while suspended (``leaderworkerset_webhook.go:170-237``: the queue label, the priority
-class, the pod templates and, behind ``LWSImmutableGroupSize``, ``size``) are Kueue's own answers, which Kueue's
-webhook gives beside Batchplane's; none is about quota, so this module registers no ``review``. Nor a
-``priority_class``: Kueue passes no custom priority function for a LeaderWorkerSet
-(``leaderworkerset_reconciler.go:316``), so its priority is the WorkloadPriorityClass label, else the first PodSet's
-``priorityClassName`` — the accounting's default.
+subdomain, the elastic-job annotation, ``spec.replicas`` outside 0..1,000,000, invalid TAS annotations) and the
+fields it keeps immutable on update (``leaderworkerset_webhook.go:170-237``: the queue label once a group is ready,
+the priority class, and while Kueue manages the object its pod templates and, behind ``LWSImmutableGroupSize``,
+``size``) are Kueue's own answers, which Kueue's webhook gives beside Batchplane's; none is about quota, so this
+module registers no ``review``. Nor a ``priority_class``: Kueue passes no custom priority function for a
+LeaderWorkerSet (``leaderworkerset_reconciler.go:316``), so its priority is the WorkloadPriorityClass label, else the
+first PodSet's ``priorityClassName`` — the accounting's default.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batchplane.accounting import is_workload, workload_requests
+from batchplane.accounting import AccountingError, is_workload, workload_requests
 from batchplane.components.quota_webhook.manifests import WORKLOAD_RULES
 from batchplane.frameworks import BY_KIND
 from batchplane.frameworks.leaderworkerset import leaderworkerset_pod_sets
@@ -148,9 +148,9 @@ def test_the_pod_templates_are_the_objects_own_and_their_paths_name_the_fields()
     ids=["leader-with-size-0", "negative-replicas", "no-leader-worker-template", "no-worker-template"],
 )
 def test_an_unreadable_leaderworkerset_names_the_field(obj: dict[str, Any], field: str, reason: str) -> None:
-    with pytest.raises(Exception, match=reason) as raised:
+    with pytest.raises(AccountingError, match=reason) as raised:
         workload_requests(obj)
-    assert getattr(raised.value, "field", None) == field
+    assert (raised.value.kind, raised.value.field) == ("LeaderWorkerSet", field)
 
 
 def test_the_priority_class_is_the_first_pod_sets_as_kueue_extracts_it_for_leaderworkersets() -> None:
