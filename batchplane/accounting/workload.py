@@ -75,9 +75,8 @@ NON_WORKLOAD_KINDS: frozenset[tuple[str, str]] = frozenset(
 def supported_kinds() -> frozenset[tuple[str, str]]:
     """The ``(apiVersion, kind)`` pairs :func:`workload_requests` accounts, e.g. ``("ray.io/v1", "RayJob")``.
 
-    Covers batch/v1 Job, v1 Pod, ray.io/v1 RayJob/RayCluster/RayService, kubeflow.org/v1 PyTorchJob,
-    workload.codeflare.dev/v1beta2 AppWrapper, jobset.x-k8s.io/v1alpha2 JobSet,
-    trainer.kubeflow.org/v1alpha1 TrainJob and kueue.x-k8s.io v1beta1/v1beta2 Workload.
+    Every framework of :mod:`batchplane.frameworks` that registers a PodSet extraction (``pod_sets`` or
+    ``runtime_pod_sets``), at the version it is registered with, and kueue.x-k8s.io v1beta1/v1beta2 Workload.
     """
     return _SUPPORTED
 

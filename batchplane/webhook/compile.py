@@ -29,23 +29,31 @@ from pathlib import Path
 #: The directory that holds this ``batchplane/`` package: the repository (editable install) or site-packages.
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
-#: The hot path of a review, in dependency order (paths relative to the directory that holds ``batchplane/``).
+#: The package of the job-framework modules (:mod:`batchplane.frameworks`), relative to the directory that holds
+#: ``batchplane/``.
+FRAMEWORKS_DIR = "batchplane/frameworks"
+#: Modules of that package that are not a framework's: the registry (``__init__``) and the record type.
+_NOT_COMPILED_FRAMEWORK_MODULES = frozenset({"__init__.py", "framework.py"})
+
+
+def framework_modules() -> tuple[str, ...]:
+    """Every module of :mod:`batchplane.frameworks` but the registry and the record type, sorted: each framework's
+    PodSet extraction and webhook checks (its module registers them) and the helpers they share (``ray_common``).
+    Derived from the package, so a framework added there is compiled without a line here."""
+    found = (PACKAGE_ROOT / FRAMEWORKS_DIR).glob("*.py")
+    return tuple(
+        sorted(f"{FRAMEWORKS_DIR}/{p.name}" for p in found if p.name not in _NOT_COMPILED_FRAMEWORK_MODULES)
+    )
+
+
+#: The hot path of a review (paths relative to the directory that holds ``batchplane/``; mypyc compiles them as one
+#: group, so their order does not matter).
 MODULES = (
     "batchplane/quantity.py",
     "batchplane/accounting/model.py",
     "batchplane/accounting/pod_requests.py",
     "batchplane/accounting/podsets.py",
-    # each job framework's PodSet extraction and webhook checks (its module registers them)
-    "batchplane/frameworks/batch_job.py",
-    "batchplane/frameworks/pod.py",
-    "batchplane/frameworks/jobset.py",
-    "batchplane/frameworks/pytorchjob.py",
-    "batchplane/frameworks/ray_common.py",
-    "batchplane/frameworks/raycluster.py",
-    "batchplane/frameworks/rayservice.py",
-    "batchplane/frameworks/rayjob.py",
-    "batchplane/frameworks/appwrapper.py",
-    "batchplane/frameworks/trainjob.py",
+    *framework_modules(),
     "batchplane/accounting/workload.py",
     "batchplane/webhook/queues.py",
     "batchplane/webhook/flavors.py",

@@ -549,7 +549,7 @@ def test_unsupported_kind_lists_supported_kinds() -> None:
     assert errors_of(deployment) == (
         'Deployment "web": unsupported kind apps/v1 Deployment (supported: batch/v1 Job, '
         "jobset.x-k8s.io/v1alpha2 JobSet, kubeflow.org/v1 PyTorchJob, kueue.x-k8s.io/v1beta1 Workload, "
-        "kueue.x-k8s.io/v1beta2 Workload, ray.io/v1 RayCluster, ray.io/v1 RayJob, ray.io/v1 RayService, "
+        "kueue.x-k8s.io/v1beta2 Workload, leaderworkerset.x-k8s.io/v1 LeaderWorkerSet, ray.io/v1 RayCluster, ray.io/v1 RayJob, ray.io/v1 RayService, "
         "trainer.kubeflow.org/v1alpha1 TrainJob, v1 Pod, workload.codeflare.dev/v1beta2 AppWrapper)"
     )
 
