@@ -135,6 +135,9 @@ class JobFramework:
         operator: the job operator whose install makes Batchplane switch this integration on in Kueue's
             ``integrations.frameworks`` (the program) and require it there (the policy pack), or ``None`` when no
             operator Batchplane installs serves the kind (``batch/job`` is always on).
+        workload_noun: what the quota webhook's sentences call the unit Kueue admits ("this LeaderWorkerSet group
+            asks for …") when one object is several Workloads; ``None`` (the default): the kind, one object being
+            one Workload.
     """
 
     name: str
@@ -154,6 +157,7 @@ class JobFramework:
     priority_class: PriorityClassOf | None = None
     admission_review: bool = False
     operator: JobOperator | None = None
+    workload_noun: str | None = None
 
     @property
     def pod_set_source(self) -> PodSetSource | None:

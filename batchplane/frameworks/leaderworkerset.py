@@ -97,4 +97,5 @@ FRAMEWORK: JobFramework = JobFramework(
     worker_rules=dispatched_rules("leaderworkerset.x-k8s.io", "leaderworkersets"),
     pod_sets=leaderworkerset_pod_sets,
     admission_review=True,
+    workload_noun="LeaderWorkerSet group",
 )

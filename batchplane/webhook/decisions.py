@@ -265,7 +265,7 @@ class Decider:
         problems += self._pod_set_name_problems(workload)
         problems += self._limit_problems(workload, ns, tenant)
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
-        problems += self._queue_problems(workload, cq_name, where, warnings, kind)
+        problems += self._queue_problems(workload, cq_name, where, warnings, _workload_noun(kind))
         if not problems:
             problems += self._worker_problems(obj, namespace, operation, cq_name, where)
         if problems:
@@ -642,6 +642,12 @@ def label_patch(obj: Mapping[str, Any], key: str, value: str) -> list[dict[str, 
     if not isinstance(meta.get("labels"), (dict, Mapping)):
         return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
     return [{"op": "add", "path": f"/metadata/labels/{escape_pointer(key)}", "value": value}]
+
+
+def _workload_noun(kind: str) -> str:
+    """What the sentences call one Workload of ``kind``: the framework's ``workload_noun``, else the kind."""
+    framework = BY_KIND.get(kind)
+    return (framework.workload_noun if framework is not None else None) or kind
 
 
 def _who(kind: str, ns: str, obj: Mapping[str, Any]) -> str:

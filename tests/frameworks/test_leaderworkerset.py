@@ -223,9 +223,9 @@ def test_a_group_larger_than_the_queues_gpu_quota_is_refused_saying_why() -> Non
     decision = _decider().validate(_gpu_group(size=3, gpus=4, replicas=2), "team-a")
     assert (decision.allowed, decision.reason) == (False, "never-admissible")
     assert decision.lead == (
-        "never runs: this LeaderWorkerSet asks for 12 GPUs in all (leader 4, worker 8) and cq can get at most 8 GPUs "
-        "on f, and no way of splitting its PodSets over those flavors fits — ask for at most 8 GPUs in all, or fewer "
-        "pods"
+        "never runs: this LeaderWorkerSet group asks for 12 GPUs in all (leader 4, worker 8) and cq can get at most 8 "
+        "GPUs on f, and no way of splitting its PodSets over those flavors fits — ask for at most 8 GPUs in all, or "
+        "fewer pods"
     )
     assert decision.details == (
         'LeaderWorkerSet "team-a/serve": can never be admitted by ClusterQueue "cq" (LocalQueue "lq"): its PodSets '
@@ -241,6 +241,10 @@ def test_a_worker_pod_set_larger_than_the_quota_on_its_own_is_refused_naming_it(
         'LeaderWorkerSet "team-a/serve": can never be admitted by ClusterQueue "cq" (LocalQueue "lq"): PodSet '
         '"worker" needs cpu 3 (3 pods × 1), nvidia.com/gpu 12 (3 pods × 4), but flavor "f" offers at most '
         "nvidia.com/gpu 8 (nominal quota, no cohort)"
+    )
+    assert decision.lead == (
+        "never runs: cq can get at most 8 GPUs on f (8 of its own, no cohort to borrow from); this LeaderWorkerSet "
+        "group asks for 12 GPUs (3 workers × 4) — ask for at most 2 workers of 4 GPUs"
     )
 
 
