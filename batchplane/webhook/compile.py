@@ -87,10 +87,10 @@ def runtime_packages(root: Path) -> set[str]:
         RuntimeError: a module does not import.
     """
     names = [module.removesuffix(".py").replace("/", ".") for module in MODULES]
-    # -E: PYTHONPATH is not read, so ``batchplane`` is the copy in ``root`` (the working directory) and every
-    # other package the interpreter's own (an --in-place target directory may hold other top-level modules).
+    # The working directory comes first on ``sys.path`` for ``-c``, so ``batchplane`` is the copy in ``root``; PYTHONPATH
+    # is kept: the image build installs the webhook's dependencies under a prefix that only PYTHONPATH reaches.
     done = subprocess.run(
-        [sys.executable, "-E", "-c", _RUNTIME_PACKAGES_SCRIPT, *names],
+        [sys.executable, "-c", _RUNTIME_PACKAGES_SCRIPT, *names],
         cwd=root,
         capture_output=True,
         text=True,

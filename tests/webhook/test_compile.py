@@ -97,8 +97,10 @@ def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(t
 
     site = tmp_path / "site-packages"
     shutil.copytree(PACKAGE, site / "batchplane", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    decoy = site / "typing_extensions.py"  # mypy refused to compile beside it ("shadows library module")
-    decoy.write_text("raise ImportError('a decoy')\n")
+    # A real site-packages neighbour: mypy refused to compile beside it ("shadows library module").
+    import typing_extensions
+
+    shutil.copy(typing_extensions.__file__, site / "typing_extensions.py")
     done = subprocess.run(
         [sys.executable, "-m", "batchplane.webhook.compile", "--in-place", str(site)],
         cwd=tmp_path,
@@ -115,7 +117,6 @@ def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(t
     )
     assert done.returncode == 0, done.stderr
     assert not (site / "build").exists() and not (site / ".mypy_cache").exists()
-    decoy.unlink()  # pydantic imports the real one
     probe = "import batchplane.webhook.decisions as d; print(d.__file__)"
     imported = subprocess.run(
         [sys.executable, "-c", probe],
@@ -156,3 +157,27 @@ def test_a_package_a_compiled_module_starts_importing_is_followed_again(tmp_path
     )
     assert "yaml" in runtime_packages(tmp_path)
     assert "yaml" not in re.search(r"^\[mypy-(.*)\]$", mypy_config(tmp_path), re.M).group(1).split(",")  # type: ignore[union-attr]
+
+
+def test_a_dependency_only_pythonpath_reaches_counts_as_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """webhook/Dockerfile installs the webhook's dependencies under a prefix and compiles with PYTHONPATH pointing
+    there: the import probe must see them (it failed the image build when it ignored PYTHONPATH)."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(PACKAGE, tree / "batchplane", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    prefix = tmp_path / "prefix"
+    (prefix / "only_on_pythonpath").mkdir(parents=True)
+    (prefix / "only_on_pythonpath" / "__init__.py").write_text("")
+    quantity = tree / "batchplane" / "quantity.py"
+    quantity.write_text(
+        quantity.read_text().replace(
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\n\nimport only_on_pythonpath  # noqa: F401\n",
+            1,
+        )
+    )
+    monkeypatch.setenv("PYTHONPATH", str(prefix))
+    assert "only_on_pythonpath" in runtime_packages(tree)
