@@ -89,43 +89,75 @@ def test_compiled_modules_exist_in_the_package(module: str) -> None:
 
 
 @pytest.mark.slow
-def test_in_place_compiles_an_installed_package_beside_other_top_level_modules(tmp_path: Path) -> None:
-    """The image build (`python -m batchplane.webhook.compile --in-place <site-packages>`): other modules there (typing_extensions.py ...) must
-    not be taken for project code, and the extension modules land in the installed package, importable."""
+def test_the_image_build_stage_compiles_the_package_installed_under_a_prefix(tmp_path: Path) -> None:
+    """webhook/Dockerfile's build stage without Docker: a Python with only webhook/compile-requirements.txt; the
+    webhook's dependencies and the package installed under a prefix (``--prefix``, as the Dockerfile's pip does);
+    ``python -m batchplane.webhook.compile --in-place <site-packages>`` with PYTHONPATH there — the only place
+    pydantic is. The other top-level modules of that site-packages (typing_extensions.py, ...) must not be taken for
+    project code, and the extension modules land in the installed package and import from there, without Pulumi."""
     import shutil
     import subprocess
+    import sysconfig
 
-    site = tmp_path / "site-packages"
-    shutil.copytree(PACKAGE, site / "batchplane", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    # A real site-packages neighbour: mypy refused to compile beside it ("shadows library module").
-    import typing_extensions
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    assert uv is not None, "uv is a dev dependency (pyproject.toml `dev` extra)"
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
+    env.pop("VIRTUAL_ENV", None)
+    stage, prefix = tmp_path / "build-stage", tmp_path / "install"
 
-    shutil.copy(typing_extensions.__file__, site / "typing_extensions.py")
+    def run(*args: str | Path) -> None:
+        done = subprocess.run([str(a) for a in args], env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr[-4000:]
+
+    run(uv, "venv", "-q", stage, "--python", sys.executable)
+    python = stage / "bin" / "python"
+    run(uv, "pip", "install", "-q", "-p", python, "-r", REPO_ROOT / "webhook" / "compile-requirements.txt")
+    run(
+        uv,
+        "pip",
+        "install",
+        "-q",
+        "-p",
+        python,
+        "--prefix",
+        prefix,
+        "-r",
+        REPO_ROOT / "webhook" / "requirements.txt",
+    )
+    run(uv, "pip", "install", "-q", "-p", python, "--prefix", prefix, "--no-deps", REPO_ROOT)
+    site = Path(sysconfig.get_path("purelib", vars={"base": str(prefix)}))
+    assert (site / "typing_extensions.py").is_file() and (
+        site / "batchplane" / "webhook" / "decisions.py"
+    ).is_file()
+    no_pydantic = subprocess.run([python, "-c", "import pydantic"], env=env, capture_output=True, check=False)
+    assert no_pydantic.returncode != 0, "the build stage's own Python must not have pydantic"
     done = subprocess.run(
-        [sys.executable, "-m", "batchplane.webhook.compile", "--in-place", str(site)],
+        [python, "-m", "batchplane.webhook.compile", "--in-place", str(site)],
         cwd=tmp_path,
-        env={
-            **os.environ,
-            "PYTHONPATH": str(site),
-            # the C compiler's -O0: this test is about where modules are found and land, not their speed (the
-            # image and `make test-compiled` keep mypyc's default -O3); −11 s CPU (docs/performance.md)
-            "MYPYC_OPT_LEVEL": "0",
-        },  # as webhook/Dockerfile runs it: the installed package's copy
+        # the C compiler's -O0: this test is about where modules are found and land, not their speed (the image and
+        # `make test-compiled` keep mypyc's default -O3)
+        env={**env, "PYTHONPATH": str(site), "MYPYC_OPT_LEVEL": "0"},
         capture_output=True,
         text=True,
         check=False,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stderr[-4000:]
     assert not (site / "build").exists() and not (site / ".mypy_cache").exists()
-    probe = "import batchplane.webhook.decisions as d; print(d.__file__)"
+    probe = (
+        "import sys, batchplane.webhook.decisions as d, batchplane.frameworks.rayjob as r; "
+        "print(d.__file__); print(r.__file__); print(any(m.startswith('pulumi') for m in sys.modules))"
+    )
     imported = subprocess.run(
-        [sys.executable, "-c", probe],
+        [python, "-c", probe],
         cwd=tmp_path,
-        env={"PYTHONPATH": str(site)},
+        env={**env, "PYTHONPATH": str(site)},
         capture_output=True,
         text=True,
     )
-    assert imported.stdout.strip().startswith(str(site / "batchplane" / "webhook" / "decisions.cpython-"))
+    decisions, rayjob, pulumi_loaded = imported.stdout.split()
+    assert decisions.startswith(str(site / "batchplane" / "webhook" / "decisions.cpython-"))
+    assert rayjob.startswith(str(site / "batchplane" / "frameworks" / "rayjob.cpython-"))
+    assert pulumi_loaded == "False"
 
 
 def test_mypycs_type_pass_skips_the_pulumi_providers_the_compiled_modules_never_import() -> None:
