@@ -57,13 +57,15 @@ from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
 from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
+from batchplane.frameworks.batch_job import JOB_MIN_PARALLELISM_ANNOTATION
+from batchplane.frameworks.ray_common import RAY_FT_ENABLED_ANNOTATION
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.capacity import check_workload_ever_fits, node_misfit, possible_flavors
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
 from batchplane.webhook.queues import Demand, QueueModel, compile_queues, demands, show
-from batchplane.wellknown import PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
+from batchplane.wellknown import PRIORITY_CLASS_LABEL, PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
 log = logging.getLogger("batchplane.webhook")
 
@@ -126,6 +128,11 @@ AccountedDemand: TypeAlias = tuple[
 ]
 """What an UPDATE is compared on (:meth:`Decider.demand`): the workload's priority class, then per PodSet in Kueue's
 order its name, count, minCount and one pod's requests as Kueue stores them (``(resource, value)`` sorted)."""
+DEMAND_LABELS: tuple[str, ...] = (QUEUE_LABEL, PRIORITY_CLASS_LABEL)
+"""The object's own labels the accounting reads (``tests/webhook/test_update_decisions.py`` records the reads)."""
+DEMAND_ANNOTATIONS: tuple[str, ...] = (JOB_MIN_PARALLELISM_ANNOTATION, RAY_FT_ENABLED_ANNOTATION)
+"""The object's own annotations the accounting reads: an update of other labels and annotations alone, with the
+``spec`` unchanged but for ``suspend``, leaves the demand as it was without accounting either object."""
 
 
 @dataclass(frozen=True)
@@ -250,18 +257,19 @@ class Decider:
     def unchanged(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """Whether an update from ``old`` to ``new`` leaves the queue label and :meth:`demand` as they were.
 
-        Cheap first: equal queue labels, labels, annotations and ``spec`` mean equal demand without any accounting
-        (the common controller write: status, finalizers, managed fields); otherwise both objects are accounted.
+        Cheap first: a ``spec`` equal but for ``suspend`` (Kueue's own flips) and equal :data:`DEMAND_LABELS` and
+        :data:`DEMAND_ANNOTATIONS` mean equal demand without any accounting (controllers' writes of other labels,
+        annotations, finalizers); otherwise both objects are accounted and compared.
         """
         if _label(old, QUEUE_LABEL) != _label(new, QUEUE_LABEL):
             return False
-        old_meta, new_meta = _meta(old), _meta(new)
-        if (
-            old.get("spec") == new.get("spec")
-            and old_meta.get("labels") == new_meta.get("labels")
-            and old_meta.get("annotations") == new_meta.get("annotations")
-        ):
-            return True
+        if _same_spec(old.get("spec"), new.get("spec")):
+            old_labels, new_labels = _labels(old), _labels(new)
+            old_notes, new_notes = _annotations(old), _annotations(new)
+            if all(old_labels.get(k) == new_labels.get(k) for k in DEMAND_LABELS) and all(
+                old_notes.get(k) == new_notes.get(k) for k in DEMAND_ANNOTATIONS
+            ):
+                return True
         return self.demand(old) == self.demand(new)
 
     def demand(self, obj: Mapping[str, Any]) -> AccountedDemand | None:
@@ -782,6 +790,31 @@ def _label(obj: Mapping[str, Any], key: str) -> str | None:
     labels = _meta(obj).get("labels")
     value = labels.get(key) if isinstance(labels, (dict, Mapping)) else None
     return value if isinstance(value, str) else None
+
+
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    labels = _meta(obj).get("labels")
+    return labels if isinstance(labels, (dict, Mapping)) else {}
+
+
+def _same_spec(old: Any, new: Any) -> bool:
+    """Equal ``spec`` but for ``suspend`` (top level, or ``runPolicy.suspend`` of the Kubeflow jobs), which the
+    accounting never reads."""
+    if old == new:
+        return True
+    if not isinstance(old, (dict, Mapping)) or not isinstance(new, (dict, Mapping)):
+        return False
+    for key in old.keys() | new.keys():
+        if key == "suspend":
+            continue
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if key != "runPolicy" or not isinstance(a, (dict, Mapping)) or not isinstance(b, (dict, Mapping)):
+            return False
+        if {k: v for k, v in a.items() if k != "suspend"} != {k: v for k, v in b.items() if k != "suspend"}:
+            return False
+    return True
 
 
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -316,3 +316,92 @@ def test_an_update_is_judged_as_the_create_of_the_new_object_exactly_when_demand
 def test_the_demand_compared_is_kueues_stored_requests_per_podset(two_queues: Decider) -> None:
     demand = two_queues.demand(job(parallelism=3, requests={"cpu": "500m", "memory": "1Gi"}))
     assert demand == (None, (("main", 3, None, (("cpu", 500), ("memory", 1024**3))),))
+
+
+# --- the cheap path: which of the object's own labels and annotations the accounting reads ---------------------
+
+
+class _Recording(dict[str, Any]):
+    """A labels/annotations map that records every key read (iterating it records ``*``: everything)."""
+
+    def __init__(self, data: dict[str, Any], reads: set[str]) -> None:
+        super().__init__(data)
+        self.reads = reads
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        self.reads.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.reads.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self.reads.add(str(key))
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self.reads.add("*")
+        return super().__iter__()
+
+    def items(self) -> Any:
+        self.reads.add("*")
+        return super().items()
+
+
+def _reviewed_samples() -> list[dict[str, Any]]:
+    import yaml
+
+    from tests.webhook.conftest import SAMPLES
+
+    kinds = {f.kind for f in FRAMEWORKS if f.update_review}
+    out = []
+    for path in sorted(SAMPLES.glob("*/*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if isinstance(doc, dict) and doc.get("kind") in kinds:
+                out.append(doc)
+    return out
+
+
+def test_the_cheap_path_compares_every_label_and_annotation_of_the_object_the_accounting_reads(
+    two_queues: Decider,
+) -> None:
+    from batchplane.webhook.decisions import DEMAND_ANNOTATIONS, DEMAND_LABELS
+
+    samples = _reviewed_samples()
+    assert {s["kind"] for s in samples} >= {
+        "Job",
+        "RayJob",
+        "RayCluster",
+        "RayService",
+        "PyTorchJob",
+        "AppWrapper",
+    }
+    label_reads: set[str] = set()
+    annotation_reads: set[str] = set()
+    accounted = 0
+    for obj in samples:
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        meta["labels"] = _Recording(meta.get("labels") or {}, label_reads)
+        meta["annotations"] = _Recording(meta.get("annotations") or {}, annotation_reads)
+        accounted += two_queues.demand(obj) is not None
+    assert accounted >= 20
+    assert label_reads <= set(DEMAND_LABELS)
+    assert annotation_reads <= set(DEMAND_ANNOTATIONS)
+    assert annotation_reads  # the recording sees the reads (the Job's min-parallelism, Ray's ft-enabled)
+
+
+def test_kueues_suspend_flip_of_a_pytorchjob_over_a_shrunk_quota_is_allowed() -> None:
+    shrunk = Decider(one_queue({"cpu": 1, "memory": "1Gi"}, kueue_extra=None))
+    old = labeled(_pytorch_job(), "lq")
+    assert not shrunk.validate(old, "team-a").allowed
+    new = copy.deepcopy(old)
+    new["spec"]["runPolicy"]["suspend"] = False
+    assert shrunk.validate(new, "team-a", "UPDATE", old).reason == "unchanged-on-update"
+    new["spec"]["runPolicy"]["backoffLimit"] = (
+        3  # any other runPolicy field is compared through the accounting
+    )
+    assert shrunk.validate(new, "team-a", "UPDATE", old).reason == "unchanged-on-update"
+    new["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = 2
+    assert shrunk.validate(new, "team-a", "UPDATE", old).reason == "never-admissible"
