@@ -3,7 +3,9 @@
 The same body runs for both: ``Decider(policy).validate(object, namespace, "CREATE")`` called in a loop on one
 core, with the gke-dws template's policy and the sample objects of docs/performance.md (a GPU RayJob with 3
 PodSets, a PyTorchJob, a batch Job, and a RayJob asking for more GPUs than any flavor offers: the denial
-path). Each tree is measured in its own subprocess (its own imports), one after the other, in one run (``--rounds``
+path), then, in trees that review UPDATE, ``validate(new, namespace, "UPDATE", old)`` for three edits of the GPU
+RayJob: an annotation (no accounting), a ``suspend`` flip (both objects accounted, unchanged) and one more worker
+per group (accounted, then judged as a CREATE). Each tree is measured in its own subprocess (its own imports), one after the other, in one run (``--rounds``
 alternates them several times); the figure is the minimum over repeats of the mean per call, and the median is
 printed beside it.
 
@@ -64,17 +66,36 @@ cases = {
     "job": labeled(load("kueue/sample-job.yaml")),
     "denied-rayjob": greedy,
 }
+# UPDATE reviews (trees whose Decider.validate takes the old object): (old, new) pairs of the GPU RayJob
+import inspect
+updates = {}
+if "old" in inspect.signature(Decider.validate).parameters:
+    annotated = copy.deepcopy(rayjob)
+    annotated["metadata"].setdefault("annotations", {})["owner"] = "alice"
+    unsuspended = copy.deepcopy(rayjob)
+    unsuspended["spec"]["suspend"] = not rayjob["spec"].get("suspend", False)
+    grown = copy.deepcopy(rayjob)
+    for group in grown["spec"]["rayClusterSpec"].get("workerGroupSpecs", []):
+        group["replicas"] = group.get("replicas", 1) + 1
+    updates = {
+        "update-annotation": (rayjob, annotated),
+        "update-suspend": (rayjob, unsuspended),
+        "update-grown": (rayjob, grown),
+    }
 n, repeats = int(sys.argv[2]), int(sys.argv[3])
 out = {}
 import batchplane.webhook.decisions as _d
 out["_module"] = _d.__file__
-for label, obj in cases.items():
-    decision = decider.validate(obj, "default", "CREATE")
+calls = {label: (obj, "CREATE", None) for label, obj in cases.items()}
+calls.update({label: (new, "UPDATE", old) for label, (old, new) in updates.items()})
+for label, (obj, operation, old) in calls.items():
+    args = (obj, "default", operation) if old is None else (obj, "default", operation, old)
+    decision = decider.validate(*args)
     runs = []
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(n):
-            decider.validate(obj, "default", "CREATE")
+            decider.validate(*args)
         runs.append((time.perf_counter() - start) / n * 1e6)
     out[label] = {"us": runs, "allowed": decision.allowed, "reason": decision.reason}
 print(json.dumps(out))
@@ -164,16 +185,19 @@ def main() -> None:
                     subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
     for name, result in results.items():  # which decisions module each tree ran (.py, or mypyc's extension)
         print(f"{name}: {result.pop('_module')}")
-    labels = list(next(iter(results.values())))
-    print(f"{'review':16} " + " ".join(f"{name:>34}" for name in results))
+    labels = list(dict.fromkeys(label for result in results.values() for label in result))
+    print(f"{'review':18} " + " ".join(f"{name:>34}" for name in results))
     for label in labels:
         cells = []
         for result in results.values():
+            if label not in result:  # a tree without UPDATE reviews
+                cells.append("—")
+                continue
             runs = result[label]["us"]
             assert isinstance(runs, list)
             outcome = "allowed" if result[label]["allowed"] else f"denied:{result[label]['reason']}"
             cells.append(f"{min(runs):7.1f} µs (median {statistics.median(runs):6.1f}) {outcome:>8}")
-        print(f"{label:16} " + " ".join(f"{c:>34}" for c in cells))
+        print(f"{label:18} " + " ".join(f"{c:>34}" for c in cells))
 
 
 if __name__ == "__main__":

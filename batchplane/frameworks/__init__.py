@@ -78,7 +78,10 @@ _REGISTERED: dict[str, JobFramework] = {}
 
 
 def _register(framework: JobFramework) -> None:
-    """Add one framework; a name, kind or RHBoK name registered twice is a programming error."""
+    """Add one framework; a name, kind or RHBoK name registered twice, or ``update_review`` without
+    ``admission_review``, is a programming error."""
+    if framework.update_review and not framework.admission_review:
+        raise ValueError(f"job framework {framework.name} reviews UPDATE but not CREATE")
     for other in _REGISTERED.values():
         clash = (
             other.name == framework.name

@@ -245,5 +245,9 @@ FRAMEWORK: JobFramework = JobFramework(
     worker_rules=dispatched_rules("workload.codeflare.dev", "appwrappers"),
     pod_sets=appwrapper_pod_sets,
     admission_review=True,
+    # UPDATE: only the queue label matters: the AppWrapper webhook keeps spec.components immutable
+    # (https://github.com/project-codeflare/appwrapper/blob/main/internal/webhook/appwrapper_webhook.go,
+    # validateAppWrapperUpdate) and Kueue's ValidateJobOnUpdate lets the label change while suspended.
+    update_review=True,
     operator="appwrapper",
 )

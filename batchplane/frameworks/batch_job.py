@@ -61,4 +61,7 @@ FRAMEWORK: JobFramework = JobFramework(
     worker_rules=dispatched_rules("batch", "jobs"),
     pod_sets=job_pod_sets,
     admission_review=True,
+    # UPDATE: spec.parallelism stays mutable and the queue label may change while suspended; Kueue re-checks the
+    # update (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/job/job_webhook.go#L195-L224) and replaces a pending Workload whose PodSets differ.
+    update_review=True,
 )

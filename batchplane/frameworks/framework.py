@@ -20,6 +20,10 @@ KUEUE_TAG = "v0.19.2"
 """The Kueue release the framework facts are transcribed from."""
 KUEUE_SOURCE = f"https://github.com/kubernetes-sigs/kueue/blob/{KUEUE_TAG}"
 """Where those facts are: a file path below this URL."""
+UPDATE_SOURCE = f"{KUEUE_SOURCE}/pkg/controller/jobframework/validation.go"
+"""Kueue's checks of a job UPDATE shared by every framework (``ValidateJobOnUpdate``, lines 106-119)."""
+EQUIVALENCE_SOURCE = f"{KUEUE_SOURCE}/pkg/controller/jobframework/reconciler.go"
+"""Where Kueue compares a job's PodSets with its Workload's and replaces a Workload that no longer matches."""
 MULTIKUEUE_SCRIPT = f"{KUEUE_SOURCE}/site/static/examples/multikueue/create-multikueue-kubeconfig.sh"
 """Kueue's script that creates the MultiKueue manager's ServiceAccount, ClusterRole and kubeconfig on a worker."""
 
@@ -132,6 +136,12 @@ class JobFramework:
         priority_class: where the framework names a pod priority class outside the pod templates
             (:data:`PriorityClassOf`), or ``None``.
         admission_review: the quota webhook reviews objects of this kind on CREATE.
+        update_review: the quota webhook reviews UPDATE of this kind too (needs ``admission_review``): set where
+            Kueue lets an update change what gets admitted — the queue-name label while the job is suspended
+            (``validateUpdateForQueueName``, :data:`UPDATE_SOURCE` lines 180-190) or the PodSets, which make Kueue
+            replace the pending Workload (``EquivalentToWorkload``, :data:`EQUIVALENCE_SOURCE` lines 1419-1458).
+            ``False`` (the default) for a kind whose updates never do, so its controllers' frequent updates cost
+            the webhook nothing.
         operator: the job operator whose install makes Batchplane switch this integration on in Kueue's
             ``integrations.frameworks`` (the program) and require it there (the policy pack), or ``None`` when no
             operator Batchplane installs serves the kind (``batch/job`` is always on).
@@ -156,6 +166,7 @@ class JobFramework:
     review: Review | None = None
     priority_class: PriorityClassOf | None = None
     admission_review: bool = False
+    update_review: bool = False
     operator: JobOperator | None = None
     workload_noun: str | None = None
 

@@ -38,5 +38,8 @@ FRAMEWORK: JobFramework = JobFramework(
     worker_rules=dispatched_rules("jobset.x-k8s.io", "jobsets"),
     pod_sets=jobset_pod_sets,
     admission_review=True,
+    # UPDATE: replicated jobs and, while suspended, the queue label change
+    # (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/jobset/jobset_webhook.go#L110-L131).
+    update_review=True,
     operator="trainer-v2",
 )

@@ -97,5 +97,9 @@ FRAMEWORK: JobFramework = JobFramework(
     worker_rules=dispatched_rules("leaderworkerset.x-k8s.io", "leaderworkersets"),
     pod_sets=leaderworkerset_pod_sets,
     admission_review=True,
+    # UPDATE: only the queue label matters: pod templates and group size are immutable while Kueue manages it,
+    # the label may change while no replica is ready and Kueue's defaulting copies it into the templates on update
+    # (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/leaderworkerset/leaderworkerset_webhook.go#L71-L116 and #L170-L233).
+    update_review=True,
     workload_noun="LeaderWorkerSet group",
 )

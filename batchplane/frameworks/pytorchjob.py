@@ -68,5 +68,8 @@ FRAMEWORK: JobFramework = JobFramework(
     pod_sets=pytorchjob_pod_sets,
     priority_class=pytorchjob_priority_class,
     admission_review=True,
+    # UPDATE: replicas and, while suspended, the queue label change (the shared Kubeflow webhook:
+    # https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobframework/base_webhook.go#L100-L115).
+    update_review=True,
     operator="training-operator-v1",
 )

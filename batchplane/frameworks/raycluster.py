@@ -48,5 +48,8 @@ FRAMEWORK: JobFramework = JobFramework(
     pod_sets=raycluster_pod_sets,
     review=raycluster_review,
     admission_review=True,
+    # UPDATE: worker replicas change (autoscaling, edits) and the queue label while suspended
+    # (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/raycluster/raycluster_webhook.go#L260-L275).
+    update_review=True,
     operator="kuberay",
 )

@@ -116,5 +116,8 @@ FRAMEWORK: JobFramework = JobFramework(
     pod_sets=rayjob_pod_sets,
     review=rayjob_review,
     admission_review=True,
+    # UPDATE: Kueue validates it as on CREATE and lets the queue label change while suspended
+    # (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/rayjob/rayjob_webhook.go#L166-L181).
+    update_review=True,
     operator="kuberay",
 )

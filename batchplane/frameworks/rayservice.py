@@ -41,5 +41,8 @@ FRAMEWORK: JobFramework = JobFramework(
     worker_rules=dispatched_rules("ray.io", "rayservices"),
     pod_sets=rayservice_pod_sets,
     admission_review=True,
+    # UPDATE: the cluster spec and, while suspended, the queue label change
+    # (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/rayservice/rayservice_webhook.go#L167-L182).
+    update_review=True,
     operator="kuberay",
 )

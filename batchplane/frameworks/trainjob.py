@@ -169,5 +169,8 @@ FRAMEWORK: JobFramework = JobFramework(
     worker_rules_beyond_script=True,
     runtime_pod_sets=trainjob_pod_sets,
     admission_review=True,
+    # UPDATE: the queue label changes while suspended (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobs/trainjob/trainjob_webhook.go#L123-L144);
+    # its PodSets need the runtime, so a changed TrainJob is judged like a new one (allowed with a warning).
+    update_review=True,
     operator="trainer-v2",
 )

@@ -126,10 +126,10 @@ class _Handlers:
             return _error(400, str(exc))
 
     def validate(self, req: AdmissionRequest) -> Decision:
-        """``/validate``: objects-less operations (DELETE) are allowed unchecked."""
+        """``/validate``: objects-less operations (DELETE) are allowed unchecked; UPDATE compares ``oldObject``."""
         if req.object is None:
             return Decision(True, "operation-not-checked")
-        return self.decider.validate(req.object, req.namespace, req.operation)
+        return self.decider.validate(req.object, req.namespace, req.operation, req.old_object)
 
     def mutate(self, req: AdmissionRequest) -> Decision:
         """``/mutate``."""

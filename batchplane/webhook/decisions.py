@@ -21,6 +21,10 @@ workloads that would otherwise sit pending forever or break under Kueue:
 A denial's message leads with a plain sentence in the user's unit (:mod:`batchplane.explain.sentences`), then the
 numbers (:attr:`Decision.details`), the stack key that sets the quoted limit and the guide (docs/submitting-jobs.md).
 
+``validate`` judges ``CREATE``, and ``UPDATE`` of the kinds whose framework sets ``update_review`` when the update
+changes the accounted demand or the queue label (then exactly as the CREATE of the new object; otherwise allowed
+at once, reason ``unchanged-on-update``).
+
 ``mutate`` adds the queue label of the namespace's default LocalQueue to unlabeled workloads unless
 Kueue's own defaulting applies (a LocalQueue named ``default`` exists there).
 
@@ -38,7 +42,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from batchplane.accounting import (
     AccountingError,
@@ -53,13 +57,15 @@ from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
 from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
+from batchplane.frameworks.batch_job import JOB_MIN_PARALLELISM_ANNOTATION
+from batchplane.frameworks.ray_common import RAY_FT_ENABLED_ANNOTATION
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.webhook.capacity import check_workload_ever_fits, node_misfit, possible_flavors
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
 from batchplane.webhook.queues import Demand, QueueModel, compile_queues, demands, show
-from batchplane.wellknown import PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
+from batchplane.wellknown import PRIORITY_CLASS_LABEL, PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
 log = logging.getLogger("batchplane.webhook")
 
@@ -77,6 +83,7 @@ FRAMEWORK_OF_KIND = KUEUE_INTEGRATION_OF_KIND
 ALLOW_REASONS = (
     "ok", "not-a-workload", "not-a-tenant", "owned", "no-queue-label", "not-accounted", "operation-not-checked",
     "internal-error", "labeled", "defaulted", "kueue-defaults", "no-default-queue", "defaulting-off",
+    "unchanged-on-update",
 )  # fmt: skip
 DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
@@ -112,6 +119,20 @@ class Decision:
 
 _OK = Decision(True, "ok")
 """The answer to most reviews (immutable, so one instance serves them all)."""
+_UNCHANGED = Decision(True, "unchanged-on-update")
+"""The answer to an UPDATE that changes neither the accounted demand nor the queue label."""
+_NOT_CHECKED = Decision(True, "operation-not-checked")
+
+AccountedDemand: TypeAlias = tuple[
+    str | None, tuple[tuple[str, int, int | None, tuple[tuple[str, int], ...]], ...]
+]
+"""What an UPDATE is compared on (:meth:`Decider.demand`): the workload's priority class, then per PodSet in Kueue's
+order its name, count, minCount and one pod's requests as Kueue stores them (``(resource, value)`` sorted)."""
+DEMAND_LABELS: tuple[str, ...] = (QUEUE_LABEL, PRIORITY_CLASS_LABEL)
+"""The object's own labels the accounting reads (``tests/webhook/test_update_decisions.py`` records the reads)."""
+DEMAND_ANNOTATIONS: tuple[str, ...] = (JOB_MIN_PARALLELISM_ANNOTATION, RAY_FT_ENABLED_ANNOTATION)
+"""The object's own annotations the accounting reads: an update of other labels and annotations alone, with the
+``spec`` unchanged but for ``suspend``, leaves the demand as it was without accounting either object."""
 
 
 @dataclass(frozen=True)
@@ -197,20 +218,80 @@ class Decider:
 
     # --- validating ---------------------------------------------------------------------------
 
-    def validate(self, obj: Mapping[str, Any], namespace: str | None, operation: str = "CREATE") -> Decision:
-        """Decide whether ``obj`` may be created.
+    def validate(
+        self,
+        obj: Mapping[str, Any],
+        namespace: str | None,
+        operation: str = "CREATE",
+        old: Mapping[str, Any] | None = None,
+    ) -> Decision:
+        """Decide whether ``obj`` may be created, or an existing object changed into ``obj``.
 
         Args:
             obj: the object of the AdmissionReview (a job of one of the accounted kinds, or anything).
             namespace: the request's namespace (``request.namespace``); falls back to the object's.
-            operation: ``CREATE`` is judged; other operations are allowed unchecked.
+            operation: ``CREATE`` is judged. ``UPDATE`` of a kind whose framework sets ``update_review`` is judged
+                exactly as the CREATE of ``obj`` when :meth:`demand` or the queue label differ between ``old`` and
+                ``obj``, and allowed at once (``unchanged-on-update``) when neither does: Kueue replaces a pending
+                Workload only when the job's PodSets change (``EquivalentToWorkload``,
+                https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobframework/reconciler.go#L1419-L1458)
+                and moves it only when the queue label does, so an update of neither (labels, annotations, Kueue's own
+                ``suspend`` flip, a controller's write) never makes a job less admissible than it was, even one
+                created before its quota shrank. Other operations, and an UPDATE without ``old``, are allowed
+                unchecked (``operation-not-checked``).
+            old: the object before the update (``request.oldObject``); ``None`` on CREATE.
 
         Returns:
             The decision; denials carry every problem found, joined with ``"; "``.
         """
-        skip = self._skip(obj, namespace, operation)
+        skip = self._skip(obj, namespace, operation, update=True)
         if skip is not None:
             return skip
+        if operation == "UPDATE":
+            if old is None:
+                return _NOT_CHECKED
+            if self.unchanged(old, obj):
+                return _UNCHANGED
+        return self._judge(obj, namespace)
+
+    def unchanged(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        """Whether an update from ``old`` to ``new`` leaves the queue label and :meth:`demand` as they were.
+
+        Cheap first: a ``spec`` equal but for ``suspend`` (Kueue's own flips) and equal :data:`DEMAND_LABELS` and
+        :data:`DEMAND_ANNOTATIONS` mean equal demand without any accounting (controllers' writes of other labels,
+        annotations, finalizers); otherwise both objects are accounted and compared.
+        """
+        if _label(old, QUEUE_LABEL) != _label(new, QUEUE_LABEL):
+            return False
+        if _same_spec(old.get("spec"), new.get("spec")):
+            old_labels, new_labels = _labels(old), _labels(new)
+            old_notes, new_notes = _annotations(old), _annotations(new)
+            if all(old_labels.get(k) == new_labels.get(k) for k in DEMAND_LABELS) and all(
+                old_notes.get(k) == new_notes.get(k) for k in DEMAND_ANNOTATIONS
+            ):
+                return True
+        return self.demand(old) == self.demand(new)
+
+    def demand(self, obj: Mapping[str, Any]) -> AccountedDemand | None:
+        """What an UPDATE is compared on (:data:`AccountedDemand`), or ``None`` when the accounting cannot read ``obj``
+        (two unreadable objects compare equal: the webhook allows what it cannot decide).
+
+        Scheduling constraints (nodeSelector, affinity, tolerations) are left out: Kueue's own comparison ignores
+        nodeSelectors and, once admitted, tolerations
+        (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/equality/podset.go#L39-L76), and Kueue
+        writes them into the pod templates when it starts an admitted job.
+        """
+        try:
+            workload = workload_requests(obj, pod_context=self._pod_context)
+        except Exception:  # AccountingError or a malformed object: not comparable, never a denial
+            return None
+        return (
+            workload.priority_class,
+            tuple((ps.name, ps.count, ps.min_count, tuple(ps.stored.items())) for ps in workload.pod_sets),
+        )
+
+    def _judge(self, obj: Mapping[str, Any], namespace: str | None) -> Decision:
+        """The CREATE decision of ``obj`` (after :meth:`_skip`)."""
         ns = self._namespace(obj, namespace)
         tenant = self.policy.namespaces[ns]
         kind = str(obj.get("kind"))
@@ -267,7 +348,7 @@ class Decider:
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
         problems += self._queue_problems(workload, cq_name, where, warnings, _workload_noun(kind))
         if not problems:
-            problems += self._worker_problems(obj, namespace, operation, cq_name, where)
+            problems += self._worker_problems(obj, namespace, cq_name, where)
         if problems:
             return _deny(_who(kind, ns, obj), problems, tuple(warnings))
         return Decision(True, "ok", warnings=tuple(warnings)) if warnings else _OK
@@ -391,7 +472,7 @@ class Decider:
         return any(use.name == multi.admission_check and not use.on_flavors for use in queue.admission_checks)
 
     def _worker_problems(
-        self, obj: Mapping[str, Any], namespace: str | None, operation: str, cq_name: str, where: str
+        self, obj: Mapping[str, Any], namespace: str | None, cq_name: str, where: str
     ) -> list[_Problem]:
         """MultiKueue: a workload the manager would admit but that no worker ever admits sits dispatched forever.
         Each worker judges it with its own policy, as its own webhook and Kueue would; it is denied only when
@@ -403,7 +484,7 @@ class Decider:
         refusals: list[str] = []
         for name, decider in self.workers:
             assert decider is not None
-            decision = decider.validate(obj, namespace, operation)
+            decision = decider.validate(obj, namespace)
             if decision.allowed:
                 return []
             refusals.append(f"{name}: {decision.details.split(': ', 1)[-1]}")
@@ -416,7 +497,11 @@ class Decider:
             )
         ]
 
-    def _skip(self, obj: Mapping[str, Any], namespace: str | None, operation: str) -> Decision | None:
+    def _skip(
+        self, obj: Mapping[str, Any], namespace: str | None, operation: str, *, update: bool = False
+    ) -> Decision | None:
+        """The decision for a review that is not judged, or ``None``. ``update``: UPDATE of a kind whose framework
+        sets ``update_review`` is judged (validating only)."""
         if (
             not isinstance(obj, (dict, Mapping))
             or not isinstance(obj.get("apiVersion"), str)
@@ -429,9 +514,13 @@ class Decider:
             return Decision(True, "not-a-tenant")
         if _controller_owner(obj):
             return Decision(True, "owned")
-        if operation != "CREATE":
-            return Decision(True, "operation-not-checked")
-        return None
+        if operation == "CREATE":
+            return None
+        if update and operation == "UPDATE":
+            framework = BY_KIND.get(str(obj.get("kind")))
+            if framework is not None and framework.update_review:
+                return None
+        return _NOT_CHECKED
 
     @staticmethod
     def _namespace(obj: Mapping[str, Any], namespace: str | None) -> str:
@@ -701,6 +790,31 @@ def _label(obj: Mapping[str, Any], key: str) -> str | None:
     labels = _meta(obj).get("labels")
     value = labels.get(key) if isinstance(labels, (dict, Mapping)) else None
     return value if isinstance(value, str) else None
+
+
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    labels = _meta(obj).get("labels")
+    return labels if isinstance(labels, (dict, Mapping)) else {}
+
+
+def _same_spec(old: Any, new: Any) -> bool:
+    """Equal ``spec`` but for ``suspend`` (top level, or ``runPolicy.suspend`` of the Kubeflow jobs), which the
+    accounting never reads."""
+    if old == new:
+        return True
+    if not isinstance(old, (dict, Mapping)) or not isinstance(new, (dict, Mapping)):
+        return False
+    for key in old.keys() | new.keys():
+        if key == "suspend":
+            continue
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if key != "runPolicy" or not isinstance(a, (dict, Mapping)) or not isinstance(b, (dict, Mapping)):
+            return False
+        if {k: v for k, v in a.items() if k != "suspend"} != {k: v for k, v in b.items() if k != "suspend"}:
+            return False
+    return True
 
 
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, Any]:

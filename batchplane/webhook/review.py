@@ -73,6 +73,7 @@ class AdmissionRequest:
         name: ``request.name`` (empty on CREATE with ``generateName``).
         object: ``request.object`` (``None`` for DELETE).
         dry_run: ``request.dryRun``: the API server will not persist the object.
+        old_object: ``request.oldObject``: the object before an UPDATE (or the deleted one); ``None`` on CREATE.
     """
 
     uid: str
@@ -82,6 +83,7 @@ class AdmissionRequest:
     name: str
     object: Mapping[str, Any] | None
     dry_run: bool
+    old_object: Mapping[str, Any] | None = None
 
 
 def parse_review(body: bytes) -> AdmissionRequest:
@@ -90,7 +92,7 @@ def parse_review(body: bytes) -> AdmissionRequest:
     Raises:
         MalformedReviewError: not UTF-8 JSON, not an ``admission.k8s.io/v1`` AdmissionReview, or a
             ``request`` without a string ``uid``, a known ``operation``, a ``kind`` object, or with an
-            ``object`` that is not a JSON object.
+            ``object`` or ``oldObject`` that is not a JSON object.
     """
     try:
         # orjson: RFC 8259 JSON, integers within 64 bits (Kubernetes' int64; a 4,300-digit literal is a 400,
@@ -124,6 +126,9 @@ def parse_review(body: bytes) -> AdmissionRequest:
     obj = request.get("object")
     if obj is not None and not isinstance(obj, dict):
         raise MalformedReviewError("request.object is not an object")
+    old = request.get("oldObject")
+    if old is not None and not isinstance(old, dict):
+        raise MalformedReviewError("request.oldObject is not an object")
     namespace = request.get("namespace")
     if namespace is not None and not isinstance(namespace, str):
         raise MalformedReviewError("request.namespace is not a string")
@@ -139,6 +144,7 @@ def parse_review(body: bytes) -> AdmissionRequest:
         name=name if isinstance(name, str) else "",
         object=obj,
         dry_run=dry_run,
+        old_object=old,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 
@@ -9,7 +10,7 @@ import pytest
 
 import batchplane.frameworks as registry
 from batchplane.accounting.workload import RUNTIME_EXTRACTORS, SIMPLE_EXTRACTORS
-from batchplane.components.quota_webhook.manifests import WORKLOAD_RULES
+from batchplane.components.quota_webhook.manifests import CREATE_ONLY_RULES, UPDATE_RULES, WORKLOAD_RULES
 from batchplane.config.kueue_configuration import KUEUE_FRAMEWORKS
 from batchplane.frameworks import BY_GVK, BY_KIND, BY_NAME, FRAMEWORKS, JobFramework
 from batchplane.targets.openshift.config import RHBOK_FRAMEWORKS, RHBOK_INTEGRATIONS, RedHatKueue
@@ -130,6 +131,22 @@ def test_the_webhook_reviews_exactly_the_frameworks_the_registry_marks_for_admis
     reviewed = {(g, v, r) for g, v, resources in WORKLOAD_RULES for r in resources}
     assert reviewed == {(f.group, f.version, f.plural) for f in FRAMEWORKS if f.admission_review}
     assert all(f.pod_set_source for f in FRAMEWORKS if f.admission_review)  # a reviewed kind is accounted
+
+
+def test_the_webhook_reviews_update_of_exactly_the_frameworks_the_registry_marks_for_update_review() -> None:
+    on_update = {(g, v, r) for g, v, resources in UPDATE_RULES for r in resources}
+    create_only = {(g, v, r) for g, v, resources in CREATE_ONLY_RULES for r in resources}
+    assert on_update == {(f.group, f.version, f.plural) for f in FRAMEWORKS if f.update_review}
+    assert on_update | create_only == {(g, v, r) for g, v, resources in WORKLOAD_RULES for r in resources}
+    assert not on_update & create_only
+
+
+def test_a_framework_reviewed_on_update_but_not_on_create_is_refused_by_the_registry() -> None:
+    broken = dataclasses.replace(
+        BY_KIND["Job"], name="example.com/x", kind="X", rhbok_name=None, admission_review=False
+    )
+    with pytest.raises(ValueError, match="reviews UPDATE but not CREATE"):
+        registry._register(broken)
 
 
 def test_the_accounting_reads_every_framework_with_the_extractor_its_module_registers() -> None:

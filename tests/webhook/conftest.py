@@ -143,8 +143,10 @@ def review(
     operation: str = "CREATE",
     dry_run: bool = False,
     uid: str | None = None,
+    old: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An ``admission.k8s.io/v1`` AdmissionReview for ``obj`` as the API server sends it."""
+    """An ``admission.k8s.io/v1`` AdmissionReview for ``obj`` as the API server sends it (with ``old`` as
+    ``oldObject``, as on UPDATE)."""
     api_version = (obj or {}).get("apiVersion", "batch/v1")
     group, _, version = api_version.rpartition("/")
     request: dict[str, Any] = {
@@ -158,6 +160,8 @@ def review(
     }
     if namespace is not None:
         request["namespace"] = namespace
+    if old is not None:
+        request["oldObject"] = old
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
 
 

@@ -88,7 +88,10 @@ def test_webhook_configurations_use_cert_manager_and_only_tenant_namespaces(kind
         assert excluded["operator"] == "NotIn"
         assert {"kube-system", "cert-manager", "kueue-system", "batchplane-system"} <= set(excluded["values"])
         assert {tuple(r["apiGroups"]) for r in hook["rules"]} >= {("batch",), ("ray.io",), ("kubeflow.org",)}
-        assert all(r["operations"] == ["CREATE"] for r in hook["rules"])
+        # /validate also reviews UPDATE of every kind whose framework sets update_review; /mutate only CREATE
+        operations = ["CREATE", "UPDATE"] if path == "/validate" else ["CREATE"]
+        assert all(r["operations"] == operations for r in hook["rules"])
+        assert {tuple(r["resources"]) for r in hook["rules"]} >= {("jobs",), ("pytorchjobs",)}
         deps = {d.rsplit("::", 1)[-1] for d in res.dependencies}
         assert {"quota-webhook-deployment", "quota-webhook-service", "quota-webhook-cert"} <= deps
 

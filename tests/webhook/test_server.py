@@ -149,3 +149,31 @@ def test_closed_connections_are_released_before_the_keep_alive_timer_fires(
             gc.collect()
             time.sleep(0.05)
         assert _live_protocols() == 0
+
+
+def test_an_update_review_with_its_old_object_round_trips_over_tls(tmp_path: Path) -> None:
+    cert, key = write_cert(tmp_path / "a", "webhook-a")
+    old = job(parallelism=2)
+    old["spec"]["suspend"] = True
+    grown = job(parallelism=5)
+    grown["spec"]["suspend"] = True
+    relabeled = {**old, "metadata": {**old["metadata"], "annotations": {"owner": "alice"}}}
+    with (
+        running_server(one_queue({"cpu": 4}), cert, key) as port,
+        httpx.Client(
+            base_url=f"https://127.0.0.1:{port}", verify=ssl.create_default_context(cafile=str(cert))
+        ) as client,
+    ):
+        created = client.post("/validate", json=review(grown, uid="c1")).json()["response"]
+        updated = client.post("/validate", json=review(grown, operation="UPDATE", old=old, uid="u1")).json()[
+            "response"
+        ]
+        unchanged = client.post(
+            "/validate", json=review(relabeled, operation="UPDATE", old=old, uid="u2")
+        ).json()["response"]
+        metrics = client.get("/metrics").text
+    assert (updated["uid"], updated["allowed"]) == ("u1", False)
+    assert updated["status"] == created["status"]
+    assert updated["status"]["message"].startswith("never runs: cq can get at most 4 CPUs on f")
+    assert unchanged == {"uid": "u2", "allowed": True}
+    assert 'reason="unchanged-on-update"' in metrics

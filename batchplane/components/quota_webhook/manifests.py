@@ -51,10 +51,10 @@ RUN_AS = 65532
 PINNED_IDS = (("runAsUser", RUN_AS), ("runAsGroup", RUN_AS), ("fsGroup", RUN_AS))
 
 
-def _workload_rules() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+def _workload_rules(*, update: bool | None = None) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     grouped: dict[tuple[str, str], list[str]] = {}
     for framework in FRAMEWORKS:
-        if framework.admission_review:
+        if framework.admission_review and (update is None or framework.update_review == update):
             grouped.setdefault((framework.group, framework.version), []).append(framework.plural)
     return tuple((group, version, tuple(plurals)) for (group, version), plurals in grouped.items())
 
@@ -62,6 +62,20 @@ def _workload_rules() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
 #: (apiGroup, version, resources) of the job kinds the webhook reviews on CREATE: every framework registered with
 #: ``admission_review`` (:mod:`batchplane.frameworks`), grouped by API group and version in registry order.
 WORKLOAD_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = _workload_rules()
+#: The part of :data:`WORKLOAD_RULES` the validating webhook reviews on UPDATE too (``update_review``: Kueue lets an
+#: update change the queue label or the PodSets), and the part it reviews on CREATE only.
+UPDATE_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = _workload_rules(update=True)
+CREATE_ONLY_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = _workload_rules(update=False)
+
+
+def _rule(group: str, version: str, resources: tuple[str, ...], operations: list[str]) -> Object:
+    return {
+        "apiGroups": [group],
+        "apiVersions": [version],
+        "resources": list(resources),
+        "operations": operations,
+        "scope": "Namespaced",
+    }
 
 
 @dataclass(frozen=True)
@@ -327,22 +341,27 @@ def namespace_selector(d: WebhookDeployment) -> Object:
     }
 
 
+def _rules(kind: str) -> list[Object]:
+    """The job kinds a webhook sees: ``/mutate`` (queue-label defaulting) on CREATE only; ``/validate`` on CREATE,
+    and on UPDATE too for the kinds of :data:`UPDATE_RULES`."""
+    if kind == "mutate":
+        return [_rule(group, version, resources, ["CREATE"]) for group, version, resources in WORKLOAD_RULES]
+    return [
+        *(
+            _rule(group, version, resources, ["CREATE", "UPDATE"])
+            for group, version, resources in UPDATE_RULES
+        ),
+        *(_rule(group, version, resources, ["CREATE"]) for group, version, resources in CREATE_ONLY_RULES),
+    ]
+
+
 def _webhook(d: WebhookDeployment, kind: str) -> Object:
     entry: Object = {
         "name": f"{kind}.quota.batchplane.dev",
         "clientConfig": {
             "service": {"name": d.name, "namespace": d.namespace, "path": f"/{kind}", "port": 443}
         },
-        "rules": [
-            {
-                "apiGroups": [group],
-                "apiVersions": [version],
-                "resources": list(resources),
-                "operations": ["CREATE"],
-                "scope": "Namespaced",
-            }
-            for group, version, resources in WORKLOAD_RULES
-        ],
+        "rules": _rules(kind),
         "admissionReviewVersions": ["v1"],
         "sideEffects": "None",
         "failurePolicy": d.failure_policy,
