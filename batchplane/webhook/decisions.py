@@ -22,8 +22,8 @@ A denial's message leads with a plain sentence in the user's unit (:mod:`batchpl
 numbers (:attr:`Decision.details`), the stack key that sets the quoted limit and the guide (docs/submitting-jobs.md).
 
 ``validate`` judges ``CREATE``, and ``UPDATE`` of the kinds whose framework sets ``update_review`` when the update
-changes the accounted demand or the queue label (then exactly as the CREATE of the new object; otherwise allowed
-at once, reason ``unchanged-on-update``).
+moves the queue label or grows the accounted demand (then exactly as the CREATE of the new object); an update that
+only shrinks it is allowed (``smaller-on-update``), one that changes neither at once (``unchanged-on-update``).
 
 ``mutate`` adds the queue label of the namespace's default LocalQueue to unlabeled workloads unless
 Kueue's own defaulting applies (a LocalQueue named ``default`` exists there).
@@ -83,7 +83,7 @@ FRAMEWORK_OF_KIND = KUEUE_INTEGRATION_OF_KIND
 ALLOW_REASONS = (
     "ok", "not-a-workload", "not-a-tenant", "owned", "no-queue-label", "not-accounted", "operation-not-checked",
     "internal-error", "labeled", "defaulted", "kueue-defaults", "no-default-queue", "defaulting-off",
-    "unchanged-on-update",
+    "unchanged-on-update", "smaller-on-update",
 )  # fmt: skip
 DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
@@ -121,6 +121,8 @@ _OK = Decision(True, "ok")
 """The answer to most reviews (immutable, so one instance serves them all)."""
 _UNCHANGED = Decision(True, "unchanged-on-update")
 """The answer to an UPDATE that changes neither the accounted demand nor the queue label."""
+_SMALLER = Decision(True, "smaller-on-update")
+"""The answer to an UPDATE that keeps the queue and priority class and grows no PodSet: a scale-down is never refused."""
 _NOT_CHECKED = Decision(True, "operation-not-checked")
 
 AccountedDemand: TypeAlias = tuple[
@@ -128,6 +130,31 @@ AccountedDemand: TypeAlias = tuple[
 ]
 """What an UPDATE is compared on (:meth:`Decider.demand`): the workload's priority class, then per PodSet in Kueue's
 order its name, count, minCount and one pod's requests as Kueue stores them (``(resource, value)`` sorted)."""
+
+
+def no_larger(before: AccountedDemand, after: AccountedDemand) -> bool:
+    """Whether ``after`` asks for nothing ``before`` did not: the same priority class and PodSets (names, in order),
+    each with a count, a minCount (its count when unset) and every per-pod request no larger, and no resource added.
+
+    A job that only shrinks is never less admissible than it was (fewer pods, each asking for less, fit wherever the
+    larger ones did), so the webhook allows it without judging — also when the larger job was admitted before its
+    quota shrank (an autoscaler's scale-down of a running RayCluster must pass).
+    """
+    if before[0] != after[0] or len(before[1]) != len(after[1]):
+        return False
+    for (name, count, min_count, stored), (name_after, count_after, min_after, stored_after) in zip(
+        before[1], after[1], strict=True
+    ):
+        if name != name_after or count_after > count:
+            return False
+        if (count_after if min_after is None else min_after) > (count if min_count is None else min_count):
+            return False
+        requests = dict(stored)
+        if any(value > requests.get(resource, -1) for resource, value in stored_after):
+            return False
+    return True
+
+
 DEMAND_LABELS: tuple[str, ...] = (QUEUE_LABEL, PRIORITY_CLASS_LABEL)
 """The object's own labels the accounting reads (``tests/webhook/test_update_decisions.py`` records the reads)."""
 DEMAND_ANNOTATIONS: tuple[str, ...] = (JOB_MIN_PARALLELISM_ANNOTATION, RAY_FT_ENABLED_ANNOTATION)
@@ -231,8 +258,10 @@ class Decider:
             obj: the object of the AdmissionReview (a job of one of the accounted kinds, or anything).
             namespace: the request's namespace (``request.namespace``); falls back to the object's.
             operation: ``CREATE`` is judged. ``UPDATE`` of a kind whose framework sets ``update_review`` is judged
-                exactly as the CREATE of ``obj`` when :meth:`demand` or the queue label differ between ``old`` and
-                ``obj``, and allowed at once (``unchanged-on-update``) when neither does: Kueue replaces a pending
+                exactly as the CREATE of ``obj`` when the queue label changes or :meth:`demand` grows in any way
+                (:func:`no_larger` false); allowed when the demand only shrinks (``smaller-on-update``: a scale-down
+                is never refused, even over a quota that shrank), and at once (``unchanged-on-update``) when neither
+                changes: Kueue replaces a pending
                 Workload only when the job's PodSets change (``EquivalentToWorkload``,
                 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobframework/reconciler.go#L1419-L1458)
                 and moves it only when the queue label does, so an update of neither (labels, annotations, Kueue's own
@@ -250,8 +279,14 @@ class Decider:
         if operation == "UPDATE":
             if old is None:
                 return _NOT_CHECKED
-            if self.unchanged(old, obj):
-                return _UNCHANGED
+            if _label(old, QUEUE_LABEL) == _label(obj, QUEUE_LABEL):
+                if self._same_without_accounting(old, obj):
+                    return _UNCHANGED
+                before, after = self.demand(old), self.demand(obj)
+                if before == after:
+                    return _UNCHANGED
+                if before is not None and after is not None and no_larger(before, after):
+                    return _SMALLER
         return self._judge(obj, namespace)
 
     def unchanged(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
@@ -263,14 +298,18 @@ class Decider:
         """
         if _label(old, QUEUE_LABEL) != _label(new, QUEUE_LABEL):
             return False
-        if _same_spec(old.get("spec"), new.get("spec")):
-            old_labels, new_labels = _labels(old), _labels(new)
-            old_notes, new_notes = _annotations(old), _annotations(new)
-            if all(old_labels.get(k) == new_labels.get(k) for k in DEMAND_LABELS) and all(
-                old_notes.get(k) == new_notes.get(k) for k in DEMAND_ANNOTATIONS
-            ):
-                return True
-        return self.demand(old) == self.demand(new)
+        return self._same_without_accounting(old, new) or self.demand(old) == self.demand(new)
+
+    def _same_without_accounting(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        """The cheap half of :meth:`unchanged`: a ``spec`` equal but for ``suspend`` and equal :data:`DEMAND_LABELS`
+        and :data:`DEMAND_ANNOTATIONS` (False does not mean changed: the accounting decides then)."""
+        if not _same_spec(old.get("spec"), new.get("spec")):
+            return False
+        old_labels, new_labels = _labels(old), _labels(new)
+        old_notes, new_notes = _annotations(old), _annotations(new)
+        return all(old_labels.get(k) == new_labels.get(k) for k in DEMAND_LABELS) and all(
+            old_notes.get(k) == new_notes.get(k) for k in DEMAND_ANNOTATIONS
+        )
 
     def demand(self, obj: Mapping[str, Any]) -> AccountedDemand | None:
         """What an UPDATE is compared on (:data:`AccountedDemand`), or ``None`` when the accounting cannot read ``obj``

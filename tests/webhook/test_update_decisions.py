@@ -1,6 +1,7 @@
 """UPDATE reviews through the real :class:`~batchplane.webhook.decisions.Decider`: an edit that changes the accounted
-demand or the queue label is judged exactly as the CREATE of the edited object; any other update is allowed at once
-(``unchanged-on-update``), even of an object that is over a quota that shrank after it was created."""
+demand upwards or the queue label is judged exactly as the CREATE of the edited object; one that only shrinks is
+allowed (``smaller-on-update``) and any other update at once (``unchanged-on-update``), even of an object that is
+over a quota that shrank after it was created."""
 
 from __future__ import annotations
 
@@ -181,6 +182,42 @@ def test_a_growing_edit_of_a_job_over_a_shrunk_quota_is_refused() -> None:
     assert (decision.allowed, decision.reason) == (False, "never-admissible")
 
 
+def test_a_scale_down_of_a_job_over_a_shrunk_quota_is_allowed() -> None:
+    """An autoscaler's or a user's scale-down of a job admitted before its quota shrank: still over the quota, but
+    never less admissible than it was; refusing it would keep the larger job running."""
+    shrunk = Decider(one_queue({"cpu": 2}))
+    old, new = job(parallelism=4), job(parallelism=3)
+    assert not shrunk.validate(new, "team-a").allowed  # judged as new, it would be refused
+    decision = shrunk.validate(new, "team-a", "UPDATE", old)
+    assert (decision.allowed, decision.reason) == (True, "smaller-on-update")
+
+
+def test_a_ray_cluster_scaled_down_by_its_autoscaler_is_allowed_over_a_shrunk_quota(kind: Decider) -> None:
+    obj = labeled(sample("kuberay/ray-cluster.autoscaler.yaml"), "default", "team-a")
+    obj["metadata"].setdefault("annotations", {})["kueue.x-k8s.io/elastic-job"] = "true"
+    workers = obj["spec"]["workerGroupSpecs"][0]
+    workers["replicas"] = workers["maxReplicas"] = 64
+    smaller = copy.deepcopy(obj)
+    smaller["spec"]["workerGroupSpecs"][0]["replicas"] = 63
+    assert kind.validate(smaller, "team-a").reason == "never-admissible"
+    assert kind.validate(smaller, "team-a", "UPDATE", obj).reason == "smaller-on-update"
+
+
+def test_an_edit_that_shrinks_one_pod_set_and_grows_another_is_judged(kind: Decider) -> None:
+    old = _ray_job()
+    new = copy.deepcopy(old)
+    head = new["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head.setdefault("resources", {}).setdefault("requests", {})["cpu"] = "64"
+    _ray_workers(new, 0)
+    assert kind.validate(new, "team-a", "UPDATE", old) == kind.validate(new, "team-a")
+
+
+def test_a_smaller_job_moved_to_a_higher_priority_class_is_judged(two_queues: Decider) -> None:
+    old = job(queue="small", parallelism=3, labels={"kueue.x-k8s.io/priority-class": "low"})
+    new = job(queue="small", parallelism=2, labels={"kueue.x-k8s.io/priority-class": "high"})
+    assert two_queues.validate(new, "team-a", "UPDATE", old) == two_queues.validate(new, "team-a")
+
+
 def _two_queues() -> Decider:
     def cq(name: str, cpu: int) -> dict[str, Any]:
         return {
@@ -279,9 +316,10 @@ def _job(
 
 
 @st.composite
-def _updates(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], bool]:
-    """``(old, new, demand or queue differ)``: each of queue, parallelism, CPU (in any spelling of the same
-    millicores) and priority class is kept or redrawn for ``new``."""
+def _updates(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """``(old, new, what changed)``: each of queue, parallelism, CPU (in any spelling of the same millicores) and
+    priority class is kept or redrawn for ``new``. What changed, by the test's own oracle: ``unchanged``, ``smaller``
+    (same queue and priority class, parallelism and CPU each no larger, one smaller) or ``other``."""
     queues = st.sampled_from(["big", "small", "gpu", None])
     counts = st.integers(1, 4)
     cpus = st.sampled_from(sorted(CPU))
@@ -295,22 +333,30 @@ def _updates(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], bool]:
         after = (*after[:2], draw(st.sampled_from([c for c in CPU if CPU[c] == CPU[before[2]]])), after[3])
     old = _job(draw, *before)
     new = _job(draw, *after)
-    key = (before[0], before[1], CPU[before[2]], before[3])
-    return old, new, key != (after[0], after[1], CPU[after[2]], after[3])
+    key_before = (before[0], before[1], CPU[before[2]], before[3])
+    key_after = (after[0], after[1], CPU[after[2]], after[3])
+    if key_before == key_after:
+        return old, new, "unchanged"
+    same_queue_and_priority = (before[0], before[3]) == (after[0], after[3])
+    if same_queue_and_priority and after[1] <= before[1] and CPU[after[2]] <= CPU[before[2]]:
+        return old, new, "smaller"
+    return old, new, "other"
 
 
 @settings(max_examples=300, deadline=None)
 @given(update=_updates())
-def test_an_update_is_judged_as_the_create_of_the_new_object_exactly_when_demand_or_queue_differ(
-    two_queues: Decider, update: tuple[dict[str, Any], dict[str, Any], bool]
+def test_an_update_is_judged_as_the_create_of_the_new_object_exactly_when_it_grows_or_moves(
+    two_queues: Decider, update: tuple[dict[str, Any], dict[str, Any], str]
 ) -> None:
+    """Unchanged demand and queue: allowed at once; only smaller (same queue and priority class, nothing larger):
+    allowed, never judged; anything else: the CREATE decision of the edited job, exactly."""
     old, new, changed = update
-    event("changed" if changed else "unchanged")
+    event(changed)
     on_update = two_queues.validate(new, "team-a", "UPDATE", old)
-    if changed:
+    if changed == "other":
         assert on_update == two_queues.validate(new, "team-a")
     else:
-        assert (on_update.allowed, on_update.reason, on_update.warnings) == (True, "unchanged-on-update", ())
+        assert (on_update.allowed, on_update.reason, on_update.warnings) == (True, f"{changed}-on-update", ())
 
 
 def test_the_demand_compared_is_kueues_stored_requests_per_podset(two_queues: Decider) -> None:
