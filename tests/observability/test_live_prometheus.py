@@ -44,7 +44,13 @@ def _prometheus(binary: Path, directory: Path, webhook_port: int, ca: Path) -> I
         gpu_resources=("nvidia.com/gpu",),
         webhook=WebhookInputs("batchplane-system", "batchplane-quota-webhook", 3, "Fail"),
     )
-    (directory / "rules.yaml").write_text(yaml.safe_dump(rule_file(rule_groups(inputs))), encoding="utf-8")
+    rules = rule_file(rule_groups(inputs))
+    # Each generated group sets its own 1m interval, which overrides the global one: evaluated every second here,
+    # the test waits for no evaluation phase (it waited 0-60 s for the first one); the expressions are the generated
+    # ones unchanged.
+    for group in rules["groups"]:
+        group["interval"] = "1s"
+    (directory / "rules.yaml").write_text(yaml.safe_dump(rules), encoding="utf-8")
     config = {
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
         "rule_files": [str(directory / "rules.yaml")],
