@@ -184,8 +184,14 @@ class WebhookConfig(ConfigModel):
     port: Annotated[int, Field(ge=1024, le=65535, strict=True)] = DEFAULT_PORT
     """HTTPS container port (non-root, so ≥ 1024). Defaults to 8443."""
     failure_policy: Literal["Fail", "Ignore"] = "Fail"
-    """``failurePolicy`` of the webhook configurations: ``Fail`` rejects tenant workloads while the
-    webhook is unreachable; ``Ignore`` admits them unchecked. Defaults to ``Fail``."""
+    """``failurePolicy`` of the webhook configurations' CREATE reviews: ``Fail`` rejects new tenant workloads while
+    the webhook is unreachable; ``Ignore`` admits them unchecked. Defaults to ``Fail``."""
+    update_failure_policy: Literal["Fail", "Ignore"] = "Ignore"
+    """``failurePolicy`` of the UPDATE review of queued jobs (its own webhook entry): ``Ignore`` lets updates
+    through unchecked while the webhook is unreachable; ``Fail`` refuses them — and Kueue starts an admitted job by
+    updating it (``spec.suspend: false``, its nodeSelectors), KubeRay's autoscaler scales a RayCluster by updating
+    it, so ``Fail`` holds every admitted job in tenant namespaces until a webhook pod answers. Defaults to
+    ``Ignore``."""
     timeout_seconds: Annotated[int, Field(ge=1, le=5, strict=True)] = DEFAULT_TIMEOUT_SECONDS
     """``timeoutSeconds`` of the webhook configurations (1–5). Defaults to 3."""
     on_internal_error: Literal["Allow", "Deny"] = "Allow"

@@ -4,11 +4,17 @@ NetworkPolicy, no RBAC, and a policy checksum that rolls the pods."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
-from batchplane.components.quota_webhook.manifests import POLICY_CHECKSUM_ANNOTATION, webhook_deployment
+from batchplane.components.quota_webhook.manifests import (
+    POLICY_CHECKSUM_ANNOTATION,
+    WebhookDeployment,
+    validating_webhook_configuration,
+    webhook_deployment,
+)
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.offline.engine import run_program
 from batchplane.offline.model import ProgramRun, RecordedResource
@@ -69,31 +75,51 @@ def test_deployment_is_hardened(kind_run: ProgramRun) -> None:
 
 
 def test_webhook_configurations_use_cert_manager_and_only_tenant_namespaces(kind_run: ProgramRun) -> None:
-    for kind, path in (
-        ("ValidatingWebhookConfiguration", "/validate"),
-        ("MutatingWebhookConfiguration", "/mutate"),
-    ):
+    for kind, entries in (
+        ("ValidatingWebhookConfiguration", {"validate": ("/validate", ["CREATE"], "Fail"),
+                                            "validate-update": ("/validate", ["UPDATE"], "Ignore")}),
+        ("MutatingWebhookConfiguration", {"mutate": ("/mutate", ["CREATE"], "Fail")}),
+    ):  # fmt: skip
         res = _one(kind_run, f":{kind}")
         assert res.inputs["metadata"]["annotations"] == {
             "cert-manager.io/inject-ca-from": "batchplane-system/batchplane-quota-webhook-serving-cert"
         }
-        (hook,) = res.inputs["webhooks"]
-        assert hook["admissionReviewVersions"] == ["v1"]
-        assert hook["sideEffects"] == "None"
-        assert hook["failurePolicy"] == "Fail"
-        assert hook["timeoutSeconds"] <= 5
-        assert hook["clientConfig"]["service"]["path"] == path
-        tenant, excluded = hook["namespaceSelector"]["matchExpressions"]
-        assert tenant == {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}
-        assert excluded["operator"] == "NotIn"
-        assert {"kube-system", "cert-manager", "kueue-system", "batchplane-system"} <= set(excluded["values"])
-        assert {tuple(r["apiGroups"]) for r in hook["rules"]} >= {("batch",), ("ray.io",), ("kubeflow.org",)}
-        # /validate also reviews UPDATE of every kind whose framework sets update_review; /mutate only CREATE
-        operations = ["CREATE", "UPDATE"] if path == "/validate" else ["CREATE"]
-        assert all(r["operations"] == operations for r in hook["rules"])
-        assert {tuple(r["resources"]) for r in hook["rules"]} >= {("jobs",), ("pytorchjobs",)}
+        hooks = res.inputs["webhooks"]
+        assert [h["name"] for h in hooks] == [f"{name}.quota.batchplane.dev" for name in entries]
+        for hook, (path, operations, failure_policy) in zip(hooks, entries.values(), strict=True):
+            assert hook["admissionReviewVersions"] == ["v1"]
+            assert hook["sideEffects"] == "None"
+            # an unreachable webhook refuses new jobs, but never holds Kueue's start of admitted ones (an UPDATE)
+            assert hook["failurePolicy"] == failure_policy
+            assert hook["timeoutSeconds"] <= 5
+            assert hook["clientConfig"]["service"]["path"] == path
+            tenant, excluded = hook["namespaceSelector"]["matchExpressions"]
+            assert tenant == {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}
+            assert excluded["operator"] == "NotIn"
+            assert {"kube-system", "cert-manager", "kueue-system", "batchplane-system"} <= set(
+                excluded["values"]
+            )
+            assert {tuple(r["apiGroups"]) for r in hook["rules"]} >= {
+                ("batch",),
+                ("ray.io",),
+                ("kubeflow.org",),
+            }
+            assert all(r["operations"] == operations for r in hook["rules"])
+            assert {tuple(r["resources"]) for r in hook["rules"]} >= {("jobs",), ("pytorchjobs",)}
         deps = {d.rsplit("::", 1)[-1] for d in res.dependencies}
         assert {"quota-webhook-deployment", "quota-webhook-service", "quota-webhook-cert"} <= deps
+
+
+def test_the_update_entrys_failure_policy_follows_its_own_key() -> None:
+    d = WebhookDeployment("{}", "0" * 64, "img@sha256:" + "0" * 64, "batchplane-system", ("team-a",))
+    for create, update in (("Fail", "Ignore"), ("Ignore", "Fail"), ("Fail", "Fail")):
+        hooks = validating_webhook_configuration(
+            dataclasses.replace(d, failure_policy=create, update_failure_policy=update)
+        )["webhooks"]
+        assert [(h["name"], h["failurePolicy"]) for h in hooks] == [
+            ("validate.quota.batchplane.dev", create),
+            ("validate-update.quota.batchplane.dev", update),
+        ]
 
 
 def test_certificate_waits_for_the_operators_and_names_the_service(kind_run: ProgramRun) -> None:

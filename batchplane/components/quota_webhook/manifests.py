@@ -51,10 +51,10 @@ RUN_AS = 65532
 PINNED_IDS = (("runAsUser", RUN_AS), ("runAsGroup", RUN_AS), ("fsGroup", RUN_AS))
 
 
-def _workload_rules(*, update: bool | None = None) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+def _workload_rules(*, update: bool = False) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     grouped: dict[tuple[str, str], list[str]] = {}
     for framework in FRAMEWORKS:
-        if framework.admission_review and (update is None or framework.update_review == update):
+        if framework.admission_review and (not update or framework.update_review):
             grouped.setdefault((framework.group, framework.version), []).append(framework.plural)
     return tuple((group, version, tuple(plurals)) for (group, version), plurals in grouped.items())
 
@@ -63,9 +63,8 @@ def _workload_rules(*, update: bool | None = None) -> tuple[tuple[str, str, tupl
 #: ``admission_review`` (:mod:`batchplane.frameworks`), grouped by API group and version in registry order.
 WORKLOAD_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = _workload_rules()
 #: The part of :data:`WORKLOAD_RULES` the validating webhook reviews on UPDATE too (``update_review``: Kueue lets an
-#: update change the queue label or the PodSets), and the part it reviews on CREATE only.
+#: update change the queue label or the PodSets), in its own entry ``validate-update``.
 UPDATE_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = _workload_rules(update=True)
-CREATE_ONLY_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = _workload_rules(update=False)
 
 
 def _rule(group: str, version: str, resources: tuple[str, ...], operations: list[str]) -> Object:
@@ -91,7 +90,8 @@ class WebhookDeployment:
         excluded_namespaces: namespaces never reviewed (system and operator namespaces).
         replicas: pod replicas. Defaults to 2.
         port: container HTTPS port. Defaults to 8443.
-        failure_policy: ``Fail`` or ``Ignore``. Defaults to ``Fail``.
+        failure_policy: ``Fail`` or ``Ignore`` (CREATE reviews). Defaults to ``Fail``.
+        update_failure_policy: ``Fail`` or ``Ignore`` (the UPDATE review's own entry). Defaults to ``Ignore``.
         timeout_seconds: webhook timeout, 1–5. Defaults to 3.
         name: base name of every object. Defaults to ``batchplane-quota-webhook``.
         pod_ids: ``(field, id)`` pairs of the pod's ``securityContext`` (``runAsUser``, ``runAsGroup``, ``fsGroup``;
@@ -108,6 +108,7 @@ class WebhookDeployment:
     replicas: int = 2
     port: int = 8443
     failure_policy: str = "Fail"
+    update_failure_policy: str = "Ignore"
     timeout_seconds: int = 3
     name: str = "batchplane-quota-webhook"
     pod_ids: tuple[tuple[str, int], ...] = PINNED_IDS
@@ -342,29 +343,27 @@ def namespace_selector(d: WebhookDeployment) -> Object:
 
 
 def _rules(kind: str) -> list[Object]:
-    """The job kinds a webhook sees: ``/mutate`` (queue-label defaulting) on CREATE only; ``/validate`` on CREATE,
-    and on UPDATE too for the kinds of :data:`UPDATE_RULES`."""
-    if kind == "mutate":
-        return [_rule(group, version, resources, ["CREATE"]) for group, version, resources in WORKLOAD_RULES]
-    return [
-        *(
-            _rule(group, version, resources, ["CREATE", "UPDATE"])
-            for group, version, resources in UPDATE_RULES
-        ),
-        *(_rule(group, version, resources, ["CREATE"]) for group, version, resources in CREATE_ONLY_RULES),
-    ]
+    """The job kinds a webhook entry sees: ``mutate`` (queue-label defaulting) and ``validate`` on CREATE of every
+    reviewed kind; ``validate-update`` on UPDATE of the kinds of :data:`UPDATE_RULES`."""
+    if kind == "validate-update":
+        return [_rule(group, version, resources, ["UPDATE"]) for group, version, resources in UPDATE_RULES]
+    return [_rule(group, version, resources, ["CREATE"]) for group, version, resources in WORKLOAD_RULES]
 
 
 def _webhook(d: WebhookDeployment, kind: str) -> Object:
+    """One webhook entry: ``validate`` and ``mutate`` (CREATE, ``failurePolicy`` from ``webhook.failurePolicy``) or
+    ``validate-update`` (UPDATE on ``/validate``, from ``webhook.updateFailurePolicy``: its own entry, because one
+    entry has one failure policy, and an unreachable webhook must not hold Kueue's start of admitted jobs)."""
+    path = "validate" if kind == "validate-update" else kind
     entry: Object = {
         "name": f"{kind}.quota.batchplane.dev",
         "clientConfig": {
-            "service": {"name": d.name, "namespace": d.namespace, "path": f"/{kind}", "port": 443}
+            "service": {"name": d.name, "namespace": d.namespace, "path": f"/{path}", "port": 443}
         },
         "rules": _rules(kind),
         "admissionReviewVersions": ["v1"],
         "sideEffects": "None",
-        "failurePolicy": d.failure_policy,
+        "failurePolicy": d.update_failure_policy if kind == "validate-update" else d.failure_policy,
         "matchPolicy": "Equivalent",
         "timeoutSeconds": d.timeout_seconds,
         "namespaceSelector": namespace_selector(d),
@@ -381,7 +380,7 @@ def validating_webhook_configuration(d: WebhookDeployment) -> Object:
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingWebhookConfiguration",
         "metadata": _meta(d, namespaced=False, annotations=annotations),
-        "webhooks": [_webhook(d, "validate")],
+        "webhooks": [_webhook(d, "validate"), *([_webhook(d, "validate-update")] if UPDATE_RULES else [])],
     }
 
 
@@ -427,6 +426,7 @@ def webhook_deployment(stack: Stack) -> WebhookDeployment:
         replicas=cfg.replicas,
         port=cfg.port,
         failure_policy=cfg.failure_policy,
+        update_failure_policy=cfg.update_failure_policy,
         timeout_seconds=cfg.timeout_seconds,
         pod_ids=tuple(stack.platform.pod_user_ids(RUN_AS).items()),
     )
