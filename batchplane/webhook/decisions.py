@@ -260,7 +260,8 @@ class Decider:
             operation: ``CREATE`` is judged. ``UPDATE`` of a kind whose framework sets ``update_review`` is judged
                 exactly as the CREATE of ``obj`` when the queue label changes or :meth:`demand` grows in any way
                 (:func:`no_larger` false); allowed when the demand only shrinks (``smaller-on-update``: a scale-down
-                is never refused, even over a quota that shrank), and at once (``unchanged-on-update``) when neither
+                is never refused, even over a quota that shrank; when the smaller job still could never be admitted,
+                with a warning that says why), and at once (``unchanged-on-update``) when neither
                 changes: Kueue replaces a pending
                 Workload only when the job's PodSets change (``EquivalentToWorkload``,
                 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobframework/reconciler.go#L1419-L1458)
@@ -286,7 +287,16 @@ class Decider:
                 if before == after:
                     return _UNCHANGED
                 if before is not None and after is not None and no_larger(before, after):
-                    return _SMALLER
+                    judged = self._judge(obj, namespace)
+                    if judged.allowed:
+                        return _SMALLER
+                    return Decision(
+                        True,
+                        "smaller-on-update",
+                        warnings=(
+                            f"allowed because it only asks for less, but {judged.lead or judged.details}",
+                        ),
+                    )
         return self._judge(obj, namespace)
 
     def unchanged(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

@@ -190,6 +190,11 @@ def test_a_scale_down_of_a_job_over_a_shrunk_quota_is_allowed() -> None:
     assert not shrunk.validate(new, "team-a").allowed  # judged as new, it would be refused
     decision = shrunk.validate(new, "team-a", "UPDATE", old)
     assert (decision.allowed, decision.reason) == (True, "smaller-on-update")
+    # still over the quota: the user is told why it will stay pending
+    assert decision.warnings == (
+        f"allowed because it only asks for less, but {shrunk.validate(new, 'team-a').lead}",
+    )
+    assert decision.warnings[0].startswith("allowed because it only asks for less, but never runs: ")
 
 
 def test_a_ray_cluster_scaled_down_by_its_autoscaler_is_allowed_over_a_shrunk_quota(kind: Decider) -> None:
@@ -355,8 +360,17 @@ def test_an_update_is_judged_as_the_create_of_the_new_object_exactly_when_it_gro
     on_update = two_queues.validate(new, "team-a", "UPDATE", old)
     if changed == "other":
         assert on_update == two_queues.validate(new, "team-a")
-    else:
-        assert (on_update.allowed, on_update.reason, on_update.warnings) == (True, f"{changed}-on-update", ())
+    elif changed == "unchanged":
+        assert (on_update.allowed, on_update.reason, on_update.warnings) == (True, "unchanged-on-update", ())
+    else:  # smaller: allowed; a warning exactly when the smaller job still could never be admitted
+        on_create = two_queues.validate(new, "team-a")
+        assert (on_update.allowed, on_update.reason) == (True, "smaller-on-update")
+        if on_create.allowed:
+            assert on_update.warnings == ()
+        else:
+            assert on_update.warnings == (
+                f"allowed because it only asks for less, but {on_create.lead or on_create.details}",
+            )
 
 
 def test_the_demand_compared_is_kueues_stored_requests_per_podset(two_queues: Decider) -> None:
