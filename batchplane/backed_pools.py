@@ -23,7 +23,7 @@ hand-written ones:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -634,6 +634,70 @@ def check_quota_against_pool_capacity(k: ExpandedKueue, pools: list[BackedPool])
                 resource, tuple(shares.get(resource, ())), per_node, pool.max_nodes, pool.max_nodes_note
             )
             out += _capacity_issue(pool, quota, names)
+    return out
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """Nodes of the stack that no ResourceFlavor selects but an empty flavor's pods can run on (GKE's system pool).
+
+    Attributes:
+        describe: the group as named to the reader (``GKE system pool "system"``).
+        per_node: CPU cores (``cpu``) and memory bytes (``memory``) of one node; a resource missing is unknown.
+        max_nodes: the most nodes it can have.
+        path: the key that sizes it (``batchplane:target.systemPool.maxNodes``).
+    """
+
+    describe: str
+    per_node: Mapping[str, Decimal]
+    max_nodes: int
+    path: str
+
+
+def check_empty_flavor_capacity(
+    k: ExpandedKueue, pools: list[BackedPool], base: NodeGroup
+) -> list[ConfigIssue]:
+    """Plan time: CPU and memory ``nominalQuota`` on empty flavors (no ``nodeLabels``: Kueue adds no node selector,
+    so what it admits there runs on any node its pods tolerate) against **every** node the stack can have — ``base``
+    (the system pool) and each backed pool at its maximum. Above that sum no node can ever back the quota (the
+    vendor docs' "infinite" 10000-CPU default flavor); a warning at ``base.path``, since nodes outside the stack
+    (added by hand) are not seen. A resource whose per-node amount is unknown for any node group, or a pool without
+    a maximum, is not checked (never a guess).
+
+    Returns:
+        One warning per resource over capacity, naming the quota entries and the node groups summed.
+    """
+    empty = {loc.obj.name for loc in k.resource_flavors if not loc.obj.node_labels}
+    if not empty:
+        return []
+    shares = _pool_shares(k, empty)
+    names = ", ".join(f'"{f}"' for f in sorted(empty))
+    out: list[ConfigIssue] = []
+    for resource in ("cpu", "memory"):
+        quota = PoolQuota(resource, tuple(shares.get(resource, ())), Decimal(0), 0, "")
+        if not quota.shares or resource not in base.per_node:
+            continue
+        groups = [(base.describe, base.max_nodes, base.per_node[resource])]
+        for pool in pools:
+            if pool.max_nodes is None or resource not in pool.per_node:
+                break
+            groups.append((pool.describe(), pool.max_nodes, pool.per_node[resource]))
+        else:
+            capacity = sum((n * per for _, n, per in groups), Decimal(0))
+            if quota.total <= capacity:
+                continue
+            fmt = format_quantity
+            summed = "; ".join(f"{what}: {n} nodes × {fmt(per, resource)}" for what, n, per in groups)
+            out.append(
+                ConfigIssue(
+                    base.path,
+                    f"{quota.describe(names)} (empty flavors: no nodeLabels, so their pods may run on any node) but "
+                    f"every node the stack can have holds at most {fmt(capacity, resource)} {resource} ({summed}): "
+                    f"{fmt(quota.total - capacity, resource)} {resource} of nominal quota can never be backed by "
+                    "nodes; lower the quotas or raise the pools' maxNodes",
+                    "warning",
+                )
+            )
     return out
 
 

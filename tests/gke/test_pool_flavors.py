@@ -462,3 +462,44 @@ def test_static_pool_capacity_is_node_count_per_zone_times_zones() -> None:
         P + "nodeLocations": ["us-central1-a", "us-central1-b"],
     }
     assert load_stack(gke_with(**changes)).warnings == []
+
+
+# --- the empty flavor's quota against every node of the cluster ----------------------------------------------------
+
+DEFAULT_CPU = "kueue__clusterQueues__0__resourceGroups__0__flavors__0__resources__0__nominalQuota"
+DEFAULT_MEMORY = "kueue__clusterQueues__0__resourceGroups__0__flavors__0__resources__1__nominalQuota"
+EVERY_NODE = 'GKE system pool "system": 3 nodes × {system}; ' + POOL + ": 4 nodes × {pool}"
+
+
+def test_an_infinite_default_flavor_quota_is_warned_with_every_node_summed() -> None:
+    """The vendor docs' 10000-CPU default flavor: no node of this cluster (3 × e2-standard-4 system nodes, 4 ×
+    g2-standard-4 GPU nodes: 28 vCPUs) can ever back it."""
+    stack = load_stack(gke_with(**{DEFAULT_CPU: 10000}))
+    assert [str(w) for w in stack.warnings] == [
+        'warning: batchplane:target.systemPool.maxNodes: cpu quota on flavor "default-flavor" is 10000 (ClusterQueue '
+        '"cq" 10000) (empty flavors: no nodeLabels, so their pods may run on any node) but every node the stack can '
+        f"have holds at most 28 cpu ({EVERY_NODE.format(system=4, pool=4)}): 9972 cpu of nominal quota can never be "
+        "backed by nodes; lower the quotas or raise the pools' maxNodes"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("changes", "warned"),
+    [
+        pytest.param({DEFAULT_CPU: 28}, False, id="cpu-at-every-node"),
+        pytest.param({DEFAULT_CPU: "28001m"}, True, id="cpu-one-millicore-over"),
+        pytest.param({DEFAULT_MEMORY: "112Gi"}, False, id="memory-at-every-node"),
+        pytest.param({DEFAULT_MEMORY: "113Gi"}, True, id="memory-over"),
+        pytest.param({DEFAULT_CPU: 40, "target__systemPool": {"maxNodes": 6}}, False, id="a-larger-system-pool"),
+        pytest.param({DEFAULT_CPU: 10000, "target__systemPool": {"machineType": "c4-custom-9"}}, False,
+                     id="unknown-system-machine-not-checked"),
+        pytest.param({DEFAULT_CPU: 10000, P + "machineType": "n1-standard-16",
+                      P + "accelerator": {"type": "nvidia-tesla-t4", "count": 1}}, False,
+                     id="unknown-gpu-machine-not-checked"),
+    ],
+)  # fmt: skip
+def test_the_empty_flavor_check_is_exact_at_the_edge_and_silent_when_a_node_shape_is_unknown(
+    changes: dict[str, Any], warned: bool
+) -> None:
+    warnings = [str(w) for w in load_stack(gke_with(**changes)).warnings]
+    assert any("empty flavors" in w for w in warnings) is warned, warnings
