@@ -38,6 +38,11 @@ RUNBOOK_PAGE = "https://github.com/batchplane/batchplane/blob/main/docs/observab
 #: Reviews a webhook must answer in the refusal window before its refusal share can alert (one refused job among
 #: three is not a storm).
 MIN_REVIEWS_FOR_REFUSAL_ALERT = 10
+#: Reasons of ``/validate`` reviews that judge nothing (:data:`batchplane.webhook.decisions.ALLOW_REASONS`): updates
+#: that neither move nor grow a job, and operations the webhook does not judge. The refusal share counts only the
+#: submissions and edits that were judged — Kueue's own ``suspend`` flips would otherwise dilute it, as ``/mutate``'s
+#: reviews (one per CREATE, never denied) would.
+NOT_JUDGED_REASONS: tuple[str, ...] = ("unchanged-on-update", "smaller-on-update", "operation-not-checked")
 #: Eviction reasons Kueue v0.19.2 writes for a ProvisioningRequest check in Retry / Rejected (see the module doc).
 RETRY_EVICTION = 'reason="AdmissionCheck"'
 REJECTED_EVICTION = 'reason="Deactivated",underlying_cause="AdmissionCheck"'
@@ -336,6 +341,7 @@ def webhook_rules(inputs: AlertInputs) -> RuleGroup | None:
         return None
     t = inputs.alerts.webhook
     live = 'dry_run="false"'
+    judged = f'endpoint="validate",{live},reason!~"{"|".join(NOT_JUDGED_REASONS)}"'
     latency_limit = t.latency_fraction_of_timeout * w.timeout_seconds
     rules: list[Rule] = [
         Rule(
@@ -350,9 +356,9 @@ def webhook_rules(inputs: AlertInputs) -> RuleGroup | None:
         ),
         _alert(
             "BatchplaneWebhookRefusing",
-            f'sum(rate(batchplane_webhook_reviews_total{{decision="denied",{live}}}[15m])) '
-            f"/ sum(rate(batchplane_webhook_reviews_total{{{live}}}[15m])) > {t.refusal_ratio} "
-            f"and on () sum(increase(batchplane_webhook_reviews_total{{{live}}}[15m])) "
+            f'sum(rate(batchplane_webhook_reviews_total{{endpoint="validate",decision="denied",{live}}}[15m])) '
+            f"/ sum(rate(batchplane_webhook_reviews_total{{{judged}}}[15m])) > {t.refusal_ratio} "
+            f"and on () sum(increase(batchplane_webhook_reviews_total{{{judged}}}[15m])) "
             f">= {MIN_REVIEWS_FOR_REFUSAL_ALERT}",
             t.refusal_for,
             "warning",

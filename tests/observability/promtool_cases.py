@@ -210,9 +210,11 @@ def webhook_cases(inputs: AlertInputs) -> Iterator[tuple[str, Case]]:
         return
     t = inputs.alerts.webhook
 
-    def reviews(decision: str, reason: str, per_minute: int, samples: int) -> dict[str, str]:
+    def reviews(
+        decision: str, reason: str, per_minute: int, samples: int, endpoint: str = "validate"
+    ) -> dict[str, str]:
         labels = {
-            "endpoint": "validate",
+            "endpoint": endpoint,
             "kind": "Job",
             "decision": decision,
             "reason": reason,
@@ -229,6 +231,11 @@ def webhook_cases(inputs: AlertInputs) -> Iterator[tuple[str, Case]]:
                 [
                     reviews("denied", "never-admissible", denied, m + 40),
                     reviews("allowed", "ok", allowed, m + 40),
+                    # judged nothing: /mutate's review of every CREATE, Kueue's suspend flips, a scale-down — they
+                    # must not dilute the refusal share (with them counted, 10 denied of 51 would stay silent)
+                    reviews("allowed", "defaulted", denied + allowed, m + 40, endpoint="mutate"),
+                    reviews("allowed", "unchanged-on-update", 20, m + 40),
+                    reviews("allowed", "smaller-on-update", 10, m + 40),
                 ],
                 m + 25,
                 [{"severity": "warning"}] if fires else [],

@@ -177,3 +177,12 @@ def test_the_recorded_series_in_the_catalog_are_what_the_recording_rules_write()
         assert by is not None, name
         kept = tuple(label.strip() for label in by.group(1).split(",") if label.strip() != "le")
         assert kept == RECORDED_METRICS[name].labels, name
+
+
+def test_the_refusal_share_counts_only_judged_reviews_and_every_not_judged_reason_is_a_webhook_reason() -> (
+    None
+):
+    from batchplane.observability.alerts import NOT_JUDGED_REASONS
+    from batchplane.webhook.decisions import ALLOW_REASONS
+
+    assert set(NOT_JUDGED_REASONS) <= set(ALLOW_REASONS)
