@@ -110,8 +110,8 @@ class WebhookAlerts(ConfigModel):
     """Quota-webhook alert thresholds."""
 
     refusal_ratio: Ratio = 0.5
-    """``BatchplaneWebhookRefusing``: the share of (non-dry-run) reviews denied over 15 minutes is above this.
-    Defaults to ``0.5``."""
+    """``BatchplaneWebhookRefusing``: the share of (non-dry-run) judged ``/validate`` reviews denied over 15 minutes
+    is above this (``/mutate`` and updates that judge nothing are not counted). Defaults to ``0.5``."""
     refusal_for: Duration = "15m"
     """How long the refusal share must stay above ``refusalRatio``. Defaults to ``15m``."""
     error_ratio: Ratio = 0.01
