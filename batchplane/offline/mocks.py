@@ -131,11 +131,13 @@ NOT_CHECKED_OFFLINE = "batchplane.dev/not-checked-offline"
 
 def _dynamic(name: str, inputs: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, Any]:
     """A readiness gate's outputs: a service-account-token gate yields placeholders for the token and CA, a
-    registry-route gate :data:`OFFLINE_REGISTRY_ROUTE_HOST` (a real deployment reads them from the cluster). Lookups
-    report ``checked: false``: an olm-namespace lookup answers with the stack's own OperatorGroup and Subscription (as
+    registry-route gate :data:`OFFLINE_REGISTRY_ROUTE_HOST` (a real deployment reads them from the cluster), a
+    feature-gate gate ``checked: false`` (nothing read). Lookups report ``checked: false``: an olm-namespace lookup answers with the stack's own OperatorGroup and Subscription (as
     planned, not as found), a machineset-source lookup with a providerSpec holding only :data:`NOT_CHECKED_OFFLINE`."""
     if inputs.get("gate") == "registry-route":
         return {"host": OFFLINE_REGISTRY_ROUTE_HOST}
+    if inputs.get("gate") == "feature-gate":  # the cluster's FeatureGate was not read
+        return {"checked": False}
     if inputs.get("gate") == "olm-namespace":
         return {
             "operatorGroup": inputs.get("stackOperatorGroup"),

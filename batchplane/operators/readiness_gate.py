@@ -123,6 +123,9 @@ class ReadinessGate(pulumi.dynamic.Resource):
         elif args["gate"] == "feature-gate":
             props["featureGate"] = args.get("feature_gate")
             props["enablingFeatureSets"] = list(args.get("enabling_feature_sets") or [])
+            props["checked"] = (
+                None  # output: true once read from the cluster (offline: false, nothing was read)
+            )
         elif args["gate"] == "registry-route":
             props["route"] = args.get("route")
             props["host"] = None  # output, filled by the provider

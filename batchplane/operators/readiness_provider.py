@@ -45,6 +45,8 @@ class ReadinessGateProvider(pulumi.dynamic.ResourceProvider):
                 client.get(ROUTE_API, "routes", str(props["namespace"]), str(props["route"]))
             )
         outs.update(outcome.outputs)
+        if props.get("gate") == "feature-gate":
+            outs["checked"] = True  # the cluster's FeatureGate was read (offline the mock answers false)
         outs.update(
             {
                 "attempts": outcome.attempts,

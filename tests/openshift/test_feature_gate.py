@@ -165,6 +165,24 @@ def test_the_program_reads_the_feature_gate_before_the_admission_check() -> None
         return False
 
     assert all(waits_for(check, gate.urn, set()) for check in checks)
+    # offline nothing was read from the cluster: said as such, never as a verdict
+    [note] = [m.message for m in run_.logs if m.message.startswith("FeatureGate cluster not checked offline")]
+    assert GATE in note and note.endswith("run batchplane preflight")
+
+
+def test_the_gates_provider_says_it_read_the_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a real `pulumi up` the provider's outputs carry ``checked: true`` (so no offline note is logged)."""
+    from batchplane.operators import readiness
+    from batchplane.operators.readiness_provider import ReadinessGateProvider
+
+    cluster = FakeCluster(
+        objects={("featuregates", "cluster"): [feature_gate("DevPreviewNoUpgrade", enabled=True)]}
+    )
+    monkeypatch.setattr(readiness, "KubernetesClusterClient", lambda *_: cluster)
+    outs = ReadinessGateProvider()._run(
+        {**gate_props(), "checked": None, "context": "ocp", "kubeconfig": None}
+    )
+    assert outs["checked"] is True and outs["attempts"] == 1
 
 
 def test_a_stack_without_provisioning_requests_declares_no_feature_gate() -> None:

@@ -18,6 +18,8 @@ for the target's context, the OLM install path, GPU MachineSets, and the cluster
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pulumi_docker_build as docker_build
 
@@ -181,23 +183,22 @@ class OpenShiftDeploy(PlatformDeploy):
         if any(pool.provisioning != "none" for pool in target.gpu_pools):
             # Without the gate there is no ProvisioningRequest CRD and the AdmissionCheck never becomes Active:
             # read the cluster's FeatureGate before any Kueue object (the admission checks among them).
-            ready = [
-                *ready,
-                ReadinessGate(
-                    place.role("provisioning-feature-gate"),
-                    {
-                        "gate": "feature-gate",
-                        "namespace": "",
-                        "feature_gate": PROVISIONING_FEATURE_GATE,
-                        "enabling_feature_sets": list(PROVISIONING_FEATURE_SETS),
-                        "timeout_seconds": target.csv_gate.timeout_seconds,
-                        "interval_seconds": target.csv_gate.interval_seconds,
-                        "context": connection.context,
-                        "kubeconfig": connection.kubeconfig,
-                    },
-                    place.options(),
-                ),
-            ]
+            feature_gate = ReadinessGate(
+                place.role("provisioning-feature-gate"),
+                {
+                    "gate": "feature-gate",
+                    "namespace": "",
+                    "feature_gate": PROVISIONING_FEATURE_GATE,
+                    "enabling_feature_sets": list(PROVISIONING_FEATURE_SETS),
+                    "timeout_seconds": target.csv_gate.timeout_seconds,
+                    "interval_seconds": target.csv_gate.interval_seconds,
+                    "context": connection.context,
+                    "kubeconfig": connection.kubeconfig,
+                },
+                place.options(),
+            )
+            feature_gate.checked.apply(_note_feature_gate_offline)
+            ready = [*ready, feature_gate]
         if target.gpu_pools:  # GPU MachineSets scaled from zero by the Cluster Autoscaler
             plan = gpu_capacity_plan(target)
             OpenShiftGpuCapacity(
@@ -218,3 +219,14 @@ class OpenShiftDeploy(PlatformDeploy):
     def image_registry(self, webhook: WebhookConfig, connection: ClusterConnection) -> ImageRegistry | None:
         build = openshift_image_build(webhook)
         return None if build is None else InternalRegistry(build, connection)
+
+
+def _note_feature_gate_offline(checked: Any) -> None:
+    """Offline (the mock engine answers ``checked: false``) say that the cluster's FeatureGate was not read, never a
+    verdict: ``pulumi up``'s ``feature-gate`` gate reads it before any Kueue object, ``batchplane preflight`` now."""
+    if checked is False:
+        pulumi.log.info(
+            f"FeatureGate cluster not checked offline (whether it enables {PROVISIONING_FEATURE_GATE}, which the GPU "
+            "pools' ProvisioningRequests need; pulumi up's feature-gate gate reads it before any Kueue object): run "
+            "batchplane preflight"
+        )
