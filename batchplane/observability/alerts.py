@@ -113,13 +113,15 @@ class WebhookInputs:
         namespace: the webhook's namespace.
         deployment: its Deployment's name.
         timeout_seconds: ``webhook.timeoutSeconds`` (the API server's deadline per review).
-        failure_policy: ``Fail`` or ``Ignore``.
+        failure_policy: ``Fail`` or ``Ignore`` (CREATE reviews).
+        update_failure_policy: ``Fail`` or ``Ignore`` (the UPDATE review's own entry). Defaults to ``Ignore``.
     """
 
     namespace: str
     deployment: str
     timeout_seconds: int
     failure_policy: str
+    update_failure_policy: str = "Ignore"
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,9 @@ def alert_inputs(stack: Stack) -> AlertInputs:
     webhook = None
     if webhook_enabled(stack):
         d = webhook_deployment(stack)
-        webhook = WebhookInputs(d.namespace, d.name, d.timeout_seconds, d.failure_policy)
+        webhook = WebhookInputs(
+            d.namespace, d.name, d.timeout_seconds, d.failure_policy, d.update_failure_policy
+        )
     return AlertInputs(
         alerts=stack.config.observability.alerts,
         kueue_namespace=stack.platform.kueue_namespace(stack.config.operators),
@@ -399,8 +403,15 @@ def webhook_rules(inputs: AlertInputs) -> RuleGroup | None:
                 "critical",
                 "No quota webhook pod is available: every submission is refused",
                 f"Deployment {w.namespace}/{w.deployment} has had no available replica for {t.unavailable_for}; "
-                "with failurePolicy Fail the API server refuses every reviewed object in the tenant namespaces. "
-                "(Needs kube-state-metrics.)",
+                "with failurePolicy Fail the API server refuses every new job of a reviewed kind in the tenant "
+                "namespaces"
+                + (
+                    ", and with updateFailurePolicy Fail every update of one too — Kueue's start of admitted jobs "
+                    "among them. "
+                    if w.update_failure_policy == "Fail"
+                    else "; updates pass unchecked (updateFailurePolicy Ignore). "
+                )
+                + "(Needs kube-state-metrics.)",
             )
         )
     return RuleGroup(WEBHOOK_GROUP, w.namespace, tuple(rules))

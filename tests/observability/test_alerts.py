@@ -186,3 +186,28 @@ def test_the_refusal_share_counts_only_judged_reviews_and_every_not_judged_reaso
     from batchplane.webhook.decisions import ALLOW_REASONS
 
     assert set(NOT_JUDGED_REASONS) <= set(ALLOW_REASONS)
+
+
+def test_the_unavailable_alert_says_whether_updates_are_held_too() -> None:
+    from batchplane.observability.alerts import webhook_rules
+
+    def description(update_failure_policy: str) -> str:
+        inputs = AlertInputs(
+            alerts=AlertsConfig(),
+            kueue_namespace="kueue-system",
+            cluster_queues=("team-a",),
+            provisioning_queues=(),
+            gpu_resources=("nvidia.com/gpu",),
+            webhook=WebhookInputs(
+                "batchplane-system", "batchplane-quota-webhook", 3, "Fail", update_failure_policy
+            ),
+        )
+        group = webhook_rules(inputs)
+        assert group is not None
+        [rule] = [
+            r.as_dict() for r in group.rules if r.as_dict().get("alert") == "BatchplaneWebhookUnavailable"
+        ]
+        return str(rule["annotations"]["description"])
+
+    assert "updates pass unchecked" in description("Ignore")
+    assert "Kueue's start of admitted jobs" in description("Fail")
