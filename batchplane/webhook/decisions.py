@@ -299,20 +299,11 @@ class Decider:
                     )
         return self._judge(obj, namespace)
 
-    def unchanged(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-        """Whether an update from ``old`` to ``new`` leaves the queue label and :meth:`demand` as they were.
-
-        Cheap first: a ``spec`` equal but for ``suspend`` (Kueue's own flips) and equal :data:`DEMAND_LABELS` and
-        :data:`DEMAND_ANNOTATIONS` mean equal demand without any accounting (controllers' writes of other labels,
-        annotations, finalizers); otherwise both objects are accounted and compared.
-        """
-        if _label(old, QUEUE_LABEL) != _label(new, QUEUE_LABEL):
-            return False
-        return self._same_without_accounting(old, new) or self.demand(old) == self.demand(new)
-
     def _same_without_accounting(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-        """The cheap half of :meth:`unchanged`: a ``spec`` equal but for ``suspend`` and equal :data:`DEMAND_LABELS`
-        and :data:`DEMAND_ANNOTATIONS` (False does not mean changed: the accounting decides then)."""
+        """Whether an update leaves the demand as it was, known without accounting either object: a ``spec`` equal but
+        for ``suspend`` (Kueue's own flips) and equal :data:`DEMAND_LABELS` and :data:`DEMAND_ANNOTATIONS`
+        (controllers' writes of other labels, annotations, finalizers). False does not mean changed: :meth:`demand`
+        decides then."""
         if not _same_spec(old.get("spec"), new.get("spec")):
             return False
         old_labels, new_labels = _labels(old), _labels(new)
