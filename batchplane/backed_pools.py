@@ -675,30 +675,39 @@ def check_empty_flavor_capacity(
     out: list[ConfigIssue] = []
     for resource in ("cpu", "memory"):
         quota = PoolQuota(resource, tuple(shares.get(resource, ())), Decimal(0), 0, "")
-        if not quota.shares or resource not in base.per_node:
+        groups = _node_groups(base, pools, resource)
+        if not quota.shares or groups is None:
             continue
-        groups = [(base.describe, base.max_nodes, base.per_node[resource])]
-        for pool in pools:
-            if pool.max_nodes is None or resource not in pool.per_node:
-                break
-            groups.append((pool.describe(), pool.max_nodes, pool.per_node[resource]))
-        else:
-            capacity = sum((n * per for _, n, per in groups), Decimal(0))
-            if quota.total <= capacity:
-                continue
-            fmt = format_quantity
-            summed = "; ".join(f"{what}: {n} nodes × {fmt(per, resource)}" for what, n, per in groups)
-            out.append(
-                ConfigIssue(
-                    base.path,
-                    f"{quota.describe(names)} (empty flavors: no nodeLabels, so their pods may run on any node) but "
-                    f"every node the stack can have holds at most {fmt(capacity, resource)} {resource} ({summed}): "
-                    f"{fmt(quota.total - capacity, resource)} {resource} of nominal quota can never be backed by "
-                    "nodes; lower the quotas or raise the pools' maxNodes",
-                    "warning",
-                )
+        capacity = sum((n * per for _, n, per in groups), Decimal(0))
+        if quota.total <= capacity:
+            continue
+        fmt = format_quantity
+        summed = "; ".join(f"{what}: {n} nodes × {fmt(per, resource)}" for what, n, per in groups)
+        out.append(
+            ConfigIssue(
+                base.path,
+                f"{quota.describe(names)} (empty flavors: no nodeLabels, so their pods may run on any node) but "
+                f"every node the stack can have holds at most {fmt(capacity, resource)} {resource} ({summed}): "
+                f"{fmt(quota.total - capacity, resource)} {resource} of nominal quota can never be backed by "
+                "nodes; lower the quotas or raise the pools' maxNodes",
+                "warning",
             )
+        )
     return out
+
+
+def _node_groups(
+    base: NodeGroup, pools: list[BackedPool], resource: str
+) -> list[tuple[str, int, Decimal]] | None:
+    """``(who, max nodes, per node)`` of ``base`` and every pool for ``resource``; ``None`` when one is unknown."""
+    if resource not in base.per_node:
+        return None
+    groups = [(base.describe, base.max_nodes, base.per_node[resource])]
+    for pool in pools:
+        if pool.max_nodes is None or resource not in pool.per_node:
+            return None
+        groups.append((pool.describe(), pool.max_nodes, pool.per_node[resource]))
+    return groups
 
 
 def _capacity_issue(pool: BackedPool, quota: PoolQuota, names: str) -> list[ConfigIssue]:

@@ -90,16 +90,22 @@ def min_nodes(pool: GpuPool) -> int:
     return pool.min_nodes * zones if pool.autoscaling_limits == "per-zone" else pool.min_nodes
 
 
+def machine_resources(machine_type: str) -> dict[str, Decimal]:
+    """``cpu`` (vCPUs) and ``memory`` (bytes) of one node of ``machine_type`` from
+    :data:`~batchplane.targets.gke.machines.MACHINE_SHAPES`; empty when the type is not there."""
+    shape = MACHINE_SHAPES.get(machine_type)
+    if shape is None:
+        return {}
+    return {"cpu": Decimal(shape.vcpus), "memory": Decimal(shape.memory_gib) * GIB}
+
+
 def per_node(pool: GpuPool) -> dict[str, Decimal]:
     """GPUs per node (when the accelerator is known) and vCPUs/memory (when the machine type is)."""
     out: dict[str, Decimal] = {}
     accelerator = pool.resolved_accelerator()
     if accelerator is not None:
         out[GPU_RESOURCE] = Decimal(accelerator.count)
-    shape = MACHINE_SHAPES.get(pool.machine_type)
-    if shape is not None:
-        out["cpu"] = Decimal(shape.vcpus)
-        out["memory"] = Decimal(shape.memory_gib) * GIB
+    out.update(machine_resources(pool.machine_type))
     return out
 
 

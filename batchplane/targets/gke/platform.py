@@ -5,7 +5,6 @@ Ray add-on, and the webhook image pushed to an Artifact Registry repository the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
 from batchplane.backed_pools import BackedPool, NodeGroup, check_empty_flavor_capacity
@@ -16,8 +15,7 @@ from batchplane.config.webhook import WebhookConfig
 from batchplane.errors import ConfigIssue
 from batchplane.targets.gke.config import GkeTarget, check_gke_target
 from batchplane.targets.gke.image import repository_id
-from batchplane.targets.gke.machines import MACHINE_SHAPES
-from batchplane.targets.gke.node_pools import GIB, gke_backed_pools
+from batchplane.targets.gke.node_pools import gke_backed_pools, machine_resources
 from batchplane.targets.gke.resources import node_account_id
 from batchplane.targets.platform import Connection, Platform, PoolMachine
 
@@ -42,18 +40,16 @@ class GkePlatform(Platform):
         """:func:`~batchplane.targets.gke.config.check_gke_target`: the cluster's and its pools' rules; then the
         empty flavors' CPU and memory quota against every node the cluster can have
         (:func:`~batchplane.backed_pools.check_empty_flavor_capacity`, the system pool plus the GPU pools)."""
-        issues = check_gke_target(self.target, environment)
         system = self.target.system_pool
-        shape = MACHINE_SHAPES.get(system.machine_type)
-        if shape is not None:
-            base = NodeGroup(
-                f'GKE system pool "{system.name}"',
-                {"cpu": Decimal(shape.vcpus), "memory": Decimal(shape.memory_gib) * GIB},
-                system.max_nodes,
-                "batchplane:target.systemPool.maxNodes",
-            )
-            issues += check_empty_flavor_capacity(kueue, gke_backed_pools(self.target), base)
-        return issues
+        base = NodeGroup(
+            f'GKE system pool "{system.name}"',
+            machine_resources(system.machine_type),
+            system.max_nodes,
+            "batchplane:target.systemPool.maxNodes",
+        )
+        return check_gke_target(self.target, environment) + check_empty_flavor_capacity(
+            kueue, gke_backed_pools(self.target), base
+        )
 
     def backed_pools(self) -> list[BackedPool]:
         """The GPU node pools (:func:`~batchplane.targets.gke.node_pools.gke_backed_pools`)."""
