@@ -95,6 +95,26 @@ def check_user_workload_monitoring(path: str, api_client: Any, report: Report) -
         )
 
 
+def _crd_present(name: str, path: str, api_client: Any, report: Report) -> bool | None:
+    """Whether CustomResourceDefinition ``name`` exists; ``None`` (with a "not checked" warning at ``path``) when the
+    answer is neither the CRD nor 404."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
+
+    try:
+        client.ApiextensionsV1Api(api_client).read_custom_resource_definition(name)
+    except ApiException as exc:
+        if exc.status == 404:
+            return False
+        report.warning("monitoring", path, f"CRD {name} not checked: {exc.status} {exc.reason}")
+        return None
+    except (HTTPError, OSError) as exc:
+        report.warning("monitoring", path, f"CRD {name} not checked: {exc}")
+        return None
+    return True
+
+
 def check_prometheus_operator_crds(path: str, api_client: Any, report: Report) -> None:
     """kind / existing: a blocker naming ``path`` when a Prometheus Operator CRD the stack declares objects of is
     missing, a warning when it cannot be read.
@@ -104,23 +124,13 @@ def check_prometheus_operator_crds(path: str, api_client: Any, report: Report) -
         api_client: a ``kubernetes.client.ApiClient`` for the cluster.
         report: where findings go.
     """
-    from kubernetes import client
-    from kubernetes.client.exceptions import ApiException
-    from urllib3.exceptions import HTTPError
-
-    api = client.ApiextensionsV1Api(api_client)
     missing = []
     for name in PROMETHEUS_OPERATOR_CRDS:
-        try:
-            api.read_custom_resource_definition(name)
-        except ApiException as exc:
-            if exc.status != 404:
-                report.warning("monitoring", path, f"CRD {name} not checked: {exc.status} {exc.reason}")
-                return
-            missing.append(name)
-        except (HTTPError, OSError) as exc:
-            report.warning("monitoring", path, f"CRD {name} not checked: {exc}")
+        present = _crd_present(name, path, api_client, report)
+        if present is None:
             return
+        if not present:
+            missing.append(name)
     report.ran("monitoring")
     if missing:
         report.blocker(
@@ -151,14 +161,10 @@ def check_grafana_operator(path: str, selector: dict[str, str], api_client: Any,
     from kubernetes.client.exceptions import ApiException
     from urllib3.exceptions import HTTPError
 
-    try:
-        client.ApiextensionsV1Api(api_client).read_custom_resource_definition(GRAFANA_DASHBOARD_CRD)
-    except ApiException as exc:
-        if exc.status != 404:
-            report.warning(
-                "monitoring", path, f"CRD {GRAFANA_DASHBOARD_CRD} not checked: {exc.status} {exc.reason}"
-            )
-            return
+    present = _crd_present(GRAFANA_DASHBOARD_CRD, path, api_client, report)
+    if present is None:
+        return
+    if not present:
         report.ran("monitoring")
         report.blocker(
             "monitoring",
@@ -168,9 +174,6 @@ def check_grafana_operator(path: str, selector: dict[str, str], api_client: Any,
             "install the Grafana Operator v5 (OperatorHub: the community grafana-operator package), or set "
             "observability.dashboards.delivery: configmap, or observability.dashboards.enabled: false",
         )
-        return
-    except (HTTPError, OSError) as exc:
-        report.warning("monitoring", path, f"CRD {GRAFANA_DASHBOARD_CRD} not checked: {exc}")
         return
     wanted = _selector(selector)
     try:
