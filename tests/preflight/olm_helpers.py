@@ -26,13 +26,12 @@ def kubeconfig(directory: Path, server: str, context: str) -> Path:
     return path
 
 
-#: What every OpenShift preflight reads besides the check under test, recorded as a fresh, ready cluster answers: the
+#: What every OpenShift preflight reads besides the check under test and the OLM catalog, recorded as a fresh, ready cluster answers: the
 #: registry route, the operator namespaces and worker MachineSets the deploy-time lookups read, the FeatureGate with
 #: ProvisioningRequestAvailable, no Kueue yet, user-workload monitoring on, the Grafana Operator with a labelled
 #: Grafana. A test adds its own recordings first
 #: (the first match answers).
-OPENSHIFT_DEFAULTS = (
-    "olm/catalog.json",
+CLUSTER_DEFAULTS = (
     "openshift/registry-route.json",
     "openshift/fresh-operator-namespaces.json",
     "openshift/worker-machinesets.json",
@@ -42,3 +41,5 @@ OPENSHIFT_DEFAULTS = (
     "openshift/user-workload-monitoring.json",
     "monitoring/grafana-operator.json",
 )
+#: :data:`CLUSTER_DEFAULTS` with the OLM catalog of the templates' packages (tests of the catalog pass their own).
+OPENSHIFT_DEFAULTS = ("olm/catalog.json", *CLUSTER_DEFAULTS)

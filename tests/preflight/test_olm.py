@@ -13,24 +13,14 @@ from batchplane.preflight.kube import KubeContext
 from batchplane.stack import Stack
 from batchplane.targets.openshift.requirements import OlmPackage
 from tests.preflight.conftest import template, template_with
-from tests.preflight.olm_helpers import kubeconfig
+from tests.preflight.olm_helpers import CLUSTER_DEFAULTS, kubeconfig
 from tests.preflight.replay import RecordedServer, load
 
 
 def check(
     stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str
 ) -> tuple[Report, list[str]]:
-    defaults = (
-        "openshift/registry-route.json",
-        "openshift/fresh-operator-namespaces.json",
-        "openshift/worker-machinesets.json",
-        "openshift/featuregate-dev-preview.json",
-        "openshift/no-kueue-cr.json",
-        "openshift/apis-no-kueue.json",
-        "openshift/user-workload-monitoring.json",
-        "monitoring/grafana-operator.json",
-    )
-    with RecordedServer(load(*recordings, *defaults)) as server:
+    with RecordedServer(load(*recordings, *CLUSTER_DEFAULTS)) as server:
         context = stack.config.target.kube_context()
         monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path, server.url, context)))
         report = preflight(stack, Environment(check_images=False))

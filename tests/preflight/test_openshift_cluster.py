@@ -11,18 +11,14 @@ import pytest
 from batchplane.preflight import Environment, Report, preflight
 from batchplane.stack import Stack
 from tests.preflight.conftest import template
-from tests.preflight.olm_helpers import kubeconfig
+from tests.preflight.olm_helpers import OPENSHIFT_DEFAULTS, kubeconfig
 from tests.preflight.replay import RecordedServer, load
 
-BASE = (
-    "olm/catalog.json",
-    "openshift/registry-route.json",
-    "openshift/apis-no-kueue.json",
-    # what the deploy-time lookups read (operator namespaces, the worker MachineSets to copy)
-    "openshift/fresh-operator-namespaces.json",
-    "openshift/worker-machinesets.json",
-    "openshift/user-workload-monitoring.json",
-    "monitoring/grafana-operator.json",
+#: The OpenShift defaults but the two objects these tests are about (each test records its own FeatureGate and Kueue CR).
+BASE = tuple(
+    r
+    for r in OPENSHIFT_DEFAULTS
+    if r not in {"openshift/featuregate-dev-preview.json", "openshift/no-kueue-cr.json"}
 )
 
 
