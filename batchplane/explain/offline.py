@@ -101,14 +101,20 @@ def usage_of(
     """(flavor, resource) → what an admitting attempt puts on it (stored units)."""
     used: dict[tuple[str, str], int] = {}
     for p, d in enumerate(workload_demands):
-        row = attempt.flavors[p]
-        for g, group in enumerate(queue.groups):
-            if not row[g]:
-                continue
-            for r in group.resources:
-                if d.requests.get(r):
-                    used[(row[g], r)] = used.get((row[g], r), 0) + d.requests[r]
+        _add_usage(used, d, attempt.flavors[p], queue)
     return used
+
+
+def _add_usage(
+    used: dict[tuple[str, str], int], demand: Demand, row: Sequence[str], queue: QueueModel
+) -> None:
+    """Add what one PodSet puts on the flavors of its ``row`` (one flavor name or ``""`` per resource group)."""
+    for g, group in enumerate(queue.groups):
+        if not row[g]:
+            continue
+        for r in group.resources:
+            if demand.requests.get(r):
+                used[(row[g], r)] = used.get((row[g], r), 0) + demand.requests[r]
 
 
 def classify(
@@ -237,13 +243,7 @@ class OfflineExplainer:
             row = admitted.flavors[p]
             skipped = self._skipped(d, queue, row, previous[p] if p < len(previous) else None, used)
             out.pod_sets.append(PodSetPlacement(d.name, d.count, [f for f in row if f], skipped))
-            for g, group in enumerate(queue.groups):
-                if not row[g]:
-                    continue
-                for r in group.resources:
-                    if d.requests.get(r):
-                        used[(row[g], r)] = used.get((row[g], r), 0) + d.requests[r]
-        assert used == usage_of(wanted, queue, admitted)
+            _add_usage(used, d, row, queue)
         gpus = decider.policy.webhook.gpu_resources
         keys = decider.policy.cluster_queues[cq].quota_keys
         borrowing: list[tuple[str, str, int, int]] = []
