@@ -418,14 +418,23 @@ class LiveExplainer:
         out.verdict = "waits-for-quota"
         spec = cq.get("spec") or {}
         cohort = spec.get("cohortName") or spec.get("cohort")
+        members = {
+            str((q.get("metadata") or {}).get("name"))
+            for q in self._items("clusterqueues")
+            if cohort
+            and ((q.get("spec") or {}).get("cohortName") or (q.get("spec") or {}).get("cohort")) == cohort
+        }
         holders: list[str] = []
+        in_cohort: list[str] = []
         for item in self._items("workloads"):
-            admission = (item.get("status") or {}).get("admission") or {}
-            if admission.get("clusterQueue") == out.cluster_queue and _true(
-                _conditions(item), "QuotaReserved"
-            ):
-                meta = item.get("metadata") or {}
+            queue = ((item.get("status") or {}).get("admission") or {}).get("clusterQueue")
+            if not _true(_conditions(item), "QuotaReserved"):
+                continue
+            meta = item.get("metadata") or {}
+            if queue == out.cluster_queue:
                 holders.append(f"{meta.get('namespace')}/{meta.get('name')}")
+            elif queue in members:
+                in_cohort.append(f"{meta.get('namespace')}/{meta.get('name')} (ClusterQueue {queue})")
         borrowers: list[str] = []
         if cohort:
             for other in self._items("clusterqueues"):
@@ -440,7 +449,9 @@ class LiveExplainer:
                                 f"{(other.get('metadata') or {}).get('name')} borrows {r.get('borrowed')} "
                                 f"{r.get('name')} on {flavor.get('name')}"
                             )
-        held = f"held by {', '.join(holders)}" if holders else "held by no admitted workload of the queue"
+        held = f"held by {', '.join(holders)}" if holders else "held by no workload of the queue"
+        if not holders and in_cohort:
+            held += f"; the cohort's quota is used by {', '.join(in_cohort)}"
         lent = f"; in cohort {cohort}: {'; '.join(borrowers)}" if borrowers else ""
         out.sentence = (
             f"waits for quota: ClusterQueue {out.cluster_queue}'s quota is {held}{lent} — it is admitted when they "
@@ -472,7 +483,7 @@ class LiveExplainer:
             if isinstance(check, Mapping) and int(check.get("retryCount") or 0) > 0:
                 out.verdict = "waits-for-capacity"
                 out.sentence = "waits for capacity: " + retry_sentence(
-                    check, self._retry_config(str(check.get("name"))), False, str(out.cluster_queue), self.now
+                    check, self._retry_config(str(check.get("name"))), str(out.cluster_queue), self.now, due
                 )
                 return out
         return None
@@ -519,7 +530,7 @@ class LiveExplainer:
                         out.kueue_reason = str(conds[kind].get("message") or "")
             if check.get("state") == "Retry" and not retry:
                 retry = retry_sentence(
-                    check, self._retry_config(check_name), True, str(out.cluster_queue), self.now
+                    check, self._retry_config(check_name), str(out.cluster_queue), self.now
                 )
             texts.append(line)
         out.verdict = "waits-for-capacity"

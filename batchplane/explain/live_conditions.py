@@ -139,12 +139,14 @@ def retry_strategy(config: Mapping[str, Any] | None) -> tuple[int, int, int]:
 def retry_sentence(
     check: Mapping[str, Any],
     strategy: tuple[int, int, int],
-    quota_reserved: bool,
     cluster_queue: str,
     now: datetime,
+    requeue_at: datetime | None = None,
 ) -> str:
-    """The sentence for an admission check in ``Retry`` (or ``Pending`` after a retry's eviction): whether the quota
-    is held, which attempt failed, and when Kueue tries again."""
+    """The sentence for an admission check in ``Retry`` (quota still reserved) or, given the Workload's
+    ``status.requeueState.requeueAt``, ``Pending`` after the retry's eviction (quota released): which attempt comes
+    next of how many, and when Kueue tries again."""
+    quota_reserved = requeue_at is None
     limit, base, cap = strategy
     retries = int(check.get("retryCount") or 0)
     after = check.get("requeueAfterSeconds")
@@ -152,7 +154,7 @@ def retry_sentence(
     attempt = retries + 1 if state == "Retry" else retries
     wait = int(after) if after is not None else backoff_seconds(max(attempt, 1), base, cap)
     since = parse_time(check.get("lastTransitionTime"))
-    at = since + timedelta(seconds=wait) if since is not None else None
+    at = requeue_at or (since + timedelta(seconds=wait) if since is not None else None)
     if at is None:
         when = f"about {wait} s after the failure"
     elif at <= now:

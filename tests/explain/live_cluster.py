@@ -81,10 +81,14 @@ def cluster_queue(
     }
     if cohort:
         spec["cohortName"] = cohort
+    nominal = {(f["name"], r["name"]): int(r["nominalQuota"]) for f in flavors for r in f["resources"]
+               if str(r["nominalQuota"]).isdigit()}  # fmt: skip
     usage = [
-        {"name": f, "resources": [{"name": r, "total": total} for r, total in rs.items()]}
+        {"name": f, "resources": [
+            {"name": r, "total": total, "borrowed": str(max(0, int(total) - nominal.get((f, r), 0)))}
+            for r, total in rs.items()]}
         for f, rs in (reserved or {}).items()
-    ]
+    ]  # fmt: skip
     return {
         "apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec,
         "status": {"conditions": [cond("Active", "True", "Ready", "Can admit new workloads")],
@@ -161,9 +165,12 @@ def namespace(name: str, labels: dict[str, str]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
 
 
-def serve(*objects: dict[str, Any], events: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def serve(
+    *objects: dict[str, Any], events: list[dict[str, Any]] | None = None, absent: Iterable[str] = ()
+) -> list[dict[str, Any]]:
     """The API server's answers for ``objects``: each at its path, each Kueue kind's cluster-wide list, the
-    namespace's Workload and LocalQueue lists and its (recorded) events."""
+    namespace's Workload and LocalQueue lists and its (recorded) events; a 404 for each Kueue path in ``absent``
+    (``provisioningrequestconfigs/dws``)."""
     plural = {"ClusterQueue": "clusterqueues", "Cohort": "cohorts", "ResourceFlavor": "resourceflavors",
               "Workload": "workloads", "LocalQueue": "localqueues", "AdmissionCheck": "admissionchecks",
               "ProvisioningRequestConfig": "provisioningrequestconfigs"}  # fmt: skip
@@ -191,4 +198,10 @@ def serve(*objects: dict[str, Any], events: list[dict[str, Any]] | None = None) 
         base = "/apis/autoscaling.x-k8s.io/v1" if p == "provisioningrequests" else K
         out.append(get(f"{base}/namespaces/{ns}/{p}", {"items": items}))
     out.append(get("/api/v1/namespaces/team-a/events", {"items": events or []}))
+    for path in absent:
+        out.append(
+            get(
+                f"{K}/{path}", {"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404}, 404
+            )
+        )
     return out
