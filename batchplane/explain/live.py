@@ -104,7 +104,8 @@ class _Reader:
         if status in (401, 403):
             raise LiveError(
                 f"no access: GET {path} answered {status}; explain needs get/list on Kueue's Workloads, LocalQueues, "
-                "ClusterQueues, ProvisioningRequests, Namespaces and Events with this kubeconfig's credentials"
+                "ClusterQueues, Cohorts, ResourceFlavors, AdmissionChecks and ProvisioningRequestConfigs, on "
+                "ProvisioningRequests, Namespaces and Events with this kubeconfig's credentials"
             )
         if status >= 400:
             raise LiveError(f"GET {path} failed: {status}")

@@ -31,6 +31,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from batchplane.webhook.flavors import _match_expression
+
 #: ``Preempted`` condition reasons and what they mean for the person whose job stopped.
 PREEMPTION_REASONS = {
     "InClusterQueue": "priority within the queue: a higher-priority workload of its own ClusterQueue needed the quota",
@@ -177,18 +179,12 @@ def retry_sentence(
 
 
 def _requirement(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    key = str(expr.get("key"))
-    operator = expr.get("operator")
-    values = [str(v) for v in expr.get("values") or []]
-    if operator == "In":
-        return key in labels and labels[key] in values
-    if operator == "NotIn":
-        return key not in labels or labels[key] not in values
-    if operator == "Exists":
-        return key in labels
-    if operator == "DoesNotExist":
-        return key not in labels
-    return False  # LabelSelectorAsSelector refuses an unknown operator: Kueue's ClusterQueue is then inactive
+    """One ``matchExpressions`` requirement: ``In``, ``NotIn``, ``Exists``, ``DoesNotExist`` as Kubernetes'
+    ``labels.Requirement`` matches them (the webhook's :func:`~batchplane.webhook.flavors._match_expression`); any
+    other operator ``LabelSelectorAsSelector`` refuses, so the ClusterQueue selects nothing."""
+    if expr.get("operator") not in ("In", "NotIn", "Exists", "DoesNotExist"):
+        return False
+    return _match_expression(expr, labels)
 
 
 def unmet_requirements(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> list[str] | None:

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from batchplane.explain.live import LiveExplainer, LiveExplanation
+from tests.preflight.replay import RecordedServer
 from tests.support.crdcheck import CrdCatalog
 
+#: The time the recorded cluster is read at.
+NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 KUEUE = "kueue.x-k8s.io/v1beta2"
 K = f"/apis/{KUEUE}"
 T = "2026-11-27T11:00:00Z"
@@ -205,3 +210,23 @@ def serve(
             )
         )
     return out
+
+
+def explain_on(
+    *objects: dict[str, Any], name: str = "job-train-1", absent: Iterable[str] = ()
+) -> LiveExplanation:
+    """``explain --context`` of ``team-a/name`` through the real kubernetes client against ``objects`` served on a
+    loopback server, after checking them against the CRDs; every request it makes must be recorded."""
+    from kubernetes import client
+
+    assert invalid(objects) == {}
+    with RecordedServer(serve(*objects, absent=absent)) as server:
+        configuration = client.Configuration()
+        configuration.host = server.url
+        api = client.ApiClient(configuration)
+        try:
+            got = LiveExplainer(api, now=NOW).explain("team-a", name)
+        finally:
+            api.close()
+    assert server.replay.unmatched == []
+    return got

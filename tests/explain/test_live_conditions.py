@@ -4,57 +4,31 @@ check in retry (quota held or released, when Kueue retries), and a namespaceSele
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from batchplane.explain.live import LiveExplainer
 from batchplane.explain.live_conditions import backoff_seconds, retry_strategy, unmet_requirements
 from tests.explain.live_cluster import (
     KUEUE,
     admitted,
     cluster_queue,
     cond,
-    invalid,
+    explain_on,
     local_queue,
     namespace,
     quota,
     resource_flavor,
-    serve,
     workload,
 )
-from tests.preflight.replay import RecordedServer
 
-NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 GPU = "nvidia.com/gpu"
 WAITING = "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed"
 
 
 @pytest.fixture
-def explain() -> Iterator[Any]:
-    servers: list[RecordedServer] = []
-
-    def run(*objects: dict[str, Any], absent: tuple[str, ...] = ()) -> Any:
-        from kubernetes import client
-
-        assert invalid(objects) == {}
-        server = RecordedServer(serve(*objects, absent=absent)).__enter__()
-        servers.append(server)
-        configuration = client.Configuration()
-        configuration.host = server.url
-        api = client.ApiClient(configuration)
-        try:
-            got = LiveExplainer(api, now=NOW).explain("team-a", "job-train-1")
-        finally:
-            api.close()
-        assert server.replay.unmatched == []
-        return got
-
-    yield run
-    for s in servers:
-        s.__exit__(None, None, None)
+def explain() -> Any:
+    return explain_on
 
 
 # --- preempted ------------------------------------------------------------------------------------------------

@@ -3,31 +3,25 @@ against a recorded Kueue v0.19.2 cluster (tests/explain/live_cluster.py) served 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batchplane.explain.live import LiveExplainer
 from batchplane.explain.live_quota import LiveQuota, message_verdict
 from tests.explain.live_cluster import (
     admitted,
     cluster_queue,
     cohort,
     cond,
-    invalid,
+    explain_on,
     local_queue,
     quota,
     resource_flavor,
-    serve,
     workload,
 )
-from tests.preflight.replay import RecordedServer
 
-NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 GPU = "nvidia.com/gpu"
 MIXED = (
     "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor l4, previously "
@@ -37,28 +31,8 @@ MIXED = (
 
 
 @pytest.fixture
-def explain() -> Iterator[Any]:
-    servers: list[RecordedServer] = []
-
-    def run(*objects: dict[str, Any], name: str = "job-train-1") -> Any:
-        from kubernetes import client
-
-        assert invalid(objects) == {}
-        server = RecordedServer(serve(*objects)).__enter__()
-        servers.append(server)
-        configuration = client.Configuration()
-        configuration.host = server.url
-        api = client.ApiClient(configuration)
-        try:
-            got = LiveExplainer(api, now=NOW).explain("team-a", name)
-        finally:
-            api.close()
-        assert server.replay.unmatched == []
-        return got
-
-    yield run
-    for s in servers:
-        s.__exit__(None, None, None)
+def explain() -> Any:
+    return explain_on
 
 
 def pending(message: str, requests: dict[str, str], count: int = 1, **status: Any) -> dict[str, Any]:
