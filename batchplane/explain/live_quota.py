@@ -17,13 +17,13 @@ Kueue's ``resource … unavailable in ClusterQueue`` (flavorassigner.go L1069-10
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from batchplane.accounting import AccountingError, workload_requests
 from batchplane.accounting.model import to_stored
 from batchplane.quantity import parse_quantity
-from batchplane.webhook.assign import kueue_mismatch
+from batchplane.webhook.assign import kueue_attempts, kueue_mismatch
 from batchplane.webhook.capacity import check_workload_ever_fits
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, unconstrained_flavor
@@ -269,9 +269,20 @@ def decide(quota: LiveQuota, cluster_queue: str, workload: Mapping[str, Any]) ->
 
 
 def _place_now(wanted: Sequence[Demand], queue: QueueModel, quota: LiveQuota, cq: str) -> LiveDecision:
+    """Fits now when Kueue's own flavor assigner and its retries (:func:`~batchplane.webhook.assign.kueue_attempts`)
+    admit it with each flavor's quota capped at what is free now; else waits, with ``fitsResourceQuota``'s reasons
+    for the first PodSet no flavor takes (where Kueue's attempt ends, ``assignFlavors`` flavorassigner.go
+    L707-858)."""
+    free = {
+        fr: replace(c, maximum=min(c.maximum, max(0, quota.available(cq, *fr))))
+        for fr, c in queue.capacity.items()
+    }
+    attempts, _ = kueue_attempts(wanted, replace(queue, capacity=free), quota.flavors)
+    if attempts[-1].failed < 0:
+        return LiveDecision(
+            "fits-now", [], list(dict.fromkeys(f for row in attempts[-1].flavors for f in row if f))
+        )
     used: dict[tuple[str, str], int] = {}
-    chosen: list[str] = []
-    reasons: list[str] = []
     for d in wanted:
         failed: list[str] = []
         for group in queue.groups:
@@ -288,7 +299,6 @@ def _place_now(wanted: Sequence[Demand], queue: QueueModel, quota: LiveQuota, cq
                     continue
                 short = _shortfalls(vector, name, used, queue, quota, cq)
                 if not short:
-                    chosen.append(name)
                     for r, amount in vector:
                         used[(name, r)] = used.get((name, r), 0) + amount
                     break
@@ -296,10 +306,12 @@ def _place_now(wanted: Sequence[Demand], queue: QueueModel, quota: LiveQuota, cq
             else:
                 failed.extend(tried)
         if failed:
-            reasons.append(f"couldn't assign flavors to pod set {d.name}: " + ", ".join(sorted(failed)))
-    if reasons:
-        return LiveDecision("waits-for-quota", reasons)
-    return LiveDecision("fits-now", [], list(dict.fromkeys(chosen)))
+            return LiveDecision(
+                "waits-for-quota",
+                [f"couldn't assign flavors to pod set {d.name}: " + ", ".join(sorted(failed))],
+            )
+    # Every PodSet fits on its first free flavor, but Kueue's retries do not find it (a long retry sequence).
+    return LiveDecision("waits-for-quota", ["Kueue's flavor assigner does not place it in the free quota"])
 
 
 def _shortfalls(

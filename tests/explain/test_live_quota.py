@@ -3,13 +3,14 @@ against a recorded Kueue v0.19.2 cluster (tests/explain/live_cluster.py) served 
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from batchplane.explain.live_quota import LiveQuota, message_verdict
+from batchplane.explain.live_quota import LiveQuota, decide, message_verdict
 from tests.explain.live_cluster import (
     admitted,
     cluster_queue,
@@ -162,3 +163,53 @@ def test_available_respects_the_borrowing_limit_and_what_others_use() -> None:
     assert live.available("team-a", "h100", GPU) == 5
     queues[1]["status"]["flavorsReservation"][0]["resources"][0]["total"] = "2"
     assert LiveQuota(queues, [], []).available("team-a", "h100", GPU) == 6
+
+
+# --- on an empty cluster nothing waits ------------------------------------------------------------------------
+
+
+def job_workload(pod_sets: list[tuple[int, int]]) -> dict[str, Any]:
+    """A Workload of PodSets ``ps0, ps1 …``, each (count, GPUs per pod)."""
+    wl = workload("job-train-1", {GPU: "1"})
+    template = wl["spec"]["podSets"][0]["template"]
+    wl["spec"]["podSets"] = []
+    for i, (count, gpus) in enumerate(pod_sets):
+        ps = {"name": f"ps{i}", "count": count, "template": copy.deepcopy(template)}
+        resources = ps["template"]["spec"]["containers"][0]["resources"]
+        resources["requests"] = resources["limits"] = {GPU: str(gpus)}
+        wl["spec"]["podSets"].append(ps)
+    return wl
+
+
+@settings(max_examples=80, deadline=None)
+@example([8, 4], [(1, 4), (1, 8)])  # admitted at Kueue's second attempt: the first PodSet retried on f1
+@given(
+    st.lists(st.integers(0, 8), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(1, 3), st.integers(1, 4)), min_size=1, max_size=3),
+)
+def test_with_nothing_reserved_a_workload_never_fits_or_fits_now_never_waits(
+    nominals: list[int], pod_sets: list[tuple[int, int]]
+) -> None:
+    """Waiting needs someone holding quota: on an idle cluster every PodSet shape either never fits (what the
+    webhook refuses) or fits now — the live decision follows Kueue's retries, not one greedy pass."""
+    flavors = [quota(f"f{i}", gpu=n) for i, n in enumerate(nominals)]
+    live = LiveQuota(
+        [cluster_queue("team-a", flavors, cohort=None)], [], [resource_flavor(f"f{i}") for i in range(3)]
+    )
+    got = decide(live, "team-a", job_workload(pod_sets))
+    assert got.verdict in ("never-fits", "fits-now"), got.reasons
+
+
+def test_a_pod_set_that_fits_is_followed_by_the_one_that_waits(explain: Any) -> None:
+    """Kueue places PodSets in order on the free quota (8 of 10): the head's 1 GPU fits, the workers' 8 wait for 1
+    more."""
+    wl = job_workload([(1, 1), (2, 4)])
+    wl["status"]["conditions"] = [cond("QuotaReserved", "False", "Pending", "")]
+    queue = cluster_queue("team-a", [quota("h100", gpu=10)], cohort=None, reserved={"h100": {GPU: "2"}})
+    holder = admitted(workload("job-small-1", {GPU: "2"}), "team-a", "h100")
+    got = explain(queue, resource_flavor("h100"), local_queue(), holder, wl)
+    assert got.verdict == "waits-for-quota"
+    assert got.objects_say == [
+        "couldn't assign flavors to pod set ps1: insufficient unused quota for nvidia.com/gpu in flavor h100, "
+        "1 more needed"
+    ]
