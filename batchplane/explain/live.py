@@ -310,9 +310,17 @@ class LiveExplainer:
             self._waits_for_quota(out, cq, "; ".join(decision.reasons))
         elif decision.verdict == "fits-now":
             out.verdict = "pending"
+            cohort = (cq.get("spec") or {}).get("cohortName") or (cq.get("spec") or {}).get("cohort")
+            borrows = (
+                f", by borrowing {', '.join(decision.borrowing)} from cohort {cohort} — it can be preempted when "
+                "the lenders reclaim them"
+                if decision.borrowing
+                else ""
+            )
             out.sentence = (
                 f"pending: the free quota of ClusterQueue {out.cluster_queue} holds it now (on "
-                f"{', '.join(decision.flavors) or 'its flavors'}); Kueue admits it at its next scheduling attempt"
+                f"{', '.join(decision.flavors) or 'its flavors'}){borrows}; Kueue admits it at its next scheduling "
+                "attempt"
             )
         else:
             out.verdict = "pending"
@@ -324,7 +332,7 @@ class LiveExplainer:
                 f" — Kueue's own message says {said[kueue_says]} ({quoted}); the objects read now say otherwise: "
                 "quota or usage changed since Kueue last tried"
             )
-        elif message == "; ".join(decision.reasons):
+        elif message and message == "; ".join(decision.reasons):
             out.sentence += f" (Kueue's {reason or 'QuotaReserved'} message says the same)"
         elif message:
             out.sentence += f" (Kueue: {quoted})"

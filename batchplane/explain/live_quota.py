@@ -167,6 +167,10 @@ class LiveQuota:
         self._usage[key] = used
         return used
 
+    def reserved(self, cluster_queue: str) -> Mapping[tuple[str, str], int]:
+        """(flavor, resource) → what ``cluster_queue``'s workloads reserve now (stored units)."""
+        return self._usage.get(f"cq:{cluster_queue}", {})
+
     def available(self, cluster_queue: str, flavor: str, resource: str) -> int:
         """Kueue's ``available``: what ``cluster_queue`` can take of ``resource`` in ``flavor`` now (stored units;
         negative when over-admitted)."""
@@ -196,11 +200,14 @@ class LiveDecision:
             needed`` / ``… > maximum capacity (N)`` / ``resource … unavailable in ClusterQueue``) or, for never fits,
             the webhook's shortfalls.
         flavors: for ``fits-now``, the flavors it would take.
+        borrowing: for ``fits-now``, what its ClusterQueue then uses beyond its nominal quota, per flavor and
+            resource (``4 nvidia.com/gpu on h100``).
     """
 
     verdict: str
     reasons: list[str] = field(default_factory=list)
     flavors: list[str] = field(default_factory=list)
+    borrowing: list[str] = field(default_factory=list)
 
 
 def workload_demands(workload: Mapping[str, Any], queue: QueueModel) -> list[Demand]:
@@ -278,10 +285,21 @@ def _place_now(wanted: Sequence[Demand], queue: QueueModel, quota: LiveQuota, cq
         for fr, c in queue.capacity.items()
     }
     attempts, _ = kueue_attempts(wanted, replace(queue, capacity=free), quota.flavors)
-    if attempts[-1].failed < 0:
-        return LiveDecision(
-            "fits-now", [], list(dict.fromkeys(f for row in attempts[-1].flavors for f in row if f))
-        )
+    last = attempts[-1]
+    if last.failed < 0:
+        adds: dict[tuple[str, str], int] = {}
+        for d, row in zip(wanted, last.flavors, strict=True):
+            for group, flavor in zip(queue.groups, row, strict=True):
+                adds.update({(flavor, r): adds.get((flavor, r), 0) + d.requests[r] for r in group.resources
+                             if flavor and d.requests.get(r)})  # fmt: skip
+        own = quota.reserved(cq)
+        borrowing = [
+            f"{show(r, over)} {r} on {f}"
+            for (f, r), v in sorted(adds.items())
+            if (over := own.get((f, r), 0) + v - queue.capacity[(f, r)].nominal) > 0
+        ]
+        flavors = list(dict.fromkeys(f for row in last.flavors for f in row if f))
+        return LiveDecision("fits-now", [], flavors, borrowing)
     used: dict[tuple[str, str], int] = {}
     for d in wanted:
         failed: list[str] = []

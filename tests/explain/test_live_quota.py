@@ -213,3 +213,21 @@ def test_a_pod_set_that_fits_is_followed_by_the_one_that_waits(explain: Any) -> 
         "couldn't assign flavors to pod set ps1: insufficient unused quota for nvidia.com/gpu in flavor h100, "
         "1 more needed"
     ]
+
+
+def test_fitting_now_by_borrowing_says_what_it_borrows_and_that_it_can_be_preempted(explain: Any) -> None:
+    """team-a (4 GPUs, 2 reserved) beside an idle team-b (8): 6 more fit now, 4 of them borrowed from cohort ml."""
+    queues = [
+        cluster_queue("team-a", [quota("h100", gpu=4)], reserved={"h100": {GPU: "2"}}),
+        cluster_queue("team-b", [quota("h100", gpu=8)]),
+    ]
+    holder = admitted(workload("job-small-1", {GPU: "2"}), "team-a", "h100")
+    got = explain(
+        *queues, resource_flavor("h100"), local_queue(), holder, workload("job-train-1", {GPU: "6"})
+    )
+    assert got.verdict == "pending"
+    assert got.sentence == (
+        "pending: the free quota of ClusterQueue team-a holds it now (on h100), by borrowing 4 nvidia.com/gpu on "
+        "h100 from cohort ml — it can be preempted when the lenders reclaim them; Kueue admits it at its next "
+        "scheduling attempt"
+    )
