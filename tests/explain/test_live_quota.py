@@ -231,3 +231,12 @@ def test_fitting_now_by_borrowing_says_what_it_borrows_and_that_it_can_be_preemp
         "h100 from cohort ml — it can be preempted when the lenders reclaim them; Kueue admits it at its next "
         "scheduling attempt"
     )
+
+
+def test_v1beta1_queues_name_their_cohort_spec_cohort_and_borrow_as_may_stop_search() -> None:
+    """Kueue v1beta1 spells ``cohortName`` as ``cohort`` and ``MayStopSearch`` as ``Borrow``."""
+    old = cluster_queue("team-a", [quota("h100", gpu=4)], cohort=None)
+    old["spec"].update({"cohort": "ml", "flavorFungibility": {"whenCanBorrow": "Borrow"}})
+    live = LiveQuota([old, cluster_queue("team-b", [quota("h100", gpu=8)])], [], [resource_flavor("h100")])
+    assert live.queues["team-a"].capacity[("h100", GPU)].maximum == 12
+    assert live.queues["team-a"].try_next_when_borrowing is False
