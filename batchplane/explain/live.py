@@ -8,33 +8,42 @@ admitted Workloads that hold the queue's quota, the admission checks' states and
 (``Provisioned`` / ``Failed`` / ``CapacityRevoked`` / ``BookingExpired``, with how long it has waited), eviction and
 preemption conditions and the Workload's events. Then one class:
 
-* ``never-fits`` — Kueue's own pending message says a PodSet exceeds the queue's *maximum* capacity
-  (``… > maximum capacity (N)``, flavorassigner.go ``fitsResourceQuota`` @v0.19.2) or the ``ExceedsMaxQuota``
-  inadmissible reason of newer Kueue;
-* ``waits-for-quota`` — ``insufficient unused quota``: which admitted Workloads hold the quota, who borrows;
-* ``waits-for-capacity`` — quota reserved, a ProvisioningRequest (DWS) admission check pending or retrying;
+* ``never-fits`` / ``waits-for-quota`` / ``pending`` (fits the free quota now) — decided from the objects, not from
+  Kueue's message: the ClusterQueues, Cohorts, ResourceFlavors, the queues' reserved usage and the Workload's PodSets,
+  by the webhook's own decision code (:mod:`batchplane.explain.live_quota`). Kueue's message is quoted and
+  cross-checked; when it and the objects disagree, both are said. ``waits-for-quota`` names which admitted Workloads
+  hold the quota and who borrows;
+* ``waits-for-capacity`` — quota reserved, a ProvisioningRequest (DWS) admission check pending or retrying (when
+  Kueue retries: :mod:`batchplane.explain.live_conditions`);
 * ``queue-misconfigured`` — the LocalQueue or ClusterQueue is missing or not ``Active`` (Kueue's reason: a missing
   ResourceFlavor, AdmissionCheck, a stop policy …), or the namespace lacks a label the ClusterQueue's
   ``namespaceSelector`` needs (``kueue.openshift.io/managed=true`` on OpenShift);
 * ``not-managed`` — no Workload: the job has no queue label and no default LocalQueue applies;
-* ``admitted``, ``finished``, ``evicted`` for the rest.
+* ``admitted``, ``finished`` for the rest.
 
-Kueue's own condition reasons and messages are quoted as they are. Nothing is written to the cluster.
+A Workload Kueue preempted or evicted and that waits again says so first: by whom, why (cohort reclamation or
+priority within the queue), when, then what it waits for now. Kueue's own condition reasons and messages are quoted as they are. Nothing is written to the cluster.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from batchplane.explain.live_conditions import (
+    parse_time,
+    preemption_lead,
+    retry_sentence,
+    retry_strategy,
+    unmet_requirements,
+)
+
 KUEUE_GROUP = "kueue.x-k8s.io"
 SUPPORTED_VERSIONS = ("v1beta2", "v1beta1")
 PROVISIONING_GROUP = "autoscaling.x-k8s.io"
 OPENSHIFT_MANAGED_LABEL = "kueue.openshift.io/managed"
-NEVER_FITS = re.compile(r"> maximum capacity \(")
 
 
 class LiveError(Exception):
@@ -54,6 +63,10 @@ class LiveExplanation:
     cluster_queue: str | None = None
     kueue_reason: str = ""
     """Kueue's own reason/message of the deciding condition, as written."""
+    preempted: str = ""
+    """How Kueue preempted or evicted it (by whom, why, when), when it waits again after that; ``""`` otherwise."""
+    objects_say: list[str] = field(default_factory=list)
+    """What the objects say per PodSet (Kueue-worded reasons), for never-fits and waits-for-quota."""
     details: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -91,7 +104,8 @@ class _Reader:
         if status in (401, 403):
             raise LiveError(
                 f"no access: GET {path} answered {status}; explain needs get/list on Kueue's Workloads, LocalQueues, "
-                "ClusterQueues, ProvisioningRequests, Namespaces and Events with this kubeconfig's credentials"
+                "ClusterQueues, Cohorts, ResourceFlavors, AdmissionChecks and ProvisioningRequestConfigs, on "
+                "ProvisioningRequests, Namespaces and Events with this kubeconfig's credentials"
             )
         if status >= 400:
             raise LiveError(f"GET {path} failed: {status}")
@@ -112,9 +126,8 @@ def _true(conds: Mapping[str, Mapping[str, Any]], kind: str) -> bool:
 
 
 def _since(timestamp: Any, now: datetime) -> str:
-    try:
-        then = datetime.fromisoformat(str(timestamp).replace("Z", "+00:00"))
-    except ValueError:
+    then = parse_time(timestamp)
+    if then is None:
         return "an unknown time"
     minutes = int((now - then).total_seconds() // 60)
     if minutes < 120:
@@ -137,6 +150,14 @@ class LiveExplainer:
         self.read = _Reader(api_client)
         self.now = now or datetime.now(UTC)
         self.version = ""
+        self._listed: dict[str, list[dict[str, Any]]] = {}
+
+    def _items(self, path: str) -> list[dict[str, Any]]:
+        """The items of a cluster-wide Kueue list (read once per explain); none when the kind is not served."""
+        if path not in self._listed:
+            listed = self._kueue(path) or {}
+            self._listed[path] = [dict(i) for i in listed.get("items") or [] if isinstance(i, Mapping)]
+        return self._listed[path]
 
     def _kueue_version(self) -> str:
         group = self.read.get(f"/apis/{KUEUE_GROUP}")
@@ -240,17 +261,81 @@ class LiveExplainer:
         message = str(reserved.get("message") or "")
         reason = str(reserved.get("reason") or "")
         out.kueue_reason = f"{reason}: {message}" if reason else message
-        if reason == "ExceedsMaxQuota" or NEVER_FITS.search(message):
-            out.verdict = "never-fits"
+        out.preempted = preemption_lead(conds, self._items("workloads"), self.now)
+        retrying = self._retry_pending(out, wl, namespace)
+        if retrying is not None:
+            return self._lead(retrying)
+        return self._lead(self._decide(out, cq, wl, reason, message))
+
+    def _lead(self, out: LiveExplanation) -> LiveExplanation:
+        """A preempted or evicted Workload's first sentence is that, then what it waits for now."""
+        if out.preempted:
+            out.sentence = f"{out.preempted} — now it {out.sentence}"
+        return out
+
+    def _decide(
+        self, out: LiveExplanation, cq: Mapping[str, Any], wl: Mapping[str, Any], reason: str, message: str
+    ) -> LiveExplanation:
+        """Never fits / waits for quota / fits now from the objects (:func:`~batchplane.explain.live_quota.decide`),
+        cross-checked against Kueue's own condition."""
+        from batchplane.explain.live_quota import LiveQuota, PolicyError, decide, message_verdict
+
+        try:
+            quota = LiveQuota(
+                self._items("clusterqueues"), self._items("cohorts"), self._items("resourceflavors")
+            )
+        except PolicyError as exc:
+            out.verdict = "pending"
             out.sentence = (
-                f"never fits: Kueue says it needs more than ClusterQueue {out.cluster_queue} can ever get "
-                f"({message}) — ask for less, or ask the platform team for more quota"
+                f"pending: the ClusterQueues cannot be read as quota ({exc}); Kueue says: {message}"
             )
             return out
-        if "insufficient unused quota" in message or reason in ("Pending", "Inadmissible"):
-            return self._waits_for_quota(out, cq, message)
-        out.verdict = "pending"
-        out.sentence = f"pending: {message or 'Kueue has not looked at it yet'}"
+        decision = decide(quota, str(out.cluster_queue), wl)
+        out.objects_say = decision.reasons
+        kueue_says = message_verdict(reason, message)
+        quoted = f"{reason}: {message}" if reason else message
+        if decision.verdict == "never-fits":
+            out.verdict = "never-fits"
+            undeclared = any(" unavailable in ClusterQueue" in r for r in decision.reasons)
+            advice = (
+                "use a LocalQueue whose ClusterQueue offers that resource, or drop the request"
+                if undeclared
+                else "ask for less, or ask the platform team for more quota"
+            )
+            out.sentence = (
+                f"never fits: ClusterQueue {out.cluster_queue} can never admit it, even with every other queue "
+                f"idle — {'; '.join(decision.reasons)} — {advice}"
+            )
+        elif decision.verdict == "waits-for-quota":
+            self._waits_for_quota(out, cq, "; ".join(decision.reasons))
+        elif decision.verdict == "fits-now":
+            out.verdict = "pending"
+            cohort = (cq.get("spec") or {}).get("cohortName") or (cq.get("spec") or {}).get("cohort")
+            borrows = (
+                f", by borrowing {', '.join(decision.borrowing)} from cohort {cohort} — it can be preempted when "
+                "the lenders reclaim them"
+                if decision.borrowing
+                else ""
+            )
+            out.sentence = (
+                f"pending: the free quota of ClusterQueue {out.cluster_queue} holds it now (on "
+                f"{', '.join(decision.flavors) or 'its flavors'}){borrows}; Kueue admits it at its next scheduling "
+                "attempt"
+            )
+        else:
+            out.verdict = "pending"
+            out.sentence = f"pending: not checked from the objects ({'; '.join(decision.reasons)})"
+            return out
+        said = {"never-fits": "it never fits", "waits-for-quota": "it waits for quota"}
+        if kueue_says is not None and message and kueue_says != decision.verdict:
+            out.sentence += (
+                f" — Kueue's own message says {said[kueue_says]} ({quoted}); the objects read now say otherwise: "
+                "quota or usage changed since Kueue last tried"
+            )
+        elif message and message == "; ".join(decision.reasons):
+            out.sentence += f" (Kueue's {reason or 'QuotaReserved'} message says the same)"
+        elif message:
+            out.sentence += f" (Kueue: {quoted})"
         return out
 
     def _not_managed(self, out: LiveExplanation, namespace: str, name: str) -> LiveExplanation:
@@ -276,24 +361,37 @@ class LiveExplainer:
         return out
 
     def _namespace_selector_problem(self, cq: Mapping[str, Any], namespace: str) -> str:
-        selector = (cq.get("spec") or {}).get("namespaceSelector") or {}
-        wanted = selector.get("matchLabels") or {}
-        if not wanted:
+        """Why the ClusterQueue's ``namespaceSelector`` (``matchLabels`` and ``matchExpressions``) does not select
+        ``namespace``; ``""`` when it does."""
+        spec = cq.get("spec") or {}
+        selector = spec.get("namespaceSelector")
+        name = (cq.get("metadata") or {}).get("name")
+        if selector == {}:
             return ""
-        ns = self.read.get(f"/api/v1/namespaces/{namespace}") or {}
-        labels = (ns.get("metadata") or {}).get("labels") or {}
-        missing = {k: v for k, v in wanted.items() if labels.get(k) != v}
-        if not missing:
+        labels: Mapping[str, str] = {}
+        if selector is not None:
+            ns = self.read.get(f"/api/v1/namespaces/{namespace}") or {}
+            labels = (ns.get("metadata") or {}).get("labels") or {}
+        unmet = unmet_requirements(selector, labels)
+        if unmet == []:
             return ""
-        shown = ", ".join(f"{k}={v}" for k, v in sorted(missing.items()))
+        if unmet is None:
+            return (
+                f"queue misconfigured: ClusterQueue {name} has no namespaceSelector, which selects no namespace — "
+                "nothing from any namespace is admitted (the platform team sets namespaceSelector: {} for all)"
+            )
         hint = (
             " (OpenShift's Kueue manages only namespaces so labelled)"
-            if OPENSHIFT_MANAGED_LABEL in missing
+            if any(OPENSHIFT_MANAGED_LABEL in u for u in unmet)
             else ""
         )
+        if selector is not None and not selector.get("matchExpressions"):
+            needs = f"lacks the label {', '.join(unmet)} that"
+        else:
+            needs = f"does not meet {', '.join(unmet)}, which"
         return (
-            f"queue misconfigured: namespace {namespace} lacks the label {shown} that ClusterQueue "
-            f"{(cq.get('metadata') or {}).get('name')}'s namespaceSelector needs{hint} — nothing from it is admitted"
+            f"queue misconfigured: namespace {namespace} {needs} ClusterQueue {name}'s namespaceSelector needs{hint} "
+            "— nothing from it is admitted"
         )
 
     def _events(self, out: LiveExplanation, namespace: str) -> None:
@@ -325,40 +423,79 @@ class LiveExplainer:
                     + (f", borrows {borrowed}" if borrowed not in (None, "0", 0) else "")
                 )
 
-    def _waits_for_quota(self, out: LiveExplanation, cq: Mapping[str, Any], message: str) -> LiveExplanation:
+    def _waits_for_quota(self, out: LiveExplanation, cq: Mapping[str, Any], needs: str) -> LiveExplanation:
         out.verdict = "waits-for-quota"
         spec = cq.get("spec") or {}
         cohort = spec.get("cohortName") or spec.get("cohort")
+        members = {
+            str((q.get("metadata") or {}).get("name"))
+            for q in self._items("clusterqueues")
+            if cohort
+            and ((q.get("spec") or {}).get("cohortName") or (q.get("spec") or {}).get("cohort")) == cohort
+        }
         holders: list[str] = []
-        everything = self._kueue("workloads") or {}
-        for item in everything.get("items") or []:
-            admission = (item.get("status") or {}).get("admission") or {}
-            if admission.get("clusterQueue") == out.cluster_queue and _true(
-                _conditions(item), "QuotaReserved"
-            ):
-                meta = item.get("metadata") or {}
+        in_cohort: list[str] = []
+        for item in self._items("workloads"):
+            queue = ((item.get("status") or {}).get("admission") or {}).get("clusterQueue")
+            if not _true(_conditions(item), "QuotaReserved"):
+                continue
+            meta = item.get("metadata") or {}
+            if queue == out.cluster_queue:
                 holders.append(f"{meta.get('namespace')}/{meta.get('name')}")
+            elif queue in members:
+                in_cohort.append(f"{meta.get('namespace')}/{meta.get('name')} (ClusterQueue {queue})")
         borrowers: list[str] = []
         if cohort:
-            queues = self._kueue("clusterqueues") or {}
-            for other in queues.get("items") or []:
+            for other in self._items("clusterqueues"):
                 other_spec = other.get("spec") or {}
                 if (other_spec.get("cohortName") or other_spec.get("cohort")) != cohort:
                     continue
-                for flavor in (other.get("status") or {}).get("flavorsUsage") or []:
+                status = other.get("status") or {}
+                for flavor in status.get("flavorsReservation") or status.get("flavorsUsage") or []:
                     for r in flavor.get("resources") or []:
                         if r.get("borrowed") not in (None, "0", 0):
                             borrowers.append(
                                 f"{(other.get('metadata') or {}).get('name')} borrows {r.get('borrowed')} "
                                 f"{r.get('name')} on {flavor.get('name')}"
                             )
-        held = f"held by {', '.join(holders)}" if holders else "held by no admitted workload of the queue"
+        held = f"held by {', '.join(holders)}" if holders else "held by no workload of the queue"
+        if not holders and in_cohort:
+            held += f"; the cohort's quota is used by {', '.join(in_cohort)}"
         lent = f"; in cohort {cohort}: {'; '.join(borrowers)}" if borrowers else ""
         out.sentence = (
             f"waits for quota: ClusterQueue {out.cluster_queue}'s quota is {held}{lent} — it is admitted when they "
-            f"finish or are preempted (Kueue: {message})"
+            f"finish or are preempted ({needs})"
         )
         return out
+
+    def _retry_config(self, check_name: str) -> tuple[int, int, int]:
+        """The retry strategy of the ProvisioningRequestConfig the AdmissionCheck names (Kueue's defaults when it
+        names none or it cannot be read)."""
+        check = self._kueue(f"admissionchecks/{check_name}") or {}
+        parameters = (check.get("spec") or {}).get("parameters") or {}
+        config = None
+        if parameters.get("kind") == "ProvisioningRequestConfig" and parameters.get("name"):
+            config = self._kueue(f"provisioningrequestconfigs/{parameters['name']}")
+        return retry_strategy(config)
+
+    def _retry_pending(
+        self, out: LiveExplanation, wl: Mapping[str, Any], namespace: str
+    ) -> LiveExplanation | None:
+        """A Workload whose quota Kueue released to retry an admission check, waiting for the retry time
+        (``status.requeueState.requeueAt`` in the future); None otherwise."""
+        status = wl.get("status") or {}
+        requeue_at = ((status.get("requeueState") or {}).get("requeueAt")) or ""
+        due = parse_time(requeue_at)
+        if due is None or due <= self.now:
+            return None
+        for check in status.get("admissionChecks") or []:
+            if isinstance(check, Mapping) and int(check.get("retryCount") or 0) > 0:
+                out.verdict = "waits-for-capacity"
+                out.sentence = "waits for capacity: " + retry_sentence(
+                    check, self._retry_config(str(check.get("name"))), str(out.cluster_queue), self.now, due
+                )
+                return out
+        return None
 
     def _checks(self, out: LiveExplanation, wl: Mapping[str, Any], namespace: str) -> LiveExplanation:
         status = wl.get("status") or {}
@@ -373,6 +510,7 @@ class LiveExplainer:
             self.read.get(f"/apis/{PROVISIONING_GROUP}/v1/namespaces/{namespace}/provisioningrequests") or {}
         )
         texts: list[str] = []
+        retry = ""
         for check in pending:
             check_name = str(check.get("name"))
             prefix = f"{wl_name}-{check_name}-"
@@ -396,17 +534,20 @@ class LiveExplainer:
                 line += f"; ProvisioningRequest {pr_name}, waiting {waited}: " + (
                     ", ".join(shown) or "not provisioned yet"
                 )
-                if _true(conds, "Failed"):
-                    out.kueue_reason = str(conds["Failed"].get("message") or "")
+                for kind in ("Failed", "BookingExpired", "CapacityRevoked"):
+                    if _true(conds, kind):
+                        out.kueue_reason = str(conds[kind].get("message") or "")
+            if check.get("state") == "Retry" and not retry:
+                retry = retry_sentence(
+                    check, self._retry_config(check_name), str(out.cluster_queue), self.now
+                )
             texts.append(line)
         out.verdict = "waits-for-capacity"
-        failed = (
-            " — the last request failed, Kueue retries per the ProvisioningRequestConfig's retryStrategy"
-            if (out.kueue_reason)
-            else ""
-        )
+        if retry:
+            out.sentence = f"waits for capacity: {retry} ({'; '.join(texts)})"
+            return out
         out.sentence = (
             f"waits for capacity: ClusterQueue {out.cluster_queue} reserved its quota; nodes are being provisioned "
-            f"({'; '.join(texts)}){failed}"
+            f"({'; '.join(texts)})"
         )
         return out

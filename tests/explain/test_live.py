@@ -14,10 +14,20 @@ from typer.testing import CliRunner
 
 from batchplane.cli import app
 from batchplane.explain.live import LiveError, LiveExplainer
+from tests.explain import live_cluster as live
 from tests.preflight.olm_helpers import kubeconfig
 from tests.preflight.replay import RecordedServer
 
 NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+GPU = "nvidia.com/gpu"
+T = live.T
+#: team-a and team-b, 8 H100 GPUs each, in cohort ml: team-a can get at most 16.
+TWO_TEAMS = (
+    live.cluster_queue("team-a", [live.quota("h100", gpu=8)]),
+    live.cluster_queue("team-b", [live.quota("h100", gpu=8)]),
+    live.resource_flavor("h100"),
+    live.local_queue(),
+)
 K = "/apis/kueue.x-k8s.io/v1beta2"
 GROUP = {"method": "GET", "host": "*", "path": "/apis/kueue.x-k8s.io", "status": 200,
          "body": {"kind": "APIGroup", "name": "kueue.x-k8s.io",
@@ -90,36 +100,37 @@ def explain() -> Iterator[Any]:
         s.__exit__(None, None, None)
 
 
-def test_never_fits_quotes_kueues_maximum_capacity(explain: Any) -> None:
+def test_never_fits_is_decided_from_the_cluster_queues(explain: Any) -> None:
     message = (
         "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor h100, "
         "previously considered podsets requests (0) + current podset request (24) > maximum capacity (16)"
     )
-    got, replay = explain(GROUP, by_name(workload([cond("QuotaReserved", "False", "Pending", message)])), LQ,
-                          get(f"{K}/clusterqueues/team-a", cluster_queue()))  # fmt: skip
+    wl = live.workload("job-train-3f2a1", {GPU: "8"}, count=3,
+                       conditions=[cond("QuotaReserved", "False", "Pending", message)])  # fmt: skip
+    got, replay = explain(*live.serve(*TWO_TEAMS, wl))
     assert got.verdict == "never-fits" and got.kueue_reason == f"Pending: {message}"
     assert got.sentence.startswith(
-        "never fits: Kueue says it needs more than ClusterQueue team-a can ever get"
+        'never fits: ClusterQueue team-a can never admit it, even with every other queue idle — PodSet "main" '
+        "needs nvidia.com/gpu 24 (3 pods × 8)"
     )
-    assert [u for u in replay.unmatched if "/events" not in u] == []  # events only add detail
+    assert replay.unmatched == []
 
 
 def test_waits_for_quota_names_who_holds_it_and_who_borrows(explain: Any) -> None:
     message = "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed"
-    holder = workload([cond("QuotaReserved", "True", "QuotaReserved"), cond("Admitted", "True", "Admitted")],
-                      admission={"clusterQueue": "team-a", "podSetAssignments": [{"name": "main", "flavors": {"nvidia.com/gpu": "h100"}}]})  # fmt: skip
-    holder["metadata"]["name"] = "job-big-1"
-    team_b = cluster_queue(borrowed="8")
-    team_b["metadata"]["name"] = "team-b"
-    events = {"items": [{"type": "Normal", "reason": "Pending", "message": message,
-                         "lastTimestamp": "2026-11-27T11:59:00Z"}]}  # fmt: skip
-    got, replay = explain(
-        GROUP, by_name(workload([cond("QuotaReserved", "False", "Pending", message)])), LQ,
-        get(f"{K}/clusterqueues/team-a", cluster_queue()),
-        get("/api/v1/namespaces/team-a/events", events),
-        get(f"{K}/workloads", {"items": [holder]}),
-        get(f"{K}/clusterqueues", {"items": [cluster_queue(), team_b]}),
-    )  # fmt: skip
+    team_a = live.cluster_queue("team-a", [live.quota("h100", gpu=8)], reserved={"h100": {GPU: "8"}})
+    team_b = live.cluster_queue("team-b", [live.quota("h100", gpu=8)], reserved={"h100": {GPU: "8"}})
+    team_b["status"]["flavorsReservation"][0]["resources"][0]["borrowed"] = "8"
+    team_b["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "0"
+    holder = live.admitted(live.workload("job-big-1", {GPU: "8"}), "team-a", "h100")
+    wl = live.workload(
+        "job-train-3f2a1", {GPU: "8"}, conditions=[cond("QuotaReserved", "False", "Pending", message)]
+    )
+    events = [
+        {"type": "Normal", "reason": "Pending", "message": message, "lastTimestamp": "2026-11-27T11:59:00Z"}
+    ]
+    got, replay = explain(*live.serve(team_a, team_b, live.resource_flavor("h100"), live.local_queue(), holder, wl,
+                                      events=events))  # fmt: skip
     assert got.verdict == "waits-for-quota"
     assert got.sentence.startswith(
         "waits for quota: ClusterQueue team-a's quota is held by team-a/job-big-1; in cohort ml: team-b borrows 8 "
@@ -131,7 +142,7 @@ def test_waits_for_quota_names_who_holds_it_and_who_borrows(explain: Any) -> Non
 
 def test_a_failed_provisioning_request_waits_for_capacity_with_the_wait_time(explain: Any) -> None:
     wl = workload([cond("QuotaReserved", "True", "QuotaReserved")],
-                  admissionChecks=[{"name": "h100-dws", "state": "Retry", "message": "Retrying after failure"}])  # fmt: skip
+                  admissionChecks=[{"name": "h100-dws", "state": "Pending", "message": "", "lastTransitionTime": T}])  # fmt: skip
     pr = {"metadata": {"name": "job-train-3f2a1-h100-dws-1", "creationTimestamp": "2026-11-27T11:15:00Z"},
           "status": {"conditions": [cond("Failed", "True", "FailedToProvision", "no capacity in us-central1-a")]}}  # fmt: skip
     got, replay = explain(
@@ -143,7 +154,6 @@ def test_a_failed_provisioning_request_waits_for_capacity_with_the_wait_time(exp
         "ProvisioningRequest job-train-3f2a1-h100-dws-1, waiting 45 min: Failed (FailedToProvision: no capacity"
         in got.sentence
     )
-    assert got.sentence.endswith("Kueue retries per the ProvisioningRequestConfig's retryStrategy")
     assert got.kueue_reason == "no capacity in us-central1-a"
     assert [u for u in replay.unmatched if "/events" not in u] == []
 
@@ -213,9 +223,9 @@ def test_the_cli_reads_the_kubeconfig_context_and_prints_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     message = "couldn't assign flavors to pod set main: x > maximum capacity (16)"
-    exchanges = [GROUP, by_name(workload([cond("QuotaReserved", "False", "Pending", message)])), LQ,
-                 get(f"{K}/clusterqueues/team-a", cluster_queue())]  # fmt: skip
-    with RecordedServer(exchanges) as server:
+    wl = live.workload("job-train-3f2a1", {GPU: "8"}, count=3,
+                       conditions=[cond("QuotaReserved", "False", "Pending", message)])  # fmt: skip
+    with RecordedServer(live.serve(*TWO_TEAMS, wl)) as server:
         config = kubeconfig(tmp_path, server.url, "prod")
         monkeypatch.setenv("KUBECONFIG", str(config))
         result = CliRunner().invoke(
