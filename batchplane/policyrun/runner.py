@@ -320,24 +320,14 @@ class StartedPolicyPack:
     started pack serves one stack.
     """
 
-    def __init__(
-        self,
-        pack_dir: Path,
-        *,
-        project: str,
-        stack: str,
-        config: Mapping[str, Any] | None = None,
-        timeout: float = 60,
-        organization: str | None = None,
-    ) -> None:
+    def __init__(self, process: PolicyPackProcess, pack_version: str, run: Mapping[str, Any]) -> None:
         self.started = time.monotonic()
-        self.timeout = timeout
-        self.pack_dir = Path(pack_dir).resolve()
-        self.pack_version = load_pack_version(self.pack_dir)
-        self.project, self.stack, self.config, self.organization = project, stack, config or {}, organization
-        env = pack_environment(project=project, stack=stack, config=self.config, organization=organization)
-        self.process = PolicyPackProcess(self.pack_dir, env)
-        self.process.spawn()
+        self.process, self.pack_dir, self.pack_version = process, process.pack_dir, pack_version
+        self.project: str = run["project"]
+        self.stack: str = run["stack"]
+        self.config: Mapping[str, Any] = run["config"] or {}
+        self.organization: str | None = run["organization"]
+        self.timeout: float = run["timeout"]
 
     def __enter__(self) -> StartedPolicyPack:
         return self
@@ -438,9 +428,19 @@ def start_policy_pack(
     Raises:
         PolicyRunError: the pack is not a Python pack or cannot be started.
     """
-    return StartedPolicyPack(
-        pack_dir, project=project, stack=stack, config=config, timeout=timeout, organization=organization
-    )
+    pack_dir = Path(pack_dir).resolve()
+    pack_version = load_pack_version(pack_dir)
+    env = pack_environment(project=project, stack=stack, config=config or {}, organization=organization)
+    process = PolicyPackProcess(pack_dir, env)
+    process.spawn()
+    run = {
+        "project": project,
+        "stack": stack,
+        "config": config,
+        "organization": organization,
+        "timeout": timeout,
+    }
+    return StartedPolicyPack(process, pack_version, run)
 
 
 def run_policy_pack(
