@@ -76,6 +76,12 @@ def _framework_modules() -> str:
     return str(len(FRAMEWORKS))
 
 
+def _bring_up_stages() -> str:
+    from batchplane.components.stages import stages_markdown
+
+    return stages_markdown()
+
+
 #: Every figure a page may mark, by marker name.
 FIGURES: dict[str, Figure] = {
     f.name: f
@@ -89,6 +95,11 @@ FIGURES: dict[str, Figure] = {
             "framework-modules",
             "How many job-framework modules batchplane.frameworks registers (docs/architecture.md).",
             _framework_modules,
+        ),
+        Figure(
+            "bring-up-stages",
+            "BatchCluster's bring-up stages, a table (docs/architecture.md).",
+            _bring_up_stages,
         ),
     )
 }

@@ -1,8 +1,9 @@
 """Well-known Kubernetes and Kueue names: labels, annotations, controller names, built-in namespaces.
 
 One home for each (house style: named constants in one module, like Kueue's ``defaults.go``). This
-module imports nothing, so every layer can use it. The policy pack keeps its own copies on purpose:
-it must run without the ``batchplane`` package installed.
+module imports nothing, so every layer can use it, and the policy pack imports it too (the pack runs with the
+``batchplane`` core package installed: ``policies/requirements.txt`` installs ``-e ..``). A test holds each value here
+to one definition (tests/project/test_facts_once.py).
 """
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
@@ -26,6 +27,11 @@ MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 
 GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 """Label GKE puts on every node with its node pool's name."""
+
+DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
+"""Extended resources counted as GPUs unless ``batchplane:webhook.gpuResources`` says otherwise: the NVIDIA and AMD
+device plugins' names. The webhook's ``maxGpusPerWorkload``, the sentence generator and the policy pack's
+``kueue-gpu-quota-within-pool-capacity`` (its ``gpuResources`` default) count these."""
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 """Namespaces every cluster has; a stack never creates them."""

@@ -7,6 +7,7 @@ import importlib.machinery
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +21,9 @@ if COMPILED:
     importlib.import_module("batchplane")
 
 from batchplane.stack import layout  # noqa: E402  (after the compiled copy is first on sys.path)
+
+if TYPE_CHECKING:
+    from tests.support.crdcheck import CrdCatalog
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = (REPO_ROOT / ".." / "shared").resolve()
@@ -64,3 +68,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         origin = str(getattr(module, "__file__", ""))
         if not origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
             raise pytest.UsageError(f"BATCHPLANE_COMPILED is set but {module.__name__} is {origin}")
+
+
+@pytest.fixture(scope="session")
+def catalog() -> CrdCatalog:
+    """The CRD catalog of ``../shared/crds`` (:func:`tests.support.stacks.shared_crd_catalog`), loaded once."""
+    from tests.support.stacks import shared_crd_catalog
+
+    return shared_crd_catalog()

@@ -34,6 +34,8 @@ from batchplane.accounting.model import FieldError
 from batchplane.frameworks.appwrapper import FRAMEWORK as APPWRAPPER
 from batchplane.frameworks.appwrapper import appwrapper_inferred_pod_sets
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
+from batchplane.wellknown import PRIORITY_CLASS_LABEL
+from batchplane.wellknown import QUEUE_NAME_LABEL as QUEUE_LABEL
 
 #: The two API versions of MCAD's AppWrapper.
 MCAD_API_VERSIONS = ("mcad.ibm.com/v1beta1", "workload.codeflare.dev/v1beta1")
@@ -41,8 +43,6 @@ MCAD_API_VERSIONS = ("mcad.ibm.com/v1beta1", "workload.codeflare.dev/v1beta1")
 MCAD_KIND = "AppWrapper"
 #: The AppWrapper that Kueue queues (project-codeflare/appwrapper v1.2.1): the job-framework registry's.
 APPWRAPPER_API_VERSION = APPWRAPPER.api_version
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 MAX_EXEC_TIME_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
 #: The resources MCAD's ``clusterstateapi.Resource`` tracks (``NewResource``): the rest it ignores.
 MCAD_RESOURCES = ("cpu", "memory", "nvidia.com/gpu")

@@ -47,7 +47,7 @@ from batchplane.errors import ConfigLoadError, ConfigValidationError
 from batchplane.lookups import NOT_CHECKED_PREFIX
 
 if TYPE_CHECKING:
-    from batchplane.policyrun import PolicyReport, Violation
+    from batchplane.policyrun import PolicyReport, StartedPolicyPack, Violation
 
 POLICY_PACK_DIR = "policies"
 """The pack's directory inside the project (``pulumi preview --policy-pack policies``)."""
@@ -189,15 +189,20 @@ def check(
     except PolicyConfigError as exc:
         raise _fail(str(exc)) from None
 
-    resources = _run_program(root, name, raw)
     encoded, _ = encode_config(project.name, {**project.config_defaults, **raw})
-    with tempfile.TemporaryDirectory(prefix="batchplane-check-") as scratch:
+    with (
+        tempfile.TemporaryDirectory(prefix="batchplane-check-") as scratch,
+        _start_pack(
+            root / POLICY_PACK_DIR, project.name, name, encoded
+        ) as pack,  # boots while the program runs
+    ):
+        resources = _run_program(root, name, raw)
         if base is not None:
             baseline = write_baseline(root, name, path, base, Path(scratch))
             if baseline is not None:
                 given = with_baseline(given, baseline)
         try:
-            report = _run_pack(root / POLICY_PACK_DIR, resources, project.name, name, encoded, given)
+            report = pack.analyze(resources, policy_config=given)
         except PolicyRunError as exc:  # PolicyConfigError included
             raise _fail(str(exc)) from None
 
@@ -282,19 +287,13 @@ def _run_program(root: Path, stack: str, raw: Mapping[str, Any]) -> list[Any]:
     return list(run.resources)
 
 
-def _run_pack(
-    pack_dir: Path,
-    resources: list[Any],
-    project: str,
-    stack: str,
-    config: Mapping[str, str],
-    policy_config: Mapping[str, Any] | None,
-) -> PolicyReport:
-    from batchplane.policyrun import run_policy_pack
+def _start_pack(pack_dir: Path, project: str, stack: str, config: Mapping[str, str]) -> StartedPolicyPack:
+    from batchplane.policyrun import PolicyRunError, start_policy_pack
 
-    return run_policy_pack(
-        pack_dir, resources, project=project, stack=stack, config=config, policy_config=policy_config
-    )
+    try:
+        return start_policy_pack(pack_dir, project=project, stack=stack, config=config)
+    except PolicyRunError as exc:
+        raise _fail(str(exc)) from None
 
 
 __all__ = [

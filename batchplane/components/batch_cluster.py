@@ -1,37 +1,11 @@
-"""BatchCluster: one cluster of a stack, brought up in order — cluster → provider → operators → Kueue → webhook.
+"""BatchCluster: one cluster of a stack, brought up in the stages of
+:data:`batchplane.components.stages.BRING_UP_STAGES`, in that order (docs/architecture.md prints them).
 
 The component a Pulumi program instantiates once per cluster (``__main__.py``: one for the stack's cluster,
-the MultiKueue manager when there are workers, and one per declared MultiKueue worker). Given a validated :class:`~batchplane.stack.Stack`, it declares:
-
-1. **the cluster** — on GKE a :class:`~batchplane.targets.gke.cluster.GkeCluster` (``<name>-gke``: cluster,
-   system and GPU pools, and for private nodes the Cloud Router, NAT and webhook firewall rule); other
-   targets are existing clusters;
-2. **the Kubernetes provider** of that cluster (``<name>-k8s``): on GKE from the generated kubeconfig, after
-   the system pool exists; otherwise from the target's kubeconfig context, upserting existing objects on
-   OpenShift (OLM and OpenShift AI pre-create namespaces and the ``Kueue`` CR). It is built here, not passed
-   in, because the cluster it reaches is declared here; pass ``connection`` (a
-   :class:`~batchplane.targets.deploy.ClusterConnection`: the provider *and* the kubeconfig and context it was
-   built from) for an existing cluster that the caller already reaches — every readiness gate then polls that
-   cluster;
-3. **the operators** and the Kueue readiness gate: :class:`~batchplane.operators.helm_installs.Operators`
-   (``<name>-operators``; Helm installs on kind / existing / GKE) or, on OpenShift,
-   :class:`~batchplane.targets.openshift.operators.OpenShiftOperators` (``<name>-olm``) and the GPU
-   MachineSets :class:`~batchplane.targets.openshift.gpu_capacity.OpenShiftGpuCapacity` (``<name>-gpu``);
-4. **MultiKueue**: on a manager, one Secret per declared worker's kubeconfig (``<name>-multikueue-<worker>``, in
-   Kueue's namespace, after the gate); on a declared worker, the manager's access
-   (:class:`~batchplane.components.multikueue.MultiKueueWorkerAccess`, ``<name>-multikueue-access``);
-5. **the Kueue objects** and tenant namespaces, :class:`~batchplane.components.kueue_queues.KueueQueues`
-   (``<name>-kueue``), after the gate and the MultiKueue Secrets;
-6. **the quota webhook**, :class:`~batchplane.components.quota_webhook.component.QuotaWebhook` (``<name>-quota-webhook``),
-   after the gate (cert-manager precedes it), with the image the stack builds (``webhook.build``, which the loader
-   sets to the platform's registry unless ``webhook.image`` names a published image;
-   :class:`~batchplane.components.webhook_image.WebhookImage`, ``<name>-webhook-image``, with the registry the
-   platform supplies);
-7. **the scrape objects and alert rules**, :class:`~batchplane.components.observability.Observability`
-   (``<name>-observability``);
-8. **the dashboards**, :class:`~batchplane.components.dashboards.Dashboards` (``<name>-dashboards``), as
-   ``observability.dashboards`` and the platform say (sidecar ConfigMaps, GrafanaDashboard CRs, Cloud Monitoring),
-   after them.
+the MultiKueue manager when there are workers, and one per declared MultiKueue worker), given a validated
+:class:`~batchplane.stack.Stack`. Pass ``connection`` (a :class:`~batchplane.targets.deploy.ClusterConnection`: the
+provider *and* the kubeconfig and context it was built from) for an existing cluster the caller already reaches —
+every readiness gate then polls that cluster.
 
 Each stage is a private method. The cluster, its provider, the operator install path and the image registry come
 from the target's platform (:class:`~batchplane.targets.deploy.PlatformDeploy`, looked up by the target's ``kind``

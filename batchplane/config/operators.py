@@ -223,7 +223,7 @@ class AppWrapperInstall(ConfigModel):
 
 
 class OperatorsConfig(ConfigModel):
-    """``batchplane:operators``: what stage 2 of the program installs, in the order
+    """``batchplane:operators``: what the program's operators stage installs, in the order
     cert-manager → job-operator CRDs and operators → Kueue → Kueue webhook gate → AppWrapper."""
 
     cert_manager: CertManagerInstall = CertManagerInstall()

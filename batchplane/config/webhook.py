@@ -18,6 +18,7 @@ from pydantic import AfterValidator, Field, model_validator
 from batchplane._version import __version__
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, NonNegativeQuantity, QualifiedName
 from batchplane.errors import ConfigIssue
+from batchplane.wellknown import DEFAULT_GPU_RESOURCES
 
 IMAGE_NAME = "quota-webhook"
 """The image's name in every registry the stack pushes to (and in the local Docker engine on kind)."""
@@ -34,7 +35,6 @@ DEFAULT_NAMESPACE = "batchplane-system"
 DEFAULT_PORT = 8443
 DEFAULT_REPLICAS = 2
 DEFAULT_TIMEOUT_SECONDS = 3
-DEFAULT_GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 
 #: Namespaces the webhook never acts on: Kubernetes' own and the operators' (cert-manager, Kueue,
 #: KubeRay, Kubeflow, OpenShift). A webhook with ``failurePolicy: Fail`` on these can deadlock the

@@ -222,10 +222,6 @@ class StackSummary:
         ]
         return sum(priced, Decimal(0)) if priced else None
 
-    def team_gpus(self, team: str) -> Decimal:
-        """GPUs a team can claim over every pool."""
-        return sum((c.gpus for c in self.team_costs.values() if c.team == team), Decimal(0))
-
 
 def _amount(text: str | None, resource: str) -> Decimal | None:
     if text is None:

@@ -31,9 +31,8 @@ from batchplane.quantity import format_quantity
 from batchplane.webhook.capacity import Shortfall
 from batchplane.webhook.flavors import Flavor, flavor_mismatch
 from batchplane.webhook.queues import PODS, Demand, QueueModel
+from batchplane.wellknown import DEFAULT_GPU_RESOURCES
 
-DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
-"""The webhook's default ``gpuResources`` (``batchplane:webhook.gpuResources``)."""
 SUBMITTING_JOBS_DOC = "docs/submitting-jobs.md"
 """The guide every denial message links to (Batchplane's repository)."""
 

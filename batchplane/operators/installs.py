@@ -28,6 +28,7 @@ from batchplane.config.operators import (
     OperatorsConfig,
     kueue_frameworks,
 )
+from batchplane.wellknown import NAMESPACE_NAME_LABEL
 from batchplane.yamlfile import deep_merge
 
 CERT_MANAGER_CHART = "oci://quay.io/jetstack/charts/cert-manager"
@@ -208,7 +209,7 @@ def kueue_configuration_document(
         doc["managedJobsNamespaceSelector"] = {
             "matchExpressions": [
                 {
-                    "key": "kubernetes.io/metadata.name",
+                    "key": NAMESPACE_NAME_LABEL,
                     "operator": "In",
                     "values": sorted(set(tenant_namespaces)),
                 }

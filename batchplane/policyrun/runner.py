@@ -311,6 +311,138 @@ class PolicyPackProcess:
         self.stop()
 
 
+class StartedPolicyPack:
+    """A policy pack started for one stack and booting (importing Pulumi, gRPC and its rules: most of a run's time)
+    while the caller does other work — ``batchplane check`` runs the program meanwhile; :meth:`analyze` then sends
+    the resources. Made by :func:`start_policy_pack`; use as a context manager (leaving it stops the pack).
+
+    The pack reads the stack's name and config from its environment when it starts (as under the Pulumi CLI), so one
+    started pack serves one stack.
+    """
+
+    def __init__(self, process: PolicyPackProcess, pack_version: str, run: Mapping[str, Any]) -> None:
+        self.started = time.monotonic()
+        self.process, self.pack_dir, self.pack_version = process, process.pack_dir, pack_version
+        self.project: str = run["project"]
+        self.stack: str = run["stack"]
+        self.config: Mapping[str, Any] = run["config"] or {}
+        self.organization: str | None = run["organization"]
+        self.timeout: float = run["timeout"]
+
+    def __enter__(self) -> StartedPolicyPack:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.process.stop()
+
+    def analyze(
+        self, resources: Sequence[ResourceLike], *, policy_config: Mapping[str, Any] | None = None
+    ) -> PolicyReport:
+        """Wait for the pack's port, configure it, analyze ``resources``, stop it; arguments and errors as for
+        :func:`run_policy_pack`. The ``timeout`` counts from this call: the caller's work while the pack booted
+        (a program run over thousands of resources) is not the pack's."""
+        given = parse_policy_config(policy_config) if policy_config is not None else None
+        items = [(r, wire_properties(r)) for r in resources]
+        by_urn = {r.urn: r for r in resources}
+        project, stack, organization, process = self.project, self.stack, self.organization, self.process
+        timings: dict[str, float] = {}
+        deadline = time.monotonic() + self.timeout
+        with process:
+            # Import gRPC and the protos (~0.25 s) while the pack boots.
+            from batchplane.policyrun.analyzer import AnalyzerClient, to_violation
+
+            port = process.wait_port(deadline)
+            timings["start"] = time.monotonic() - self.started
+            client = AnalyzerClient(f"127.0.0.1:{port}", deadline, process.label, process.stderr_tail)
+            try:
+                mark = time.monotonic()
+                client.handshake(ENGINE_ADDRESS, str(self.pack_dir))
+                client.configure_stack(
+                    project=project,
+                    stack=stack,
+                    organization=organization or "",
+                    config=stack_config_strings(project, self.config),
+                )
+                info, policies, initial = client.analyzer_info()
+                version = self.pack_version or info.version
+                if not info.supportsConfig:
+                    if policy_config:
+                        raise PolicyRunError(f"{process.label} ({info.name}) does not support config")
+                else:
+                    try:
+                        reconciled = reconcile_policy_config(policies, given, initial=initial)
+                    except PolicyConfigError as err:
+                        raise PolicyConfigError(err.issues, pack=f"{info.name} {version}") from None
+                    client.configure(reconciled)
+                    policies = [
+                        p.__class__(
+                            name=p.name,
+                            description=p.description,
+                            enforcement_level=reconciled[p.name].enforcement_level or p.enforcement_level,
+                            policy_type=p.policy_type,
+                            display_name=p.display_name,
+                            config_schema=p.config_schema,
+                            config=dict(reconciled[p.name].properties or {}),
+                        )
+                        for p in policies
+                    ]
+                timings["configure"] = time.monotonic() - mark
+
+                violations: list[Violation] = []
+                mark = time.monotonic()
+                for resource, properties in items:
+                    for diagnostic in client.analyze(resource, properties, by_urn):
+                        violations.append(to_violation(diagnostic, by_urn, default_urn=resource.urn))
+                timings["analyze"] = time.monotonic() - mark
+
+                mark = time.monotonic()
+                for diagnostic in client.analyze_stack(items, by_urn):
+                    violations.append(to_violation(diagnostic, by_urn))
+                timings["analyze_stack"] = time.monotonic() - mark
+            finally:
+                client.close()
+        timings["total"] = time.monotonic() - self.started
+        return PolicyReport(
+            policies=policies,
+            violations=violations,
+            pack=info.name,
+            pack_version=version,
+            logs=process.logs,
+            timings=timings,
+        )
+
+
+def start_policy_pack(
+    pack_dir: Path,
+    *,
+    project: str,
+    stack: str,
+    config: Mapping[str, Any] | None = None,
+    timeout: float = 60,
+    organization: str | None = None,
+) -> StartedPolicyPack:
+    """Start a Python policy pack for one stack and return at once; arguments as for :func:`run_policy_pack`.
+
+    Raises:
+        PolicyRunError: the pack is not a Python pack or cannot be started.
+    """
+    pack_dir = Path(pack_dir).resolve()
+    pack_version = load_pack_version(pack_dir)
+    env = pack_environment(project=project, stack=stack, config=config or {}, organization=organization)
+    process = PolicyPackProcess(pack_dir, env)
+    process.spawn()
+    run = {
+        "project": project,
+        "stack": stack,
+        "config": config,
+        "organization": organization,
+        "timeout": timeout,
+    }
+    return StartedPolicyPack(process, pack_version, run)
+
+
 def run_policy_pack(
     pack_dir: Path,
     resources: Sequence[ResourceLike],
@@ -349,78 +481,11 @@ def run_policy_pack(
             call fails (e.g. a policy raised) or the run exceeds ``timeout``; a resource input has
             no wire form. The pack process is always stopped before this returns or raises.
     """
-    started = time.monotonic()
-    deadline = started + timeout
-    pack_dir = Path(pack_dir).resolve()
-    pack_version = load_pack_version(pack_dir)
-    given = parse_policy_config(policy_config) if policy_config is not None else None
-    items = [(r, wire_properties(r)) for r in resources]
-    by_urn = {r.urn: r for r in resources}
-    env = pack_environment(project=project, stack=stack, config=config or {}, organization=organization)
-    timings: dict[str, float] = {}
-
-    with PolicyPackProcess(pack_dir, env) as process:
-        mark = time.monotonic()
-        process.spawn()
-        # Import gRPC and the protos (~0.25 s) while the pack boots.
-        from batchplane.policyrun.analyzer import AnalyzerClient, to_violation
-
-        port = process.wait_port(deadline)
-        timings["start"] = time.monotonic() - mark
-        client = AnalyzerClient(f"127.0.0.1:{port}", deadline, process.label, process.stderr_tail)
-        try:
-            mark = time.monotonic()
-            client.handshake(ENGINE_ADDRESS, str(pack_dir))
-            client.configure_stack(
-                project=project,
-                stack=stack,
-                organization=organization or "",
-                config=stack_config_strings(project, config or {}),
-            )
-            info, policies, initial = client.analyzer_info()
-            version = pack_version or info.version
-            if not info.supportsConfig:
-                if policy_config:
-                    raise PolicyRunError(f"{process.label} ({info.name}) does not support config")
-            else:
-                try:
-                    reconciled = reconcile_policy_config(policies, given, initial=initial)
-                except PolicyConfigError as err:
-                    raise PolicyConfigError(err.issues, pack=f"{info.name} {version}") from None
-                client.configure(reconciled)
-                policies = [
-                    p.__class__(
-                        name=p.name,
-                        description=p.description,
-                        enforcement_level=reconciled[p.name].enforcement_level or p.enforcement_level,
-                        policy_type=p.policy_type,
-                        display_name=p.display_name,
-                        config_schema=p.config_schema,
-                        config=dict(reconciled[p.name].properties or {}),
-                    )
-                    for p in policies
-                ]
-            timings["configure"] = time.monotonic() - mark
-
-            violations: list[Violation] = []
-            mark = time.monotonic()
-            for resource, properties in items:
-                for diagnostic in client.analyze(resource, properties, by_urn):
-                    violations.append(to_violation(diagnostic, by_urn, default_urn=resource.urn))
-            timings["analyze"] = time.monotonic() - mark
-
-            mark = time.monotonic()
-            for diagnostic in client.analyze_stack(items, by_urn):
-                violations.append(to_violation(diagnostic, by_urn))
-            timings["analyze_stack"] = time.monotonic() - mark
-        finally:
-            client.close()
-    timings["total"] = time.monotonic() - started
-    return PolicyReport(
-        policies=policies,
-        violations=violations,
-        pack=info.name,
-        pack_version=version,
-        logs=process.logs,
-        timings=timings,
-    )
+    if policy_config is not None:
+        parse_policy_config(policy_config)  # a config that does not parse starts no process
+    for r in resources:
+        wire_properties(r)  # nor does a resource input without a wire form
+    with start_policy_pack(
+        pack_dir, project=project, stack=stack, config=config, timeout=timeout, organization=organization
+    ) as pack:
+        return pack.analyze(resources, policy_config=policy_config)

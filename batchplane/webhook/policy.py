@@ -32,6 +32,7 @@ from batchplane.config.base import ConfigModel
 from batchplane.config.kueue import Taint, Toleration
 from batchplane.config.webhook import WorkloadLimits
 from batchplane.webhook.errors import PolicyError
+from batchplane.wellknown import DEFAULT_GPU_RESOURCES
 
 POLICY_API_VERSION: Literal["batchplane.dev/v1"] = "batchplane.dev/v1"
 POLICY_KIND: Literal["QuotaPolicy"] = "QuotaPolicy"
@@ -233,7 +234,7 @@ class WebhookSettings(PolicyModel):
     """Answer to a review the webhook fails on."""
     default_queue_label: bool = True
     """Whether ``/mutate`` adds the default queue label."""
-    gpu_resources: list[str] = ["nvidia.com/gpu", "amd.com/gpu"]
+    gpu_resources: list[str] = list(DEFAULT_GPU_RESOURCES)
     """Resources counted by ``maxGpusPerWorkload``."""
     refuse_undeclared_queues: bool = False
     """Whether ``/validate`` refuses an unlabeled workload in a tenant namespace without a declared LocalQueue named

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from batchplane.accounting.model import INT64_MAX, WorkloadRequests, from_stored, to_stored
@@ -387,9 +386,3 @@ def demands(workload: WorkloadRequests, queue: QueueModel) -> list[Demand]:
 def show(resource: str, stored: int) -> str:
     """A stored amount as a Kubernetes quantity (``4``, ``500m``, ``8Gi``)."""
     return format_quantity(from_stored(resource, stored), resource)
-
-
-def total_of(workload: WorkloadRequests, resources: Sequence[str]) -> Decimal:
-    """Sum of ``workload.total`` over ``resources`` (e.g. every GPU resource)."""
-    total = workload.total
-    return sum((total.get(r, Decimal(0)) for r in resources), Decimal(0))

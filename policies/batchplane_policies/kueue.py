@@ -26,6 +26,8 @@ from pulumi_policy import (
 
 from batchplane.backed_pools import PoolQuota, QuotaShare, quota_shares
 from batchplane.targets.gke.rules import node_pool_max_nodes
+from batchplane.wellknown import DEFAULT_GPU_RESOURCES, PROVISIONING_CONTROLLER
+from batchplane.wellknown import GKE_NODEPOOL_LABEL as NODE_POOL_LABEL
 from batchplane_policies._support import (
     ReportViolation,
     ResourceView,
@@ -49,21 +51,12 @@ from batchplane_policies._support import (
 )
 from batchplane_policies.gke import NODE_POOL, gpus_per_node
 
-NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
-"""The node label GKE puts on every node of a pool (value: the pool name); flavors select pools by it."""
-
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-"""``AdmissionCheck.spec.controllerName`` of Kueue's ProvisioningRequest admission check."""
-
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 """The ProvisioningRequest class of GKE's queued provisioning (one PodSet per request)."""
 
 DEFAULT_INFINITE_QUOTAS = {"cpu": "10000", "memory": "10000Gi", "*": "10000"}
 """The "infinite" quotas of Google's DWS samples (cpu 10000, memory 10000Gi, GPUs 10000;
 ai-on-gke ``dws-queues.yaml``): a nominalQuota at or above these is treated as unlimited."""
-
-DEFAULT_GPU_RESOURCES = ("nvidia.com/gpu",)
-"""Resources counted as GPUs when comparing quota with node-pool capacity."""
 
 
 # --- kueue-finite-quotas ---------------------------------------------------------------------------

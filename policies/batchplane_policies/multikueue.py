@@ -17,6 +17,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, StackValidationArgs, StackValidationPolicy
 
 from batchplane.frameworks import FRAMEWORKS
+from batchplane.wellknown import MULTIKUEUE_CONTROLLER
 from batchplane_policies._support import (
     BATCH_CLUSTER,
     ReportViolation,
@@ -33,7 +34,6 @@ from batchplane_policies._support import (
 )
 from batchplane_policies.installs import _helm_charts, kueue_frameworks
 
-MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 DISPATCHED = tuple(f.name for f in FRAMEWORKS if f.multikueue)
 """Kueue integrations MultiKueue dispatches (its MultiKueue adapters); the others never leave the manager."""
 

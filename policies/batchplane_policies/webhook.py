@@ -24,6 +24,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from batchplane.wellknown import NAMESPACE_NAME_LABEL as NAME_LABEL
 from batchplane_policies._support import (
     PRODUCTION_ENVIRONMENTS,
     ReportViolation,
@@ -45,9 +46,6 @@ from batchplane_policies._support import (
 DEFAULT_SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "cert-manager", "kueue-system")
 """Namespaces a fail-closed webhook must never reach (besides its own namespace): the control
 plane's and those of the operators the webhook's TLS and Kueue depend on."""
-
-NAME_LABEL = "kubernetes.io/metadata.name"
-"""The label the API server puts on every namespace (value: its name)."""
 
 INJECT_ANNOTATIONS = ("cert-manager.io/inject-ca-from", "cert-manager.io/inject-ca-from-secret")
 SERVICE = "kubernetes:core/v1:Service"

@@ -30,11 +30,6 @@ def load(path: Path) -> dict[str, Any]:
     return document
 
 
-@pytest.fixture(scope="module")
-def catalog() -> CrdCatalog:
-    return CrdCatalog.load(SHARED / "crds")
-
-
 @pytest.mark.parametrize(
     "path", [GLUE, GLUE_BLOG], ids=["workload-codeflare-dev-v1beta1", "mcad-ibm-com-v1beta1"]
 )

@@ -7,22 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.support import fastyaml
-from tests.support.crdcheck import CrdCatalog
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-CRDS = SHARED / "crds"
 SAMPLES = SHARED / "samples"
 KUEUE = "kueue.x-k8s.io/v1beta2"
-
-
-@pytest.fixture(scope="session")
-def catalog() -> CrdCatalog:
-    """Every CRD under shared/crds (Kueue, KubeRay, Training Operator, AppWrapper, cert-manager, the OpenShift
-    operators, Managed Prometheus, the Prometheus Operator and the Grafana Operator: SOURCES.md there)."""
-    return CrdCatalog.load(CRDS)
 
 
 def sample_objects(folder: str) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -12,21 +11,16 @@ import yaml
 
 from batchplane.config.rules import Located
 from batchplane.pricing import PriceRow, PriceTable
-from batchplane.stack import Stack, load_stack_file
+from batchplane.stack import Stack
 from batchplane.yamlfile import read_yaml_file
 from tests.conftest import template_path
+from tests.support.stacks import template as template  # the shared loader, re-exported for this folder
 
 SNAKE = {
     "nominalQuota": "nominal_quota",
     "borrowingLimit": "borrowing_limit",
     "lendingLimit": "lending_limit",
 }
-
-
-@functools.cache
-def template(name: str) -> Stack:
-    """A template stack, loaded once per session (Stack and its models are immutable)."""
-    return load_stack_file(template_path(name))
 
 
 def quota_slots(stack: Stack) -> list[tuple[int, int, int, int]]:

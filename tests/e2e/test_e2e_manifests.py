@@ -19,7 +19,7 @@ from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.quantity import parse_quantity
 from batchplane.stack import load_stack_file
 from batchplane.webhook.decisions import Decider
-from tests.conftest import SHARED, template_path
+from tests.conftest import template_path
 from tests.e2e.conftest import KIND_CONFIG, MANIFESTS, NEVER_FITS, SMALL_JOBS, missing_tools
 from tests.support.crdcheck import CrdCatalog
 
@@ -35,11 +35,6 @@ def manifest(name: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def decider() -> Decider:
     return Decider(render_policy(load_stack_file(template_path("kind"))))
-
-
-@pytest.fixture(scope="module")
-def catalog() -> CrdCatalog:
-    return CrdCatalog.load(SHARED / "crds")
 
 
 @pytest.mark.parametrize("name", ALL, ids=ALL)

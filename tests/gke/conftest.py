@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.config.factories import apply_changes
+from tests.support.stacks import one_pool_kueue
 
 """A change value that removes the key."""
 
@@ -28,38 +29,9 @@ def gke_config() -> dict[str, Any]:
                 }
             ],
         },
-        "batchplane:kueue": {
-            "resourceFlavors": [{"name": "default-flavor"}],
-            "clusterQueues": [
-                {
-                    "name": "cq",
-                    "resourceGroups": [
-                        {
-                            "coveredResources": ["cpu", "memory", "nvidia.com/gpu"],
-                            "flavors": [
-                                {
-                                    "name": "default-flavor",
-                                    "resources": [
-                                        {"name": "cpu", "nominalQuota": 2},
-                                        {"name": "memory", "nominalQuota": "8Gi"},
-                                        {"name": "nvidia.com/gpu", "nominalQuota": 0},
-                                    ],
-                                },
-                                {
-                                    "name": "l4",
-                                    "resources": [
-                                        {"name": "cpu", "nominalQuota": 16},
-                                        {"name": "memory", "nominalQuota": "64Gi"},
-                                        {"name": "nvidia.com/gpu", "nominalQuota": 4},
-                                    ],
-                                },
-                            ],
-                        }
-                    ],
-                }
-            ],
-            "localQueues": [{"name": "lq", "namespace": "team-a", "clusterQueue": "cq"}],
-        },
+        "batchplane:kueue": one_pool_kueue(
+            "l4", cpu=2, memory="8Gi", gpus=4, pool_cpu=16, pool_memory="64Gi"
+        ),
     }
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from functools import cache
 
 import pytest
 
@@ -22,9 +21,10 @@ from batchplane.observability.dashboards import (
     grafana_dashboard,
     resolve_delivery,
 )
-from batchplane.stack import Stack, load_stack, load_stack_file, read_stack_file
-from tests.conftest import SHARED, TEMPLATE_NAMES, TEMPLATES_DIR
+from batchplane.stack import load_stack, read_stack_file
+from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
 from tests.support.crdcheck import CrdCatalog
+from tests.support.stacks import template
 
 with warnings.catch_warnings():
     # google-api-core warns (FutureWarning) that it will drop Python 3.11 after its end of life.
@@ -34,16 +34,6 @@ with warnings.catch_warnings():
 #: ConfigMap data keys (``IsConfigMapKey``, k8s.io/apimachinery pkg/util/validation).
 CONFIGMAP_KEY = re.compile(r"^[-._a-zA-Z0-9]{1,253}$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-@cache
-def template(name: str) -> Stack:
-    return load_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml", name)
-
-
-@pytest.fixture(scope="module")
-def catalog() -> CrdCatalog:
-    return CrdCatalog.load(SHARED / "crds")
 
 
 @pytest.mark.parametrize(

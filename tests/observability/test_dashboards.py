@@ -8,7 +8,6 @@ import json
 import re
 import warnings
 from decimal import Decimal
-from functools import cache
 from typing import Any
 
 import promql_parser
@@ -28,10 +27,11 @@ from batchplane.observability.dashboards import (
     dashboard_uid,
     grafana_dashboard,
 )
-from batchplane.stack import Stack, load_stack, load_stack_file
+from batchplane.stack import load_stack
 from tests.config.strategies import stack_configs
-from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
+from tests.conftest import TEMPLATE_NAMES
 from tests.support.promql import grafana_to_promql, promql_problems
+from tests.support.stacks import template
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"grafana_foundation_sdk\.")
@@ -42,11 +42,6 @@ with warnings.catch_warnings():
 register_default_plugins()  # the SDK decodes panels and queries by their plugin type
 
 UID = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-@cache
-def template(name: str) -> Stack:
-    return load_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml", name)
 
 
 def variables_of(model: dict[str, Any]) -> dict[str, str]:

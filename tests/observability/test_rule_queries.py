@@ -3,19 +3,12 @@ check the dashboards pass (tests/support/promql.py), with the recording rules' o
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
 from batchplane.observability.alerts import alert_inputs, rule_groups
-from batchplane.stack import Stack, load_stack_file
-from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
+from tests.conftest import TEMPLATE_NAMES
 from tests.support.promql import Catalog, promql_problems, result_labels
-
-
-@cache
-def template(name: str) -> Stack:
-    return load_stack_file(TEMPLATES_DIR / f"Pulumi.{name}.yaml", name)
+from tests.support.stacks import template
 
 
 @pytest.mark.parametrize("name", TEMPLATE_NAMES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.config.factories import apply_changes
+from tests.support.stacks import one_pool_kueue
 
 """A change value that removes the key."""
 
@@ -39,38 +40,9 @@ def ocp_config() -> dict[str, Any]:
             ],
             "clusterAutoscaler": {"baseline": {"nodes": 6, "cores": 48, "memoryGiB": 192}},
         },
-        "batchplane:kueue": {
-            "resourceFlavors": [{"name": "default-flavor"}],
-            "clusterQueues": [
-                {
-                    "name": "cq",
-                    "resourceGroups": [
-                        {
-                            "coveredResources": ["cpu", "memory", "nvidia.com/gpu"],
-                            "flavors": [
-                                {
-                                    "name": "default-flavor",
-                                    "resources": [
-                                        {"name": "cpu", "nominalQuota": 4},
-                                        {"name": "memory", "nominalQuota": "16Gi"},
-                                        {"name": "nvidia.com/gpu", "nominalQuota": 0},
-                                    ],
-                                },
-                                {
-                                    "name": "a10g",
-                                    "resources": [
-                                        {"name": "cpu", "nominalQuota": 28},
-                                        {"name": "memory", "nominalQuota": "112Gi"},
-                                        {"name": "nvidia.com/gpu", "nominalQuota": 4},
-                                    ],
-                                },
-                            ],
-                        }
-                    ],
-                }
-            ],
-            "localQueues": [{"name": "lq", "namespace": "team-a", "clusterQueue": "cq"}],
-        },
+        "batchplane:kueue": one_pool_kueue(
+            "a10g", cpu=4, memory="16Gi", gpus=4, pool_cpu=28, pool_memory="112Gi"
+        ),
     }
 
 

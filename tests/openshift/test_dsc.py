@@ -26,6 +26,7 @@ from tests.conftest import SHARED
 from tests.operators.conftest import openshift_target, with_operators
 from tests.support import fastyaml
 from tests.support.crdcheck import CrdCatalog
+from tests.support.stacks import shared_crd_catalog
 
 CRDS = SHARED / "crds"
 #: (CRD file, served version) of every DataScienceCluster schema in shared/crds.
@@ -46,11 +47,6 @@ def components_schema(folder: str, version: str) -> dict[str, Any]:
         "components"
     ]
     return schema
-
-
-@pytest.fixture(scope="module")
-def catalog() -> CrdCatalog:
-    return CrdCatalog.load(CRDS)
 
 
 def field_of(dsc_name: str) -> str:
@@ -166,7 +162,7 @@ def test_any_combination_of_component_states_renders_a_dsc_the_crd_accepts(
         assert dsc["spec"]["components"][dsc_name]["managementState"] == state["managementState"]
 
 
-CATALOG = CrdCatalog.load(CRDS)
+CATALOG = shared_crd_catalog()
 
 
 def field_of_alias(alias: str) -> str:

@@ -91,3 +91,14 @@ def test_program_and_pack_refuse_the_same_over_capacity_pool_with_the_same_numbe
         pool='GKE node pool "l4" (batchplane:target.gpuPools[0])', key=keys[0], **numbers
     )
     assert pack == SHARED.format(pool='GKE node pool "l4"', key=keys[1], **numbers)
+
+
+def test_the_pack_counts_the_same_gpu_resources_as_the_webhook_by_default() -> None:
+    """One definition (:data:`batchplane.wellknown.DEFAULT_GPU_RESOURCES`): the pack once counted only nvidia.com/gpu."""
+    from batchplane.config.webhook import WebhookConfig
+    from batchplane.webhook.policy import WebhookSettings
+
+    schema = k.kueue_gpu_quota_within_capacity.config_schema
+    assert schema is not None
+    pack_default = schema.properties["gpuResources"]["default"]
+    assert pack_default == list(WebhookConfig().gpu_resources) == WebhookSettings().gpu_resources

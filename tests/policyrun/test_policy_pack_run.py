@@ -362,3 +362,25 @@ def test_importing_policyrun_does_not_import_pulumi_or_grpc() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
     assert out.strip() == "[]"
+
+
+def test_a_started_pack_boots_while_the_caller_works_and_then_analyzes_the_resources(
+    fixture_pack: Path, stack: StackBuilder
+) -> None:
+    """Issue #40: ``batchplane check`` spawns the pack before it runs the program; the pack's start (its imports,
+    most of a check's time) overlaps the caller's work instead of following it."""
+    from batchplane.policyrun import start_policy_pack
+
+    provider = stack.provider()
+    bad = stack.configmap("bad-cm", data={"bad": "x"}, provider=provider)
+    began = time.monotonic()
+    with start_policy_pack(
+        fixture_pack, project=stack.project, stack=stack.stack, config={"fixture:env": "test"}
+    ) as pack:
+        assert pack.process.pid is not None  # spawned before any resource is known
+        returned = time.monotonic() - began
+        time.sleep(1.0)  # the caller's work (the program run)
+        report = pack.analyze([provider, bad])
+    assert returned < 1.0, returned  # start_policy_pack does not wait for the pack's port
+    assert report.timings["start"] >= 1.0  # the start counts from the spawn, across the caller's work
+    assert [v.resource_name for v in by_policy(report, "no-bad-configmap-key")] == ["bad-cm"]

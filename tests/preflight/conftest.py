@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from batchplane.offline import read_stack_file
-from batchplane.stack import Stack, load_stack, load_stack_file
+from batchplane.stack import Stack, load_stack
 from tests.conftest import template_path
+from tests.support.stacks import template as template  # the shared loader, re-exported for this folder
 
 PROJECT = "bp-demo-123456"
 """The project every GCP recording answers for."""
@@ -40,11 +41,6 @@ def gke_stack(pools: list[dict[str, Any]], **target: Any) -> Stack:
     if "gpuPools" not in target:
         config["batchplane:target"]["gpuPools"] = pools
     return load_stack(config, "test")
-
-
-def template(name: str) -> Stack:
-    """A stack template from ``templates/``."""
-    return load_stack_file(template_path(name), name)
 
 
 def template_with(name: str, **webhook: Any) -> Stack:

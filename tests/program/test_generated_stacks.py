@@ -8,7 +8,6 @@ The program runs under the Pulumi SDK's mock engine, as ``batchplane preview``/`
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import pytest
@@ -20,16 +19,11 @@ from batchplane.offline.render import render_resources
 from batchplane.stack import load_stack
 from batchplane.stack.files import replace_secure
 from tests.config.strategies import plausible_config, stack_configs
-from tests.conftest import REPO_ROOT, SHARED
-from tests.support.crdcheck import CrdCatalog
+from tests.conftest import REPO_ROOT
+from tests.support.stacks import shared_crd_catalog as catalog
 
 #: Generated configs per run of the property (bounded so the suite stays fast; raise locally to search more).
 EXAMPLES = 60
-
-
-@cache
-def catalog() -> CrdCatalog:
-    return CrdCatalog.load(SHARED / "crds")
 
 
 def validate_then_run(config: dict[str, Any]) -> str:

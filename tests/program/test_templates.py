@@ -16,8 +16,9 @@ from batchplane.offline import ProgramRun, read_stack_file, run_program
 from batchplane.offline.mocks import OFFLINE_REGISTRY_ROUTE_HOST
 from batchplane.offline.model import RecordedResource
 from batchplane.offline.render import render_resources
-from tests.conftest import REPO_ROOT, SHARED, TEMPLATE_NAMES, template_path
+from tests.conftest import REPO_ROOT, TEMPLATE_NAMES, template_path
 from tests.support.crdcheck import CrdCatalog
+from tests.support.stacks import shared_crd_catalog
 
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/"  # v1beta2, or v1beta1 (openshift-ai-2: embedded Kueue of RHOAI 2.x)
 QUEUES_TOKEN = "batchplane:kueue:KueueQueues"
@@ -31,7 +32,7 @@ def template_run(name: str, preview: bool = True) -> ProgramRun:
 
 @pytest.fixture(scope="module")
 def crds() -> CrdCatalog:
-    return CrdCatalog.load(SHARED / "crds")
+    return shared_crd_catalog()
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)

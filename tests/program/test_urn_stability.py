@@ -1,10 +1,13 @@
 """Deployed stacks are not replaced by a layout change: every template's resources keep their identity (URN or
-alias), type, parent, provider, dependencies and inputs against the snapshot taken before issue #15's move
-(tests/program/golden, written by ``python -m tests.program.urn_snapshot`` from the program at 492c26c)."""
+alias), type, parent, provider and dependencies against the snapshot taken before issue #15's move
+(tests/program/golden/<template>.json, written by ``python -m tests.program.urn_snapshot`` from the program at
+492c26c), and their inputs as golden/<template>.inputs.yaml holds them (a changed input fails with the YAML diff of
+that object, issue #40)."""
 
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 from functools import cache
 from typing import Any
@@ -13,7 +16,16 @@ import pytest
 
 from batchplane.offline import read_stack_file, run_program
 from tests.conftest import REPO_ROOT, TEMPLATE_NAMES, template_path
-from tests.program.urn_snapshot import BEFORE_BATCH_CLUSTER, GOLDEN, TEMPLATES, new_resources, snapshot
+from tests.program.urn_snapshot import (
+    BEFORE_BATCH_CLUSTER,
+    GOLDEN,
+    REGENERATE,
+    TEMPLATES,
+    inputs_yaml,
+    load_inputs,
+    new_resources,
+    snapshot,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -32,16 +44,54 @@ def golden(stack: str) -> dict[str, Any]:
 def test_every_template_has_a_snapshot() -> None:
     assert sorted(TEMPLATES) == TEMPLATE_NAMES
     assert sorted(p.stem for p in GOLDEN.glob("*.json")) == TEMPLATE_NAMES
+    assert sorted(p.name.removesuffix(".inputs.yaml") for p in GOLDEN.glob("*.inputs.yaml")) == TEMPLATE_NAMES
 
 
 @pytest.mark.parametrize("stack", TEMPLATE_NAMES)
-def test_template_resources_keep_their_identity_type_parent_dependencies_and_inputs(stack: str) -> None:
+def test_template_resources_keep_their_identity_type_parent_and_dependencies(stack: str) -> None:
     want = golden(stack)
     got = snapshot(preview(stack), set(want))
     assert sorted(set(want) - set(got)) == []  # a resource lost its URN without an alias: replaced
     assert sorted(set(got) - set(want)) == []
     changed = {urn: (want[urn], got[urn]) for urn in want if got[urn] != want[urn]}
-    assert changed == {}
+    assert changed == {}, f"after a deliberate change: {REGENERATE}, and review the diff"
+
+
+def inputs_diff(want: dict[str, Any], got: dict[str, Any], golden_name: str) -> str:
+    """A unified diff of the YAML of each resource whose inputs differ (``golden_name`` as the old side)."""
+    out = []
+    for identity in sorted(set(want) | set(got)):
+        if want.get(identity) != got.get(identity):
+            old = inputs_yaml({identity: want[identity]}) if identity in want else ""
+            new = inputs_yaml({identity: got[identity]}) if identity in got else ""
+            out += difflib.unified_diff(
+                old.splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                f"{golden_name} (golden)",
+                f"{golden_name} (the program now)",
+            )
+    return "".join(out)
+
+
+@pytest.mark.parametrize("stack", TEMPLATE_NAMES)
+def test_template_resources_keep_their_inputs(stack: str) -> None:
+    golden_path = GOLDEN / f"{stack}.inputs.yaml"
+    want = load_inputs(golden_path.read_text(encoding="utf-8"))
+    got: dict[str, Any] = {}
+    snapshot(preview(stack), set(golden(stack)), inputs=got)
+    diff = inputs_diff(want, got, f"tests/program/golden/{golden_path.name}")
+    assert diff == "", f"resource inputs changed; if deliberate, run {REGENERATE} and review:\n{diff}"
+
+
+def test_a_changed_input_fails_with_the_yaml_diff_of_that_object_alone() -> None:
+    want = load_inputs((GOLDEN / "kind.inputs.yaml").read_text(encoding="utf-8"))
+    got = copy.deepcopy(want)
+    (identity,) = [i for i in got if i.endswith("ConfigMap::quota-webhook-policy")]
+    got[identity]["metadata"]["namespace"] = "elsewhere"
+    diff = inputs_diff(want, got, "kind.inputs.yaml")
+    changed = [line for line in diff.splitlines()[2:] if line[:1] in "+-"]
+    assert changed == ["-    namespace: batchplane-system", "+    namespace: elsewhere"]
+    assert "-    namespace: batchplane-system\n+    namespace: elsewhere\n" in diff
 
 
 #: What building the webhook image adds per cluster, by platform (issue #22 item 2: every template builds it).
@@ -130,4 +180,9 @@ def test_golden_files_are_the_snapshot_format() -> None:
     for stack in TEMPLATE_NAMES:
         for urn, entry in golden(stack).items():
             assert urn.startswith(f"urn:pulumi:{stack}::batchplane::")
-            assert sorted(entry) == ["dependencies", "inputs", "parent", "provider", "type"]
+            assert sorted(entry) == ["dependencies", "parent", "provider", "type"]
+        # the inputs file holds the same identities, each resource's inputs once, and is what inputs_yaml writes
+        text = (GOLDEN / f"{stack}.inputs.yaml").read_text(encoding="utf-8")
+        inputs = load_inputs(text)
+        assert sorted(inputs) == sorted(golden(stack))
+        assert inputs_yaml(inputs) == text

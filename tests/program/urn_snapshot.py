@@ -3,17 +3,21 @@ re-types a resource without an alias (a replacement on `pulumi up`) fails a test
 
 A snapshot maps each resource's *identity* — the URN a stack deployed from an earlier layout knows it by: the
 resource's own URN, or the one alias URN of it that the snapshot holds — to its type, parent, provider and
-dependencies (as identities too) and a SHA-256 of its inputs (secrets masked). Regenerate after a deliberate
-change with ``.venv/bin/python -m tests.program.urn_snapshot`` and review the diff like code.
+dependencies (as identities too): ``golden/<template>.json``. Each resource's inputs (secrets masked, as the
+preview renders them) sit beside it, keyed by the same identity, as readable YAML: ``golden/<template>.inputs.yaml``
+(keys sorted; multi-line text as YAML block text; a JSON document inside a string, e.g. a dashboard, indented), so
+a change of one input shows in the PR as a diff of that object, not a changed hash. Regenerate after a deliberate
+change with :data:`REGENERATE` and review the diff like code.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 GOLDEN = Path(__file__).parent / "golden"
 TEMPLATES = (
@@ -30,14 +34,53 @@ TEMPLATES = (
 BEFORE_BATCH_CLUSTER = ("gke-dev", "gke-dws", "gke-prod-dws", "kind", "openshift-ai", "openshift-ai-gpu")
 
 
+#: The command that rewrites the goldens from the current program (review its diff like code).
+REGENERATE = ".venv/bin/python -m tests.program.urn_snapshot"
+
 #: The project directory: the webhook image build's context and Dockerfile locations are absolute paths under it,
-#: which differ from checkout to checkout, so the digest reads it as ``<project dir>``.
+#: which differ from checkout to checkout, so the snapshot reads it as ``<project dir>``.
 PROJECT_DIR = str(Path(__file__).resolve().parents[2])
 
 
-def _digest(inputs: Any) -> str:
-    text = json.dumps(inputs, sort_keys=True).replace(PROJECT_DIR, "<project dir>")
-    return hashlib.sha256(text.encode()).hexdigest()
+def readable(value: Any) -> Any:
+    """``value`` as the inputs golden stores it: the project directory as ``<project dir>``, and a string holding a
+    JSON object or array re-indented (one key per line: a dashboard's change shows as the lines that changed)."""
+    if isinstance(value, dict):
+        return {k: readable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [readable(v) for v in value]
+    if isinstance(value, str):
+        value = value.replace(PROJECT_DIR, "<project dir>")
+        if value[:1] in "{[" and "\n" not in value:
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                return value
+            if isinstance(parsed, dict | list):
+                return json.dumps(parsed, indent=1, ensure_ascii=False) + "\n"
+    return value
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings as ``|`` blocks, so a changed line of an embedded manifest or dashboard diffs alone."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and not any(line != line.rstrip() for line in value.splitlines()) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def inputs_yaml(inputs: dict[str, Any]) -> str:
+    """The YAML text of identity → inputs (keys sorted at every level: stable whatever order the program builds)."""
+    return yaml.dump(inputs, Dumper=_Dumper, sort_keys=True, allow_unicode=True, width=120)
+
+
+def load_inputs(text: str) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.load(text, Loader=yaml.CSafeLoader) if text.strip() else {}
+    return data
 
 
 def engine_urns(resources: list[dict[str, Any]]) -> dict[str, str]:
@@ -68,8 +111,11 @@ def identities(resources: list[dict[str, Any]], known: set[str] | None = None) -
     return out
 
 
-def snapshot(preview: dict[str, Any], known: set[str] | None = None) -> dict[str, dict[str, Any]]:
-    """The snapshot of a ``batchplane preview --json`` document, keyed by identity (see the module doc).
+def snapshot(
+    preview: dict[str, Any], known: set[str] | None = None, *, inputs: dict[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The snapshot of a ``batchplane preview --json`` document, keyed by identity (see the module doc); with
+    ``inputs``, each kept resource's :func:`readable` inputs are put there under the same identity.
 
     With ``known`` (an earlier snapshot's identities), a resource that is neither known nor an alias of a
     known URN is *new*: it is left out, and it is transparent — its children's parent and anything depending
@@ -95,8 +141,9 @@ def snapshot(preview: dict[str, Any], known: set[str] | None = None) -> dict[str
             "parent": same(r["parent"]),
             "provider": None if provider is None else same(provider.rsplit("::", 1)[0]),
             "dependencies": sorted({d for d in (same(d) for d in r["dependencies"]) if d is not None}),
-            "inputs": _digest(r["inputs"]),
         }
+        if inputs is not None:
+            inputs[ident[r["urn"]]] = readable(r["inputs"])
     return out
 
 
@@ -121,7 +168,8 @@ TRANSPARENT = "batchplane:cluster:BatchCluster"
 
 
 def main() -> None:
-    """Write ``golden/<template>.json`` for every template from the current program. Resources the program added
+    """Write ``golden/<template>.json`` and ``golden/<template>.inputs.yaml`` for every template from the current
+    program. Resources the program added
     since the snapshot join it under their engine URN (a deployed stack creates them under that URN), except the
     :data:`TRANSPARENT` wrapper."""
     GOLDEN.mkdir(exist_ok=True)
@@ -137,9 +185,11 @@ def main() -> None:
                 for r in preview["resources"]
                 if ident[r["urn"]] not in known and r["type"] != TRANSPARENT
             }
-        data = snapshot(preview, known)
+        inputs: dict[str, Any] = {}
+        data = snapshot(preview, known, inputs=inputs)
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {path} ({len(data)} resources)", file=sys.stderr)
+        (GOLDEN / f"{stack}.inputs.yaml").write_text(inputs_yaml(inputs), encoding="utf-8")
+        print(f"wrote {path} and its inputs ({len(data)} resources)", file=sys.stderr)
 
 
 if __name__ == "__main__":

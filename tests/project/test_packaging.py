@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.metadata as metadata
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -113,9 +114,11 @@ def test_the_program_requirements_install_the_package_itself() -> None:
 UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
 
 
-def uv(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+def uv(*args: str, cwd: Path = REPO_ROOT, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run uv; with ``cache``, against that cache directory instead of the machine's (``UV_CACHE_DIR``)."""
     assert UV is not None, "uv is a dev dependency (pyproject.toml `dev` extra)"
-    return subprocess.run([UV, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    env = {**os.environ, "UV_CACHE_DIR": str(cache)} if cache is not None else None
+    return subprocess.run([UV, *args], cwd=cwd, capture_output=True, text=True, check=False, env=env)
 
 
 def test_uv_lock_agrees_with_pyproject() -> None:
@@ -124,13 +127,32 @@ def test_uv_lock_agrees_with_pyproject() -> None:
     assert done.returncode == 0, done.stderr
 
 
+#: uv's own verdict (``-v``) that the lock no longer satisfies pyproject.toml. uv says it before it resolves, so it is
+#: the same on a warm and a cold cache; after it, ``--check --offline`` fails with "--check" only when the registry's
+#: answers are cached, and with "network was disabled" on a fresh machine (issue #40).
+STALE = "Resolving despite existing lockfile due to mismatched requirements for: `batchplane=="
+
+
+def lock_check_in_empty_cache(tmp_path: Path, pyproject: str) -> subprocess.CompletedProcess[str]:
+    """``uv lock --check --offline -v`` on the repo's uv.lock and ``pyproject`` with an empty cache (a fresh machine)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "uv.lock").write_bytes((REPO_ROOT / "uv.lock").read_bytes())
+    (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    return uv("lock", "--check", "--offline", "-v", cwd=project, cache=tmp_path / "empty-uv-cache")
+
+
 def test_a_changed_range_without_a_new_lock_is_caught(tmp_path: Path) -> None:
-    (tmp_path / "uv.lock").write_bytes((REPO_ROOT / "uv.lock").read_bytes())
     text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"PyYAML>=6.0.2,<7",' in text
-    (tmp_path / "pyproject.toml").write_text(text.replace('"PyYAML>=6.0.2,<7",', '"PyYAML>=6.0.3,<7",'))
-    done = uv("lock", "--check", "--offline", cwd=tmp_path)
-    assert done.returncode != 0 and "--check" in done.stderr
+    done = lock_check_in_empty_cache(tmp_path, text.replace('"PyYAML>=6.0.2,<7",', '"PyYAML>=6.0.3,<7",'))
+    assert done.returncode != 0 and STALE in done.stderr, done.stderr[-2000:]
+
+
+def test_the_unchanged_pyproject_passes_the_lock_check_with_an_empty_cache(tmp_path: Path) -> None:
+    """The counterpart: the check needs no registry and no cache when the lock is current."""
+    done = lock_check_in_empty_cache(tmp_path, (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert done.returncode == 0 and STALE not in done.stderr, done.stderr[-2000:]
 
 
 #: Each pip-readable file and the `uv export` that writes it (`make lock`).

@@ -22,10 +22,28 @@ def _python_blocks() -> list[str]:
 
 
 def test_every_public_name_resolves_to_what_its_module_defines() -> None:
-    assert set(batchplane.__all__) == {"__version__", *batchplane._EXPORTS}
-    for name in batchplane._EXPORTS:
+    assert set(batchplane.__all__) == {"__version__", *batchplane._exports()}
+    for name in batchplane._exports():
         value = getattr(batchplane, name)
         assert getattr(value, "__name__", name) == name, f"batchplane.{name} is {value!r}"
+
+
+def test_each_public_name_is_written_once_in_the_package_init() -> None:
+    """The ``if TYPE_CHECKING:`` imports are the one list; ``__all__``, ``dir()`` and the lazy lookup derive from it."""
+    source = (REPO_ROOT / "batchplane" / "__init__.py").read_text(encoding="utf-8")
+    docstring_end = ast.parse(source).body[0].end_lineno
+    source = "\n".join(source.splitlines()[docstring_end:])  # the docstring's prose may name them
+    names = set(batchplane._exports())
+    assert len(names) == 31 and {"BatchCluster", "load_stack", "create_app"} <= names
+    twice = [n for n in sorted(names) if len(re.findall(rf"\b{n}\b", source)) != 2]  # `X as X`, on one line
+    assert twice == []
+    assert dir(batchplane) == sorted({*dir(batchplane), *names, "__all__"})
+
+
+def test_star_import_gives_the_public_names() -> None:
+    namespace: dict[str, object] = {}
+    exec("from batchplane import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(batchplane.__all__)
 
 
 def test_a_name_outside_the_surface_is_an_attribute_error_that_points_at_the_docs() -> None:
@@ -36,7 +54,7 @@ def test_a_name_outside_the_surface_is_an_attribute_error_that_points_at_the_doc
 def test_the_api_page_lists_every_public_name_and_nothing_else() -> None:
     table = API_PAGE[API_PAGE.index("| use | names |") : API_PAGE.index("The config models mirror")]
     listed = set(re.findall(r"`([A-Za-z_]+)`", table))
-    assert listed == set(batchplane._EXPORTS)
+    assert listed == set(batchplane._exports())
 
 
 def test_importing_batchplane_imports_no_pulumi_and_no_stack_loader() -> None:

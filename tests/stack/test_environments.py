@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from batchplane.cli import app
 from batchplane.offline import read_stack_file, run_program
 from batchplane.offline.render import render_resources
-from tests.conftest import ENVIRONMENT_NAMES, REPO_ROOT, SHARED, environment_path
-from tests.support.crdcheck import CrdCatalog
+from tests.conftest import ENVIRONMENT_NAMES, REPO_ROOT, environment_path
+from tests.support.stacks import shared_crd_catalog
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +45,7 @@ def test_every_environment_runs_offline_and_every_rendered_custom_resource_passe
     env: str,
 ) -> None:
     run = run_program(REPO_ROOT, env, read_stack_file(environment_path(env)), preview=False)
-    crds = CrdCatalog.load(SHARED / "crds")
+    crds = shared_crd_catalog()
     known = set(crds.kinds())
     manifests = [r.manifest for r in render_resources(run.resources).objects]
     checked = [o for o in manifests if (o["apiVersion"].rpartition("/")[0], o["kind"]) in known]
