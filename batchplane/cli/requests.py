@@ -26,6 +26,7 @@ from batchplane.accounting import (
     resource_options_from_mapping,
     workload_requests,
 )
+from batchplane.accounting.pod_groups import group_pods
 from batchplane.appwrapper import is_mcad_appwrapper
 from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage
@@ -54,7 +55,7 @@ def requests_command(
     ] = None,
 ) -> None:
     """Print the resource requests Kueue v0.19.2 computes for each workload in MANIFEST, as JSON."""
-    documents = _load_documents(manifest)
+    documents = group_pods(_load_documents(manifest))  # a pod group is one Workload (accounting.pod_groups)
     limit_ranges, runtime_classes, runtimes = _load_with(with_objects or [])
     options = _load_options(resource_options)
 

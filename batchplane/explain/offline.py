@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from batchplane.accounting import AccountingError, workload_requests
+from batchplane.accounting.pod_groups import group_pods
 from batchplane.accounting.workload import is_workload
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.explain.sentences import amount, noun
@@ -414,7 +415,7 @@ def explain_documents(
 ) -> list[Explanation]:
     """Every workload document of a manifest (others are skipped), explained in file order."""
     out: list[Explanation] = []
-    for doc in documents:
+    for doc in group_pods(documents, namespace):  # a pod group is one Workload, judged once
         if isinstance(doc, Mapping) and is_workload(doc) and doc.get("kind") != "Workload":
             out.append(explainer.explain(doc, namespace))
     return out
