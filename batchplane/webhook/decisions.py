@@ -335,10 +335,11 @@ class Decider:
         ns = self._namespace(obj, namespace)
         tenant = self.policy.namespaces[ns]
         kind = str(obj.get("kind"))
-        queue = _label(obj, QUEUE_LABEL)
+        # Judged in the queue the mutating webhooks give an unlabelled job before any validation (issue #37):
+        # Kueue's LocalQueue defaulting (a LocalQueue named "default"; no feature gate at v0.19.2, kubernetes-sigs/kueue
+        # v0.19.2 pkg/controller/jobframework/defaults.go L59-L99), else this webhook's /mutate default (see mutate).
+        queue = _label(obj, QUEUE_LABEL) or self._defaulted_queue(tenant, kind)
         if not queue:
-            if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
-                return Decision(True, "no-queue-label")
             if self.policy.webhook.refuse_undeclared_queues:
                 return _undeclared_default_queue(_who(kind, ns, obj), ns)
             return Decision(
@@ -727,6 +728,15 @@ class Decider:
         return problems
 
     # --- mutating -----------------------------------------------------------------------------
+
+    def _defaulted_queue(self, tenant: NamespacePolicy, kind: str) -> str | None:
+        """The queue label an unlabelled ``kind`` job of ``tenant``'s namespace carries after the mutating webhooks:
+        ``default`` when the namespace has a LocalQueue of that name (Kueue's webhook for the kind, so only with its
+        integration enabled), else :meth:`mutate`'s default, else ``None``."""
+        if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
+            enabled = self._frameworks is None or FRAMEWORK_OF_KIND.get(kind) in self._frameworks
+            return KUEUE_DEFAULT_QUEUE if enabled else None
+        return tenant.default_queue if self.policy.webhook.default_queue_label else None
 
     def mutate(self, obj: Mapping[str, Any], namespace: str | None, operation: str = "CREATE") -> Decision:
         """Default the queue label of an unlabeled workload in a tenant namespace (never denies).
