@@ -53,6 +53,7 @@ from batchplane.accounting import (
 )
 from batchplane.accounting.pod_requests import PodContext
 from batchplane.accounting.podsets import MAX_POD_SETS
+from batchplane.accounting.validity import resource_requirement_problems
 from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
@@ -89,7 +90,7 @@ DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
     "unmergeable-podsets", "too-many-podsets", "invalid-podset-name", "rayjob-shutdown",
     "rayjob-cluster-selector", "ray-autoscaling-not-elastic", "framework-disabled", "internal-error",
-    "no-worker-admits", "larger-than-any-node", "undeclared-local-queue",
+    "no-worker-admits", "larger-than-any-node", "undeclared-local-queue", "invalid-pod-spec",
 )  # fmt: skip
 
 
@@ -385,6 +386,10 @@ class Decider:
                 warnings=(f"quota not checked by batchplane: {_who(kind, ns, obj)} is malformed",),
             )
         problems += self._pod_set_name_problems(workload)
+        problems += [
+            _Problem("invalid-pod-spec", t, f"never runs: the API server refuses it ({t})")
+            for t in resource_requirement_problems(obj)
+        ]
         problems += self._limit_problems(workload, ns, tenant)
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
         problems += self._queue_problems(workload, cq_name, where, warnings, _workload_noun(kind))
