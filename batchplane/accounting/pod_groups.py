@@ -14,6 +14,7 @@ from typing import Any
 
 from batchplane.frameworks.pod import FRAMEWORK as POD
 from batchplane.frameworks.pod import group_name
+from batchplane.frameworks.trainjob import FRAMEWORK as TRAINJOB
 
 #: What :func:`group_pods` returns: each document, a Pod group standing for all its Pods where the first of them was.
 Documents = list[Any]
@@ -83,3 +84,39 @@ def group_pods(documents: Iterable[Any], namespace: str | None = None) -> Docume
             placed.add(key)
             out.append(PodGroup(name, members[key]))
     return out
+
+
+class WithRuntimes(dict[str, Any]):
+    """A TrainJob of a manifest with the (Cluster)TrainingRuntimes known beside it (same file, ``--with``, the stack's
+    built-in ones) in :attr:`training_runtimes`, which :func:`batchplane.accounting.workload_requests` resolves its
+    runtime from when the caller passes none.
+
+    Attributes:
+        training_runtimes: the runtimes, in the order given.
+    """
+
+    training_runtimes: tuple[Mapping[str, Any], ...]
+
+    def __init__(self, job: Mapping[str, Any], runtimes: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(job)
+        self.training_runtimes = tuple(runtimes)
+
+
+_RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+
+
+def as_kueue_builds(
+    documents: Iterable[Any], namespace: str | None = None, runtimes: Sequence[Mapping[str, Any]] = ()
+) -> Documents:
+    """A manifest's documents as the Workloads Kueue builds of them: pod groups gathered (:func:`group_pods`), and
+    each TrainJob given the training runtimes of the same documents, then ``runtimes`` (e.g. the stack's built-in
+    ones; a runtime in the documents wins over one of the same kind and name given here)."""
+    docs = group_pods(documents, namespace)
+    local = [d for d in docs if isinstance(d, Mapping) and d.get("kind") in _RUNTIME_KINDS]
+    known = [*runtimes, *local]  # later entries win in the index: the documents' own
+    if not known:
+        return docs
+    return [
+        WithRuntimes(d, known) if isinstance(d, Mapping) and d.get("kind") == TRAINJOB.kind else d
+        for d in docs
+    ]
