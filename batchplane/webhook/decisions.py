@@ -741,7 +741,11 @@ class Decider:
         if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
             enabled = self._frameworks is None or FRAMEWORK_OF_KIND.get(kind) in self._frameworks
             return KUEUE_DEFAULT_QUEUE if enabled else None
-        return tenant.default_queue if self.policy.webhook.default_queue_label else None
+        framework = BY_KIND.get(kind)  # /mutate sees only the kinds its entry lists (not Pods)
+        mutated = (
+            framework is not None and framework.admission_review and self.policy.webhook.default_queue_label
+        )
+        return tenant.default_queue if mutated else None
 
     def mutate(self, obj: Mapping[str, Any], namespace: str | None, operation: str = "CREATE") -> Decision:
         """Default the queue label of an unlabeled workload in a tenant namespace (never denies).

@@ -9,9 +9,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from batchplane.components.quota_webhook.manifests import WebhookDeployment, validating_webhook_configuration
+from batchplane.components.quota_webhook.manifests import (
+    WebhookDeployment,
+    mutating_webhook_configuration,
+    validating_webhook_configuration,
+)
 from batchplane.config.kueue import LabelSelector
 from batchplane.config.rules import selector_matches
+from batchplane.webhook.decisions import Decider
 from tests.frameworks.pod_objects import group_pod
 from tests.webhook.conftest import one_queue, review, running_server, write_cert
 
@@ -76,3 +81,15 @@ def test_over_tls_the_first_pod_of_a_group_that_never_fits_is_refused_and_one_th
     assert message.startswith("never runs: cq can get at most 9 CPUs on f"), message
     assert "12 CPUs (3 pods × 4)" in message
     assert fits.json()["response"] == {"uid": "g2", "allowed": True}
+
+
+def test_an_unlabelled_group_pod_is_not_judged_in_the_webhooks_default_queue_which_mutate_never_gives_pods() -> (
+    None
+):
+    decider = Decider(one_queue({"cpu": 9}, queue="lq", default=True))
+    pod = group_pod("p0", {"cpu": "4"}, total=3, queue=None)
+    (mutating,) = mutating_webhook_configuration(DEPLOYMENT)["webhooks"]
+    assert all("pods" not in rule["resources"] for rule in mutating["rules"])  # /mutate never sees a Pod
+    assert decider.validate(pod, "team-a").reason == "no-queue-label"
+    labelled = group_pod("p0", {"cpu": "4"}, total=3, queue="lq")
+    assert decider.validate(labelled, "team-a").reason == "never-admissible"
