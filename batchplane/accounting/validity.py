@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from batchplane.accounting.model import WorkloadRequests
 from batchplane.quantity import QuantityError, parse_quantity
 
 
@@ -87,3 +88,25 @@ def _pod_spec_problems(spec: Mapping[str, Any], path: str) -> list[str]:
                     container.get("resources"), f"{path}.{key}[{index}].resources"
                 )
     return problems
+
+
+OVERHEAD_SOURCE = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/workload/resources.go#L57-L75"
+"""Where Kueue copies a RuntimeClass's ``overhead.podFixed`` into a PodSet that names it and sets no ``overhead``."""
+
+
+def unknown_runtime_class_warnings(workload: WorkloadRequests) -> list[str]:
+    """One warning per PodSet whose pod names a ``runtimeClassName`` without its own ``overhead``: Kueue adds that
+    RuntimeClass's pod overhead to every pod (``handlePodOverhead``, :data:`OVERHEAD_SOURCE`), but no stack declares
+    RuntimeClasses, so the overhead is unknown here and not counted."""
+    warnings: list[str] = []
+    for pod_set in workload.pod_sets:
+        spec = pod_set.template.get("spec")
+        if not isinstance(spec, Mapping):
+            continue
+        name = spec.get("runtimeClassName")
+        if name and not spec.get("overhead"):
+            warnings.append(
+                f'PodSet "{pod_set.name}" runs with RuntimeClass "{name}", which this stack does not declare: Kueue '
+                "adds its pod overhead to each pod's requests, and that overhead is not counted here"
+            )
+    return warnings

@@ -53,7 +53,7 @@ from batchplane.accounting import (
 )
 from batchplane.accounting.pod_requests import PodContext
 from batchplane.accounting.podsets import MAX_POD_SETS
-from batchplane.accounting.validity import resource_requirement_problems
+from batchplane.accounting.validity import resource_requirement_problems, unknown_runtime_class_warnings
 from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
@@ -390,6 +390,7 @@ class Decider:
             _Problem("invalid-pod-spec", t, f"never runs: the API server refuses it ({t})")
             for t in resource_requirement_problems(obj)
         ]
+        warnings += unknown_runtime_class_warnings(workload)
         problems += self._limit_problems(workload, ns, tenant)
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
         problems += self._queue_problems(workload, cq_name, where, warnings, _workload_noun(kind))

@@ -58,3 +58,21 @@ def test_explain_says_the_api_server_refuses_it_and_exits_1(tmp_path: Path) -> N
     assert result.stdout.splitlines()[0].startswith(
         'Job "team-a/job-x": never runs: the API server refuses it'
     )
+
+
+def test_a_runtime_class_the_stack_does_not_declare_is_named_in_a_webhook_warning_unless_overhead_is_given() -> (
+    None
+):
+    from batchplane.webhook.decisions import Decider
+    from tests.webhook.conftest import stack_policy
+
+    decider = Decider(stack_policy("gke-prod-dws"))
+    job = _job({"requests": {"cpu": "1"}})
+    job["spec"]["template"]["spec"]["runtimeClassName"] = "kata"
+    decision = decider.validate(job, "team-a")
+    assert decision.allowed and decision.warnings == (
+        'PodSet "main" runs with RuntimeClass "kata", which this stack does not declare: Kueue adds its pod overhead '
+        "to each pod's requests, and that overhead is not counted here",
+    )
+    job["spec"]["template"]["spec"]["overhead"] = {"cpu": "250m"}
+    assert decider.validate(job, "team-a").warnings == ()
