@@ -167,7 +167,9 @@ def workload_requests(
     try:
         runtime_extractor = RUNTIME_EXTRACTORS.get(key)
         if runtime_extractor is not None:
-            raw = runtime_extractor(obj, _index_runtimes(training_runtimes), effective_ns)
+            # A TrainJob of a manifest may carry the runtimes known beside it (accounting.pod_groups.WithRuntimes).
+            known = training_runtimes or getattr(obj, "training_runtimes", ())
+            raw = runtime_extractor(obj, _index_runtimes(known), effective_ns)
         else:
             raw = SIMPLE_EXTRACTORS[(str(api_version), kind)](obj)
         _check_pod_sets(raw)

@@ -66,6 +66,12 @@ def explain_command(
         typer.Option("--namespace", "-n", help="Namespace (offline: of documents that name none)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    with_objects: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--with", help="Offline: YAML with (Cluster)TrainingRuntimes for TrainJobs (repeatable)."
+        ),
+    ] = None,
 ) -> None:
     """Why a workload runs, waits or never runs: offline against a stack (MANIFEST), or live on a cluster (NAME)."""
     if context is not None:
@@ -81,6 +87,10 @@ def explain_command(
         loaded = load_stack_file(path, name)
     try:
         documents = list(yaml.safe_load_all(manifest.read_text(encoding="utf-8")))
+        for extra in (
+            with_objects or []
+        ):  # their runtimes join the manifest's own (explain_documents reads them)
+            documents += [d for d in yaml.safe_load_all(extra.read_text(encoding="utf-8")) if _is_runtime(d)]
     except OSError as exc:
         fail_usage(f"cannot read {manifest}: {exc.strerror or exc}")
     except yaml.YAMLError as exc:
@@ -95,6 +105,13 @@ def explain_command(
     else:
         sys.stdout.write(render_text(explanations))
     raise typer.Exit(EXIT_FINDINGS if any(e.verdict == "never-runs" for e in explanations) else EXIT_OK)
+
+
+def _is_runtime(document: object) -> bool:
+    return isinstance(document, dict) and document.get("kind") in (
+        "TrainingRuntime",
+        "ClusterTrainingRuntime",
+    )
 
 
 def _live(context: str, kubeconfig: Path | None, namespace: str | None, name: str, as_json: bool) -> NoReturn:

@@ -26,6 +26,7 @@ from batchplane.accounting import (
     resource_options_from_mapping,
     workload_requests,
 )
+from batchplane.accounting.pod_groups import as_kueue_builds
 from batchplane.appwrapper import is_mcad_appwrapper
 from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage
@@ -54,7 +55,9 @@ def requests_command(
     ] = None,
 ) -> None:
     """Print the resource requests Kueue v0.19.2 computes for each workload in MANIFEST, as JSON."""
-    documents = _load_documents(manifest)
+    documents = as_kueue_builds(
+        _load_documents(manifest)
+    )  # pod groups as one Workload; runtimes of the same file
     limit_ranges, runtime_classes, runtimes = _load_with(with_objects or [])
     options = _load_options(resource_options)
 

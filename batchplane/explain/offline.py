@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from batchplane.accounting import AccountingError, workload_requests
+from batchplane.accounting.pod_groups import as_kueue_builds
+from batchplane.accounting.training_runtimes import stack_builtin_runtimes
 from batchplane.accounting.workload import is_workload
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.explain.sentences import amount, noun
@@ -414,7 +416,10 @@ def explain_documents(
 ) -> list[Explanation]:
     """Every workload document of a manifest (others are skipped), explained in file order."""
     out: list[Explanation] = []
-    for doc in documents:
+    builtin = stack_builtin_runtimes(explainer.stack)  # Trainer's built-in runtimes its chart installs
+    for doc in as_kueue_builds(
+        documents, namespace, builtin
+    ):  # pod groups as one Workload; TrainJob runtimes
         if isinstance(doc, Mapping) and is_workload(doc) and doc.get("kind") != "Workload":
             out.append(explainer.explain(doc, namespace))
     return out

@@ -53,6 +53,7 @@ from batchplane.accounting import (
 )
 from batchplane.accounting.pod_requests import PodContext
 from batchplane.accounting.podsets import MAX_POD_SETS
+from batchplane.accounting.validity import resource_requirement_problems, unknown_runtime_class_warnings
 from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
@@ -89,7 +90,7 @@ DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
     "unmergeable-podsets", "too-many-podsets", "invalid-podset-name", "rayjob-shutdown",
     "rayjob-cluster-selector", "ray-autoscaling-not-elastic", "framework-disabled", "internal-error",
-    "no-worker-admits", "larger-than-any-node", "undeclared-local-queue",
+    "no-worker-admits", "larger-than-any-node", "undeclared-local-queue", "invalid-pod-spec",
 )  # fmt: skip
 
 
@@ -335,10 +336,11 @@ class Decider:
         ns = self._namespace(obj, namespace)
         tenant = self.policy.namespaces[ns]
         kind = str(obj.get("kind"))
-        queue = _label(obj, QUEUE_LABEL)
+        # Judged in the queue the mutating webhooks give an unlabelled job before any validation (issue #37):
+        # Kueue's LocalQueue defaulting (a LocalQueue named "default"; no feature gate at v0.19.2, kubernetes-sigs/kueue
+        # v0.19.2 pkg/controller/jobframework/defaults.go L59-L99), else this webhook's /mutate default (see mutate).
+        queue = _label(obj, QUEUE_LABEL) or self._defaulted_queue(tenant, kind)
         if not queue:
-            if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
-                return Decision(True, "no-queue-label")
             if self.policy.webhook.refuse_undeclared_queues:
                 return _undeclared_default_queue(_who(kind, ns, obj), ns)
             return Decision(
@@ -384,6 +386,11 @@ class Decider:
                 warnings=(f"quota not checked by batchplane: {_who(kind, ns, obj)} is malformed",),
             )
         problems += self._pod_set_name_problems(workload)
+        problems += [
+            _Problem("invalid-pod-spec", t, f"never runs: the API server refuses it ({t})")
+            for t in resource_requirement_problems(obj)
+        ]
+        warnings += unknown_runtime_class_warnings(workload)
         problems += self._limit_problems(workload, ns, tenant)
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
         problems += self._queue_problems(workload, cq_name, where, warnings, _workload_noun(kind))
@@ -727,6 +734,19 @@ class Decider:
         return problems
 
     # --- mutating -----------------------------------------------------------------------------
+
+    def _defaulted_queue(self, tenant: NamespacePolicy, kind: str) -> str | None:
+        """The queue label an unlabelled ``kind`` job of ``tenant``'s namespace carries after the mutating webhooks:
+        ``default`` when the namespace has a LocalQueue of that name (Kueue's webhook for the kind, so only with its
+        integration enabled), else :meth:`mutate`'s default, else ``None``."""
+        if KUEUE_DEFAULT_QUEUE in tenant.local_queues:
+            enabled = self._frameworks is None or FRAMEWORK_OF_KIND.get(kind) in self._frameworks
+            return KUEUE_DEFAULT_QUEUE if enabled else None
+        framework = BY_KIND.get(kind)  # /mutate sees only the kinds its entry lists (not Pods)
+        mutated = (
+            framework is not None and framework.admission_review and self.policy.webhook.default_queue_label
+        )
+        return tenant.default_queue if mutated else None
 
     def mutate(self, obj: Mapping[str, Any], namespace: str | None, operation: str = "CREATE") -> Decision:
         """Default the queue label of an unlabeled workload in a tenant namespace (never denies).

@@ -77,7 +77,8 @@ def test_deployment_is_hardened(kind_run: ProgramRun) -> None:
 def test_webhook_configurations_use_cert_manager_and_only_tenant_namespaces(kind_run: ProgramRun) -> None:
     for kind, entries in (
         ("ValidatingWebhookConfiguration", {"validate": ("/validate", ["CREATE"], "Fail"),
-                                            "validate-update": ("/validate", ["UPDATE"], "Ignore")}),
+                                            "validate-update": ("/validate", ["UPDATE"], "Ignore"),
+                                            "validate-pod-groups": ("/validate", ["CREATE"], "Fail")}),
         ("MutatingWebhookConfiguration", {"mutate": ("/mutate", ["CREATE"], "Fail")}),
     ):  # fmt: skip
         res = _one(kind_run, f":{kind}")
@@ -99,6 +100,10 @@ def test_webhook_configurations_use_cert_manager_and_only_tenant_namespaces(kind
             assert {"kube-system", "cert-manager", "kueue-system", "batchplane-system"} <= set(
                 excluded["values"]
             )
+            if hook["name"].startswith(
+                "validate-pod-groups"
+            ):  # Pods of a group only: tests/webhook/test_pod_groups.py
+                continue
             assert {tuple(r["apiGroups"]) for r in hook["rules"]} >= {
                 ("batch",),
                 ("ray.io",),
@@ -119,6 +124,7 @@ def test_the_update_entrys_failure_policy_follows_its_own_key() -> None:
         assert [(h["name"], h["failurePolicy"]) for h in hooks] == [
             ("validate.quota.batchplane.dev", create),
             ("validate-update.quota.batchplane.dev", update),
+            ("validate-pod-groups.quota.batchplane.dev", create),
         ]
 
 

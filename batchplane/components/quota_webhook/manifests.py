@@ -21,6 +21,7 @@ from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.config.webhook import SYSTEM_NAMESPACES
 from batchplane.errors import ConfigIssue
 from batchplane.frameworks import FRAMEWORKS
+from batchplane.frameworks.pod import GROUP_NAME_LABEL
 from batchplane.stack.load import Stack, webhook_deployed
 from batchplane.webhook.policy import policy_checksum, policy_json
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
@@ -342,9 +343,18 @@ def namespace_selector(d: WebhookDeployment) -> Object:
     }
 
 
+#: The ``objectSelector`` of the ``validate-pod-groups`` entry: only Pods labelled with a pod group's name reach the
+#: webhook (Kueue makes one Workload of such a group, ``pkg/controller/jobs/pod/pod_controller.go`` at v0.19.2);
+#: every other Pod of the cluster never does.
+POD_GROUP_SELECTOR: Object = {"matchExpressions": [{"key": GROUP_NAME_LABEL, "operator": "Exists"}]}
+
+
 def _rules(kind: str) -> list[Object]:
     """The job kinds a webhook entry sees: ``mutate`` (queue-label defaulting) and ``validate`` on CREATE of every
-    reviewed kind; ``validate-update`` on UPDATE of the kinds of :data:`UPDATE_RULES`."""
+    reviewed kind; ``validate-update`` on UPDATE of the kinds of :data:`UPDATE_RULES`; ``validate-pod-groups`` on
+    CREATE of Pods (narrowed by :data:`POD_GROUP_SELECTOR`)."""
+    if kind == "validate-pod-groups":
+        return [_rule("", "v1", ("pods",), ["CREATE"])]
     if kind == "validate-update":
         return [_rule(group, version, resources, ["UPDATE"]) for group, version, resources in UPDATE_RULES]
     return [_rule(group, version, resources, ["CREATE"]) for group, version, resources in WORKLOAD_RULES]
@@ -353,8 +363,9 @@ def _rules(kind: str) -> list[Object]:
 def _webhook(d: WebhookDeployment, kind: str) -> Object:
     """One webhook entry: ``validate`` and ``mutate`` (CREATE, ``failurePolicy`` from ``webhook.failurePolicy``) or
     ``validate-update`` (UPDATE on ``/validate``, from ``webhook.updateFailurePolicy``: its own entry, because one
-    entry has one failure policy, and an unreachable webhook must not hold Kueue's start of admitted jobs)."""
-    path = "validate" if kind == "validate-update" else kind
+    entry has one failure policy, and an unreachable webhook must not hold Kueue's start of admitted jobs), or
+    ``validate-pod-groups`` (Pod CREATE on ``/validate``, only Pods matching :data:`POD_GROUP_SELECTOR`)."""
+    path = "validate" if kind.startswith("validate") else kind
     entry: Object = {
         "name": f"{kind}.quota.batchplane.dev",
         "clientConfig": {
@@ -370,6 +381,8 @@ def _webhook(d: WebhookDeployment, kind: str) -> Object:
     }
     if kind == "mutate":
         entry["reinvocationPolicy"] = "Never"
+    if kind == "validate-pod-groups":
+        entry["objectSelector"] = POD_GROUP_SELECTOR
     return entry
 
 
@@ -380,7 +393,11 @@ def validating_webhook_configuration(d: WebhookDeployment) -> Object:
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingWebhookConfiguration",
         "metadata": _meta(d, namespaced=False, annotations=annotations),
-        "webhooks": [_webhook(d, "validate"), *([_webhook(d, "validate-update")] if UPDATE_RULES else [])],
+        "webhooks": [
+            _webhook(d, "validate"),
+            *([_webhook(d, "validate-update")] if UPDATE_RULES else []),
+            _webhook(d, "validate-pod-groups"),
+        ],
     }
 
 
