@@ -1,5 +1,5 @@
 """TrainJobs judged with their runtime: the same file's, `--with`'s, or Kubeflow Trainer's built-in ones the stack's
-chart values install (bundled from kubeflow/trainer v2.3.0, batchplane/data/trainer_runtimes)."""
+chart values install (transcribed from kubeflow/trainer v2.3.0 in batchplane.accounting.training_runtimes)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,17 @@ from typer.testing import CliRunner
 
 from batchplane.accounting import workload_requests
 from batchplane.accounting.pod_groups import as_kueue_builds
-from batchplane.accounting.training_runtimes import bundled_runtimes, installed_builtin_runtimes
+from batchplane.accounting.training_runtimes import (
+    SOURCE,
+    SOURCE_COMMIT,
+    bundled_runtimes,
+    installed_builtin_runtimes,
+)
 from batchplane.cli import app
 from tests.conftest import REPO_ROOT
 from tests.explain.workloads import workload
 
-RUNTIMES = REPO_ROOT / "batchplane" / "data" / "trainer_runtimes"
-TORCH = RUNTIMES / "v2.3.0" / "torch_distributed.yaml"
+TORCH = bundled_runtimes("2.3.0")["torch-distributed"]
 
 
 def _trainjob(nodes: int, gpus: str) -> dict[str, Any]:
@@ -27,13 +31,12 @@ def _trainjob(nodes: int, gpus: str) -> dict[str, Any]:
     return job
 
 
-def test_the_bundled_runtimes_are_trainers_v2_3_0_cluster_training_runtimes_with_their_source() -> None:
+def test_the_transcribed_runtimes_are_trainers_v2_3_0_cluster_training_runtimes_with_their_source() -> None:
     bundled = bundled_runtimes("2.3.0")
     names = {r["metadata"]["name"] for r in bundled.values()}
     assert {"torch-distributed", "deepspeed-distributed", "jax-distributed", "xgboost-distributed"} <= names
     assert {r["kind"] for r in bundled.values()} == {"ClusterTrainingRuntime"}
-    sources = (RUNTIMES / "SOURCES.md").read_text(encoding="utf-8")
-    assert "v2.3.0" in sources and "658725bdae5c7e3a0854d93ac6ff492e109a22ab" in sources
+    assert "/v2.3.0/" in SOURCE and SOURCE_COMMIT == "658725bdae5c7e3a0854d93ac6ff492e109a22ab"
 
 
 def test_the_chart_installs_no_runtime_by_default_one_when_enabled_and_all_with_default_enabled() -> None:
@@ -45,7 +48,7 @@ def test_the_chart_installs_no_runtime_by_default_one_when_enabled_and_all_with_
 
 
 def test_a_runtime_in_the_same_file_gives_the_trainjob_its_pod_sets() -> None:
-    runtime = yaml.safe_load(TORCH.read_text(encoding="utf-8"))
+    runtime = TORCH
     docs = as_kueue_builds([_trainjob(2, "16"), runtime])
     workload_ = workload_requests(docs[0])
     assert [(ps.name, ps.count, ps.stored.get("nvidia.com/gpu")) for ps in workload_.pod_sets] == [
@@ -60,7 +63,7 @@ def _explain(tmp_path: Path, documents: list[Any], *args: str, stack: str = "gke
 
 
 def test_explain_judges_a_trainjob_with_the_runtime_of_its_file(tmp_path: Path) -> None:
-    runtime = yaml.safe_load(TORCH.read_text(encoding="utf-8"))
+    runtime = TORCH
     result = _explain(tmp_path, [_trainjob(2, "16"), runtime])
     assert result.exit_code == 1, result.output
     assert result.stdout.startswith('TrainJob "team-a/trainjob-x": never runs'), result.stdout
@@ -68,7 +71,9 @@ def test_explain_judges_a_trainjob_with_the_runtime_of_its_file(tmp_path: Path) 
 
 
 def test_explain_with_reads_the_runtime_from_another_file(tmp_path: Path) -> None:
-    result = _explain(tmp_path, [_trainjob(2, "16")], "--with", str(TORCH))
+    runtime_file = tmp_path / "runtime.yaml"
+    runtime_file.write_text(yaml.safe_dump(TORCH))
+    result = _explain(tmp_path, [_trainjob(2, "16")], "--with", str(runtime_file))
     assert result.exit_code == 1, result.output
     assert result.stdout.startswith('TrainJob "team-a/trainjob-x": never runs'), result.stdout
 
