@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from batchplane.components.kueue_queues import TOPOLOGY_FLAVOR_IMMUTABLE, replacement_options
 from batchplane.errors import ConfigValidationError
-from batchplane.kueue import kueue_objects
 from batchplane.stack import load_stack
 from tests.conftest import SHARED
+from tests.gke.conftest import a3_ultra_with as a3_ultra
 from tests.gke.conftest import gke_with
+from tests.gke.test_pool_flavors import named, objects
 from tests.support.crdcheck import CrdCatalog
 
 P = "target__gpuPools__0__"
@@ -29,29 +30,6 @@ HOST = "cloud.google.com/gce-topology-host"
 HOSTNAME = "kubernetes.io/hostname"
 NODEPOOL = "cloud.google.com/gke-nodepool"
 CRDS = CrdCatalog.load(SHARED / "crds" / "kueue" / "v0.19.2")
-
-
-def a3_ultra(**changes: Any) -> dict[str, Any]:
-    """The test stack with its pool an A3 Ultra reservation pool (8 × H200 per node)."""
-    base = {
-        P + "provisioning": "reservation",
-        P + "machineType": "a3-ultragpu-8g",
-        P + "reservation": {"name": "res-1"},
-        P + "maxNodes": 2,
-        "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__0__nominalQuota": 448,
-        "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__1__nominalQuota": "5000Gi",
-        "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__2__nominalQuota": 16,
-    }
-    return gke_with(**{**base, **changes})
-
-
-def objects(config: dict[str, Any]) -> list[dict[str, Any]]:
-    return kueue_objects(load_stack(config).kueue)
-
-
-def named(objs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
-    (obj,) = [o for o in objs if o["kind"] == kind and o["metadata"]["name"] == name]
-    return obj
 
 
 def issues(config: dict[str, Any]) -> list[str]:

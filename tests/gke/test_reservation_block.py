@@ -12,23 +12,13 @@ from batchplane.errors import ConfigValidationError
 from batchplane.stack import load_stack
 from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.gke.resources import node_pool_args
-from tests.gke.conftest import gke_with
+from tests.gke.conftest import a3_ultra_with
 
 P = "target__gpuPools__0__"
 
 
 def _reservation_pool(reservation: dict[str, Any]) -> dict[str, Any]:
-    return gke_with(
-        **{
-            P + "provisioning": "reservation",
-            P + "machineType": "a3-ultragpu-8g",
-            P + "reservation": reservation,
-            P + "maxNodes": 2,
-            "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__0__nominalQuota": 448,
-            "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__1__nominalQuota": "5000Gi",
-            "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__2__nominalQuota": 16,
-        }
-    )
+    return a3_ultra_with(**{P + "reservation": reservation})
 
 
 def _affinity(reservation: dict[str, Any]) -> Any:

@@ -16,7 +16,7 @@ import pytest
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.stack import load_stack
 from batchplane.webhook.decisions import Decider
-from tests.gke.conftest import gke_with
+from tests.gke.conftest import a3_ultra_with
 from tests.webhook.conftest import job
 
 P = "target__gpuPools__0__"
@@ -32,18 +32,7 @@ HOSTNAME = "kubernetes.io/hostname"
 
 
 def _stack(topology: bool) -> dict[str, Any]:
-    changes: dict[str, Any] = {
-        P + "provisioning": "reservation",
-        P + "machineType": "a3-ultragpu-8g",
-        P + "reservation": {"name": "res-1"},
-        P + "maxNodes": 4,
-        "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__0__nominalQuota": 896,
-        "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__1__nominalQuota": "11000Gi",
-        "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__2__nominalQuota": 32,
-    }
-    if topology:
-        changes[P + "topology"] = {}
-    return gke_with(**changes)
+    return a3_ultra_with(**({P + "topology": {}} if topology else {}))
 
 
 @pytest.fixture(scope="module")
