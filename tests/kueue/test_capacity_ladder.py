@@ -1,4 +1,4 @@
-"""The capacity ladder of ``templates/Pulumi.gke-a3-ultra-tas.yaml``: each team's ClusterQueue tries the reservation
+"""The capacity ladder of ``templates/Pulumi.gke-a3-mega-tas.yaml``: each team's ClusterQueue tries the reservation
 rung, then DWS, then Spot; falls to the next rung rather than borrowing (``flavorFungibility``); and only the DWS rung
 carries the ProvisioningRequest check (``admissionChecksStrategy.admissionChecks[].onFlavors``). Field meanings:
 ``kubernetes-sigs/kueue`` v0.19.2 ``apis/kueue/v1beta2/clusterqueue_types.go`` (FlavorFungibility L455-476,
@@ -17,7 +17,7 @@ from tests.conftest import template_path
 
 @pytest.fixture(scope="module")
 def objects() -> list[dict[str, Any]]:
-    return kueue_objects(load_stack_file(template_path("gke-a3-ultra-tas")).kueue)
+    return kueue_objects(load_stack_file(template_path("gke-a3-mega-tas")).kueue)
 
 
 def _queues(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -29,18 +29,18 @@ def test_each_team_tries_the_reservation_then_dws_then_spot(objects: list[dict[s
         [group] = queue["spec"]["resourceGroups"]
         assert [f["name"] for f in group["flavors"]] == [
             "default-flavor",
-            "h200-res",
-            "h200-dws",
-            "h200-spot",
+            "h100-res",
+            "h100-dws",
+            "h100-spot",
         ]
         gpus = {f["name"]: f["resources"][2] for f in group["flavors"]}
-        assert gpus["h200-res"] == {"name": "nvidia.com/gpu", "nominalQuota": "16"}
+        assert gpus["h100-res"] == {"name": "nvidia.com/gpu", "nominalQuota": "16"}
 
 
 def test_only_the_dws_rung_carries_the_provisioning_request_check(objects: list[dict[str, Any]]) -> None:
     for queue in _queues(objects):
         assert queue["spec"]["admissionChecksStrategy"] == {
-            "admissionChecks": [{"name": "h200-dws-dws", "onFlavors": ["h200-dws"]}]
+            "admissionChecks": [{"name": "h100-dws-dws", "onFlavors": ["h100-dws"]}]
         }
     [check] = [o for o in objects if o["kind"] == "AdmissionCheck"]
     assert check["spec"]["controllerName"] == "kueue.x-k8s.io/provisioning-request"
@@ -58,5 +58,5 @@ def test_a_team_falls_to_the_next_rung_instead_of_borrowing_or_preempting(
 
 def test_only_the_reservation_rung_is_topology_aware(objects: list[dict[str, Any]]) -> None:
     flavors = {o["metadata"]["name"]: o["spec"] for o in objects if o["kind"] == "ResourceFlavor"}
-    assert {name for name, spec in flavors.items() if "topologyName" in spec} == {"h200-res"}
-    assert flavors["h200-res"]["topologyName"] == "gke-default"
+    assert {name for name, spec in flavors.items() if "topologyName" in spec} == {"h100-res"}
+    assert flavors["h100-res"]["topologyName"] == "gke-default"

@@ -17,6 +17,7 @@ from typing import Any
 
 GOLDEN = Path(__file__).parent / "golden"
 TEMPLATES = (
+    "gke-a3-mega-tas",
     "gke-dev",
     "gke-dws",
     "gke-multiregion-dws",
