@@ -39,6 +39,8 @@ from batchplane.config.kueue import (
     RetryStrategy,
     Taint,
     Toleration,
+    Topology,
+    TopologyLevel,
 )
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located
 from batchplane.errors import ConfigIssue
@@ -130,6 +132,7 @@ class BackedPool:
         min_nodes: the fewest nodes the pool keeps (all zones): GKE's autoscaling minimum (or its static size),
             OpenShift's ``minReplicas``. Defaults to 0.
         machine: the machine type of its nodes (``a3-highgpu-8g``, ``p4d.24xlarge``), ``""`` when unknown.
+        topology: ``(Topology name, levels)`` for topology-aware scheduling, or None. Defaults to None.
     """
 
     name: str
@@ -147,6 +150,7 @@ class BackedPool:
     size_key: str = "maxNodes"
     min_nodes: int = 0
     machine: str = ""
+    topology: tuple[str, tuple[str, ...]] | None = None
 
     def describe(self) -> str:
         """``GKE node pool "gpu" (batchplane:target.gpuPools[0])``."""
@@ -185,6 +189,7 @@ def derived_flavor(pool: BackedPool) -> ResourceFlavor:
         name=pool.flavor_name,
         node_labels={key: value},
         tolerations=[toleration_for(t) for t in pool.taints],
+        topology_name=pool.topology[0] if pool.topology is not None else None,
     )
 
 
@@ -223,6 +228,10 @@ def attach_pool_flavors(k: ExpandedKueue, pools: list[BackedPool]) -> None:
     flavor name; it is then the pool's flavor (and :func:`check_pool_flavors` checks it agrees).
     """
     for pool in pools:
+        if pool.topology is not None and pool.topology[0] not in {t.obj.name for t in k.topologies}:
+            name, levels = pool.topology
+            topology = Topology(name=name, levels=[TopologyLevel(node_label=level) for level in levels])
+            k.topologies.append(Located(topology, KeyPath(pool.path.base, f'generated Topology "{name}"')))
         if any(pool.references(loc.obj) for loc in k.resource_flavors):
             continue
         flavor = derived_flavor(pool)
@@ -245,6 +254,17 @@ def check_pool_flavors(k: ExpandedKueue, pools: list[BackedPool]) -> list[Config
         for pool in pools:
             if pool.references(flavor):
                 out += _flavor_vs_pool(loc, pool)
+    for pool in pools:
+        for topo in k.topologies:
+            levels = tuple(level.node_label for level in topo.obj.levels)
+            if pool.topology is not None and topo.obj.name == pool.topology[0] and levels != pool.topology[1]:
+                out.append(
+                    ConfigIssue(
+                        str(topo.path.key("levels")),
+                        f"{list(levels)} differ from the levels {list(pool.topology[1])} of {pool.describe()}'s "
+                        f'topology "{topo.obj.name}"; make them agree or give the pool\'s topology another name',
+                    )
+                )
     return out
 
 
@@ -281,6 +301,14 @@ def _flavor_vs_pool(loc: Located[ResourceFlavor], pool: BackedPool) -> list[Conf
                     f"(they have {carried}): no node would match this flavor",
                 )
             )
+    if pool.topology is not None and flavor.topology_name != pool.topology[0]:
+        out.append(
+            ConfigIssue(
+                str(path.key("topologyName")),
+                f'must be "{pool.topology[0]}": flavor "{flavor.name}" is the flavor of {pool.describe()}, '
+                "which declares that topology",
+            )
+        )
     missing = [
         t for t in pool.taints if t.effect != "PreferNoSchedule" and not tolerates(flavor.tolerations, t)
     ]

@@ -42,6 +42,23 @@ def child_name(name: str, obj: dict[str, Any]) -> str:
     return "-".join(parts)
 
 
+TOPOLOGY_FLAVOR_IMMUTABLE = ("spec.nodeLabels", "spec.tolerations", "spec.topologyName")
+"""The ResourceFlavor fields Kueue makes immutable once ``topologyName`` is set (CEL rules of
+``kubernetes-sigs/kueue`` v0.19.2 ``apis/kueue/v1beta2/resourceflavor_types.go`` L49-51)."""
+
+
+def replacement_options(obj: dict[str, Any]) -> dict[str, Any]:
+    """Resource options that replace an object instead of updating it where Kubernetes refuses the update.
+
+    A ResourceFlavor with ``topologyName``: a change of :data:`TOPOLOGY_FLAVOR_IMMUTABLE` deletes the flavor and
+    creates it again under the same name (``delete_before_replace``), because the API server refuses the update.
+    Every other object: none.
+    """
+    if obj["kind"] == "ResourceFlavor" and (obj.get("spec") or {}).get("topologyName"):
+        return {"replace_on_changes": list(TOPOLOGY_FLAVOR_IMMUTABLE), "delete_before_replace": True}
+    return {}
+
+
 class KueueQueues(pulumi.ComponentResource):
     """The Kueue objects of one stack.
 
@@ -72,7 +89,9 @@ class KueueQueues(pulumi.ComponentResource):
             deps = ready + self._references(obj, by_kind, namespaces)
             # Every top-level field (a WorkloadPriorityClass has `value`/`description`, no `spec`).
             res = KubernetesObject(
-                child_name(name, obj), obj, opts=pulumi.ResourceOptions(parent=self, depends_on=deps)
+                child_name(name, obj),
+                obj,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=deps, **replacement_options(obj)),
             )
             by_kind.setdefault(kind, {})[meta["name"]] = res
             self.resources[(kind, meta.get("namespace", ""), meta["name"])] = res

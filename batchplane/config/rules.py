@@ -33,7 +33,12 @@ from batchplane.config.kueue import (
 from batchplane.config.names import label_value_problem
 from batchplane.errors import ConfigIssue
 from batchplane.quantity import parse_quantity
-from batchplane.wellknown import BUILTIN_NAMESPACES, MULTIKUEUE_CONTROLLER, NAMESPACE_NAME_LABEL
+from batchplane.wellknown import (
+    BUILTIN_NAMESPACES,
+    MULTIKUEUE_CONTROLLER,
+    NAMESPACE_NAME_LABEL,
+    PROVISIONING_CONTROLLER,
+)
 
 T = TypeVar("T")
 
@@ -206,20 +211,29 @@ def _check_flavor(rf: Located[ResourceFlavor], k: ExpandedKueue, out: _Issues) -
             )
 
 
-def _check_topology(topo: Located[Topology], out: _Issues) -> None:
-    # CEL rules of Topology.spec.levels.
-    labels = [lvl.node_label for lvl in topo.obj.levels]
+HOSTNAME_LEVEL = "kubernetes.io/hostname"
+
+
+def topology_level_problems(labels: Sequence[str]) -> list[tuple[int, str]]:
+    """Kueue's rules on a Topology's ``spec.levels``: ``(index, message)`` for each level that breaks one.
+
+    The CEL rules of ``kubernetes-sigs/kueue`` v0.19.2 ``apis/kueue/v1beta2/topology_types.go`` L116-117: levels
+    are unique, and ``kubernetes.io/hostname`` may only be the last (lowest) level. The 1–16 count (L113-114) is a
+    field constraint of the config models.
+    """
+    out: list[tuple[int, str]] = []
     for i, label in enumerate(labels):
-        if labels.index(label) != i:
-            out.error(
-                topo.path.key("levels").index(i).key("nodeLabel"),
-                f'duplicate level "{label}": levels must be unique',
-            )
-        if label == "kubernetes.io/hostname" and i != len(labels) - 1:
-            out.error(
-                topo.path.key("levels").index(i).key("nodeLabel"),
-                "kubernetes.io/hostname may be used only as the last level",
-            )
+        if list(labels).index(label) != i:
+            out.append((i, f'duplicate level "{label}": levels must be unique'))
+        if label == HOSTNAME_LEVEL and i != len(labels) - 1:
+            out.append((i, f"{HOSTNAME_LEVEL} may be used only as the last level"))
+    return out
+
+
+def _check_topology(topo: Located[Topology], out: _Issues) -> None:
+    labels = [lvl.node_label for lvl in topo.obj.levels]
+    for i, message in topology_level_problems(labels):
+        out.error(topo.path.key("levels").index(i).key("nodeLabel"), message)
 
 
 # --- resource groups (ClusterQueue and Cohort) -----------------------------------------------
@@ -419,6 +433,19 @@ def _check_queue_admission_checks(cq: Located[ClusterQueue], k: ExpandedKueue, o
     own_flavors = set(q.flavor_names())
     seen: set[str] = set()
     multikueue_refs = [ref.name for ref in q.admission_checks if ref.name in multikueue]
+    provisioning = {
+        a.obj.name for a in k.admission_checks if a.obj.resolved_controller_name() == PROVISIONING_CONTROLLER
+    }
+    provisioning_refs = [ref.name for ref in q.admission_checks if ref.name in provisioning]
+    if (
+        multikueue_refs and provisioning_refs
+    ):  # kubernetes-sigs/kueue v0.19.2 pkg/cache/scheduler/clusterqueue.go L344-348
+        out.error(
+            cq.path.key("admissionChecks"),
+            f"{', '.join(multikueue_refs)} (MultiKueue) and {', '.join(provisioning_refs)} (ProvisioningRequest) on one "
+            'ClusterQueue: Kueue keeps it inactive ("Cannot use both MultiKueue and ProvisioningRequest AdmissionChecks '
+            "together\"); put the ProvisioningRequest check on the worker clusters' ClusterQueues",
+        )
     if len(multikueue_refs) > 1:
         out.error(
             cq.path.key("admissionChecks"),

@@ -207,6 +207,12 @@ def flavor_policies(
             node_taints=list(rf.obj.node_taints),
             tolerations=list(rf.obj.tolerations),
             nodes=nodes_of(rf.obj),
+            topology_levels=[
+                level.node_label
+                for t in k.topologies
+                if t.obj.name == rf.obj.topology_name
+                for level in t.obj.levels
+            ],
         )
         for rf in k.resource_flavors
     }

@@ -59,6 +59,7 @@ MODULES = (
     "batchplane/webhook/flavors.py",
     "batchplane/webhook/assign.py",
     "batchplane/webhook/capacity.py",
+    "batchplane/webhook/topology.py",
     "batchplane/explain/sentences.py",
     "batchplane/webhook/decisions.py",
 )

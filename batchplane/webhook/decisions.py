@@ -66,6 +66,7 @@ from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
 from batchplane.webhook.queues import Demand, QueueModel, compile_queues, demands, show
+from batchplane.webhook.topology import queue_levels, tas_problems
 from batchplane.wellknown import PRIORITY_CLASS_LABEL, PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
 log = logging.getLogger("batchplane.webhook")
@@ -91,6 +92,7 @@ DENY_REASONS = (
     "unmergeable-podsets", "too-many-podsets", "invalid-podset-name", "rayjob-shutdown",
     "rayjob-cluster-selector", "ray-autoscaling-not-elastic", "framework-disabled", "internal-error",
     "no-worker-admits", "larger-than-any-node", "undeclared-local-queue", "invalid-pod-spec",
+    "invalid-topology-request", "unknown-topology-level",
 )  # fmt: skip
 
 
@@ -391,6 +393,9 @@ class Decider:
             for t in resource_requirement_problems(obj)
         ]
         warnings += unknown_runtime_class_warnings(workload)
+        problems += [
+            _Problem(*p) for p in tas_problems(kind, workload.pod_sets, queue_levels(self.policy, cq_name))
+        ]
         problems += self._limit_problems(workload, ns, tenant)
         where = f'ClusterQueue "{cq_name}" (LocalQueue "{queue}")'
         problems += self._queue_problems(workload, cq_name, where, warnings, _workload_noun(kind))

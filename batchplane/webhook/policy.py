@@ -170,6 +170,9 @@ class FlavorPolicy(PolicyModel):
     nodes: list[NodeShapePolicy] = Field(default=[], exclude_if=_empty)
     """Every pool whose nodes the flavor's node labels select, with one node's capacity; empty = unknown (then no
     pod is ever refused for its size)."""
+    topology_levels: list[str] = Field(default=[], exclude_if=_empty)
+    """The node labels of the flavor's Topology (``topologyName``), widest first; empty = no topology-aware
+    scheduling on this flavor."""
 
 
 class ProvisioningPolicy(PolicyModel):

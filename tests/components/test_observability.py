@@ -40,6 +40,7 @@ EXPECTED = {
     "gke-dws": {"PodMonitoring": 2, "ClusterRules": 1},
     "gke-multiregion-dws": {"PodMonitoring": 2, "ClusterRules": 1},
     "gke-prod-dws": {"PodMonitoring": 2, "ClusterRules": 1},
+    "gke-a3-mega-tas": {"PodMonitoring": 2, "ClusterRules": 1},
     "kind": {"ServiceMonitor": 2, "PrometheusRule": 2},
     "openshift-ai": {"ServiceMonitor": 1, "PrometheusRule": 2},  # the Red Hat build of Kueue declares Kueue's
     "openshift-ai-2": {"ServiceMonitor": 2, "PrometheusRule": 2},

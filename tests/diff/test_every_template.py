@@ -184,7 +184,10 @@ def _expected(base: StackSummary, head: StackSummary) -> list[tuple[str, str, De
             hu = None if h is None else _usd(head.pools[name], h)
             delta = None if (bu is None and b) or (hu is None and h) else (hu or 0) - (bu or 0)
             out.append(("team", team, (h or 0) - (b or 0), delta))
-    stack_gpus, stack_usd, priced = Decimal(0), Decimal(0), True
+    # The stack row sums the priced pools only ("(priced pools only)" in the text): None only when no pool of the
+    # stack has a price (a reservation pool has none: docs/diff.md).
+    stack_gpus, stack_usd = Decimal(0), Decimal(0)
+    priced = any(base.pools[name].price is not None for name in pools)
     for name in pools:
         b_gpus, h_gpus = _pool_gpus(base, base.pools[name]), _pool_gpus(head, head.pools[name])
         if b_gpus == h_gpus:
@@ -193,9 +196,7 @@ def _expected(base: StackSummary, head: StackSummary) -> list[tuple[str, str, De
         delta = None if bu is None or hu is None else hu - bu
         out.append(("pool", name, h_gpus - b_gpus, delta))
         stack_gpus += h_gpus - b_gpus
-        if delta is None:
-            priced = False
-        else:
+        if delta is not None:
             stack_usd += delta
     if stack_gpus:
         out.append(("stack", head.name, stack_gpus, stack_usd if priced else None))

@@ -25,6 +25,8 @@ EXPECTED = {
                 "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[1].resources[0]", 64),
     "gke-multiregion-dws": ("team-a", "default-flavor", 49, "l4", "96 CPUs",
                             "batchplane:teams.members[0].quotas.l4.cpu", 50),
+    "gke-a3-mega-tas": ("team-a", "default-flavor", 76, "h100-res", "832 CPUs",
+                        "batchplane:teams.members[0].quotas.h100-res.cpu", 77),
     "gke-prod-dws": ("team-a", "default-flavor", 69, "h100", "400 CPUs", "batchplane:teams.members[0].quotas.h100.cpu", 71),
     "kind": ("cluster-queue", "default-flavor", 34, "default-flavor", "4 CPUs",
              "batchplane:kueue.clusterQueues[0].resourceGroups[0].flavors[0].resources[0]", 34),

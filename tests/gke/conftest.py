@@ -40,3 +40,20 @@ def gke_with(**changes: Any) -> dict[str, Any]:
     ``batchplane:target.gpuPools[0].minNodes``; a list index equal to the length appends;
     :data:`DELETE` removes the key."""
     return apply_changes(gke_config(), **changes)
+
+
+def a3_ultra_with(**changes: Any) -> dict[str, Any]:
+    """``gke_config()`` with its pool an A3 Ultra reservation pool (``a3-ultragpu-8g``: 8 × H200, 224 vCPU, 2952 GiB)
+    of at most 2 nodes on reservation ``res-1``, the pool flavor's quota sized to it, then ``changes``."""
+    pool = "target__gpuPools__0__"
+    quota = "kueue__clusterQueues__0__resourceGroups__0__flavors__1__resources__"
+    base = {
+        pool + "provisioning": "reservation",
+        pool + "machineType": "a3-ultragpu-8g",
+        pool + "reservation": {"name": "res-1"},
+        pool + "maxNodes": 2,
+        quota + "0__nominalQuota": 448,
+        quota + "1__nominalQuota": "5000Gi",
+        quota + "2__nominalQuota": 16,
+    }
+    return gke_with(**{**base, **changes})

@@ -21,6 +21,7 @@ import yaml
 
 GOLDEN = Path(__file__).parent / "golden"
 TEMPLATES = (
+    "gke-a3-mega-tas",
     "gke-dev",
     "gke-dws",
     "gke-multiregion-dws",

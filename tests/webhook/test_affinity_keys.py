@@ -226,6 +226,7 @@ def test_on_gke_prod_dws_as_shipped_an_a100_selector_names_a_key_no_flavor_decla
 #: The key set each template's Kueue matches node affinity on: Helm Kueue 0.19.2 (GKE, kind), the Red Hat build of
 #: Kueue from stable-v1.4 (Kueue 0.18.5+), OpenShift AI 2.x's embedded Kueue (0.11 and older).
 TEMPLATE_KEYS = {
+    "gke-a3-mega-tas": "Flavor",
     "gke-dev": "Flavor",
     "gke-dws": "Flavor",
     "gke-multiregion-dws": "Flavor",

@@ -427,15 +427,22 @@ def test_malformed_objects_found_by_the_fuzzer_are_allowed_not_crashing(
 # --- Kueue's greedy flavor assigner (issue #25) ---------------------------------------------------------------
 
 
-def _spot_queue() -> Decider:
+def _spot_queue(topology: bool = False) -> Decider:
+    tas: dict[str, Any] = (
+        {"nodeLabels": {"example.com/pool": "spot"}, "topologyName": "t"} if topology else {}
+    )
     return Decider(
         policy_from(
             {
+                "topologies": [{"name": "t", "levels": [{"nodeLabel": "kubernetes.io/hostname"}]}]
+                if topology
+                else [],
                 "resourceFlavors": [
                     {"name": "default-flavor"},
                     {
                         "name": "spot",
                         "nodeTaints": [{"key": "spot", "value": "true", "effect": "NoSchedule"}],
+                        **tas,
                     },
                 ],
                 "clusterQueues": [
@@ -531,9 +538,15 @@ def test_a_rayjob_kueue_admits_when_it_retries_from_the_last_flavor_tried_is_all
 
 def test_a_workload_in_a_tas_pod_set_group_kueues_attempts_may_miss_gets_a_warning_not_a_denial() -> None:
     obj = _spot_rayjob(head_tolerates_spot=False)
-    template = obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]
-    template["metadata"] = {"annotations": {"kueue.x-k8s.io/podset-group-name": "g"}}
-    decision = _spot_queue().validate(obj, "team-a", "CREATE")
+    cluster = obj["spec"]["rayClusterSpec"]
+    # A group Kueue's own webhook accepts (tas_validation.go L214-302): two PodSets, one of 1 pod, the same level.
+    group = {
+        "kueue.x-k8s.io/podset-group-name": "g",
+        "kueue.x-k8s.io/podset-preferred-topology": "kubernetes.io/hostname",
+    }
+    for template in (cluster["headGroupSpec"]["template"], cluster["workerGroupSpecs"][0]["template"]):
+        template["metadata"] = {"annotations": dict(group)}
+    decision = _spot_queue(topology=True).validate(obj, "team-a", "CREATE")
     assert (decision.allowed, decision.reason) == (True, "ok")
     [warning] = decision.warnings
     assert warning.startswith(

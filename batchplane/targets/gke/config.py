@@ -21,12 +21,14 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain, LabelValue, QualifiedName
 from batchplane.config.kueue import RetryStrategy, Taint
+from batchplane.config.rules import topology_level_problems
 from batchplane.errors import ConfigIssue
 from batchplane.targets.gke.machines import (
     FIXED_GPU_MACHINES,
@@ -35,6 +37,7 @@ from batchplane.targets.gke.machines import (
     is_fixed_gpu_family,
 )
 from batchplane.targets.gke.rules import deletion_protection_refused
+from batchplane.wellknown import GKE_NODEPOOL_LABEL
 
 _PROJECT_ID_RE = re.compile(r"^(?:[a-z][a-z0-9.-]*[a-z0-9]:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 
@@ -184,6 +187,78 @@ class Reservation(ConfigModel):
     project: ProjectId | None = None
     """Project owning a shared reservation; emitted as ``projects/<project>/reservations/<name>``.
     Defaults to none (a reservation in the cluster's project)."""
+    block: (
+        Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$")] | None
+    ) = None
+    """One block of the reservation (A3 Ultra, A4, A4X reservations come in blocks), e.g. ``my-res-block-0001``;
+    emitted as ``<reservation>/reservationBlocks/<block>``, the value GKE's ``--reservation`` takes for a block
+    (``gcloud compute reservations blocks list`` lists them). Only with ``SPECIFIC_RESERVATION``. Defaults to none
+    (any block of the reservation)."""
+
+
+TOPOLOGY_BLOCK_LABEL = "cloud.google.com/gce-topology-block"
+TOPOLOGY_SUBBLOCK_LABEL = "cloud.google.com/gce-topology-subblock"
+TOPOLOGY_HOST_LABEL = "cloud.google.com/gce-topology-host"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+GKE_TOPOLOGY_LABELS = (TOPOLOGY_BLOCK_LABEL, TOPOLOGY_SUBBLOCK_LABEL, TOPOLOGY_HOST_LABEL)
+"""The physical-topology node labels GKE sets on A3 Mega, A3 Ultra, A4 and A4X nodes (GKE, "View the physical
+topology of GKE nodes": block, sub-block and host of the VM)."""
+
+
+@dataclass(frozen=True)
+class DefaultTopology:
+    """The Topology a machine family's pools get when ``topology`` gives no ``levels``.
+
+    Attributes:
+        name: the Topology object's name.
+        levels: node labels from the widest domain to the narrowest.
+    """
+
+    name: str
+    levels: tuple[str, ...]
+
+
+_GKE_DEFAULT = DefaultTopology("gke-default", (*GKE_TOPOLOGY_LABELS, HOSTNAME_LABEL))
+DEFAULT_TOPOLOGIES: dict[str, DefaultTopology] = {
+    "a3-megagpu-": _GKE_DEFAULT,
+    "a3-ultragpu-": _GKE_DEFAULT,
+    "a4-highgpu-": _GKE_DEFAULT,
+    "a4x-": DefaultTopology(
+        "a4x-default",
+        (
+            TOPOLOGY_BLOCK_LABEL,
+            TOPOLOGY_SUBBLOCK_LABEL,
+            GKE_NODEPOOL_LABEL,
+            TOPOLOGY_HOST_LABEL,
+            HOSTNAME_LABEL,
+        ),
+    ),
+}
+"""Machine-type prefix → default Topology, as the anchors write it: xpk's ``gke-default`` (block, sub-block, host,
+hostname) for A3 Mega/Ultra and A4, and cluster-toolkit's ``a4x-default``, which puts ``cloud.google.com/gke-nodepool``
+between sub-block and host (``examples/gke-a4x/kueue-configuration.yaml.tftpl`` and
+``examples/gke-a3-ultragpu/kueue-configuration.yaml.tftpl`` in GoogleCloudPlatform/cluster-toolkit)."""
+
+
+def default_topology(machine_type: str) -> DefaultTopology | None:
+    """The machine family's default Topology (:data:`DEFAULT_TOPOLOGIES`), or None when GKE sets no topology
+    labels on its nodes."""
+    for prefix, topology in DEFAULT_TOPOLOGIES.items():
+        if machine_type.startswith(prefix):
+            return topology
+    return None
+
+
+class PoolTopology(ConfigModel):
+    """Topology-aware scheduling on a pool: the Kueue ``Topology`` its flavor names in ``topologyName``."""
+
+    name: DnsSubdomain | None = None
+    """The Topology object's name. Defaults to the machine family's (``gke-default`` for A3 Mega/Ultra and A4,
+    ``a4x-default`` for A4X), else ``<flavor name>-topology``. Pools with the same levels may share one name."""
+    levels: Annotated[list[QualifiedName], Field(min_length=1, max_length=16)] | None = None
+    """Node labels from the widest domain to the narrowest: 1–16, unique, ``kubernetes.io/hostname`` only last
+    (Kueue's Topology rules). Every one must be a label the pool's nodes carry. Defaults to the machine family's
+    levels (:data:`DEFAULT_TOPOLOGIES`); required for other machine types."""
 
 
 class Placement(ConfigModel):
@@ -281,6 +356,10 @@ class GpuPool(ConfigModel):
     ``ProvisioningRequestSettings()``."""
     reservation: Reservation | None = None
     """``provisioning: reservation`` only (required there): the reservation to consume."""
+    topology: PoolTopology | None = None
+    """Topology-aware scheduling: the derived flavor gets ``topologyName`` and the stack declares the Topology.
+    ``{}`` takes the machine family's default. Changing it replaces the flavor (Kueue makes ``topologyName``,
+    ``nodeLabels`` and ``tolerations`` immutable once ``topologyName`` is set). Defaults to none (no TAS)."""
     placement: Placement | None = None
     """Compact placement. Not with queued provisioning. Defaults to none."""
     labels: Annotated[dict[QualifiedName, LabelValue], Field(max_length=32)] = Field(default_factory=dict)
@@ -323,6 +402,26 @@ class GpuPool(ConfigModel):
     def resolved_flavor_name(self) -> str:
         """The derived ResourceFlavor's name (``flavorName`` or the pool name)."""
         return self.flavor_name or self.name
+
+    def resolved_topology(self) -> DefaultTopology | None:
+        """The pool's Topology as declared (name and levels), or None without ``topology`` or when no levels are
+        given and the machine family has no default."""
+        if self.topology is None:
+            return None
+        family = default_topology(self.machine_type)
+        if self.topology.levels is not None:
+            levels = tuple(self.topology.levels)
+        elif family is not None:
+            levels = family.levels
+        else:
+            return None
+        if self.topology.name is not None:
+            name = self.topology.name
+        elif family is not None and family.levels == levels:
+            name = family.name
+        else:
+            name = f"{self.resolved_flavor_name()}-topology"
+        return DefaultTopology(name, levels)
 
     def resolved_auto_repair(self) -> bool:
         """Auto-repair as emitted."""
@@ -487,6 +586,8 @@ def check_gke_target(
             )
         _check_zones(pool.node_locations, f"{p}.nodeLocations", region, error)
         _check_driver(pool, p, target.gpu_operator, error)
+        _check_topology(pool, p, error)
+    _check_topology_names(target, error)
     return out
 
 
@@ -616,6 +717,15 @@ def _check_reservation(pool: GpuPool, p: str, error: _Error) -> None:
             error(f"{p}.reservation", "required when provisioning is reservation: the reservation to consume")
         elif pool.reservation.affinity == "SPECIFIC_RESERVATION" and pool.reservation.name is None:
             error(f"{p}.reservation.name", "required when affinity is SPECIFIC_RESERVATION")
+        if (
+            pool.reservation is not None
+            and pool.reservation.block
+            and pool.reservation.affinity != "SPECIFIC_RESERVATION"
+        ):
+            error(
+                f"{p}.reservation.block",
+                "only with affinity SPECIFIC_RESERVATION: a block belongs to a named reservation",
+            )
 
 
 def _check_dws_pool(pool: GpuPool, p: str, error: _Error) -> None:
@@ -739,6 +849,70 @@ def _check_zones(zones: list[str], path: str, region: str, error: _Error) -> Non
         if zone in seen:
             error(f"{path}[{i}]", f'"{zone}" is listed twice')
         seen.add(zone)
+
+
+def _carries_label(pool: GpuPool, label: str) -> bool:
+    """Whether every node of the pool carries ``label``: Kubernetes' hostname, GKE's node-pool label, the
+    topology labels on the families GKE sets them on (:data:`DEFAULT_TOPOLOGIES`), and the pool's own labels."""
+    if label in (HOSTNAME_LABEL, GKE_NODEPOOL_LABEL) or label in pool.labels:
+        return True
+    return label in GKE_TOPOLOGY_LABELS and default_topology(pool.machine_type) is not None
+
+
+def topology_problems(pool: GpuPool) -> list[tuple[str, str]]:
+    """Why the pool's ``topology`` cannot be declared: ``(key path suffix, message)`` pairs, all at once.
+
+    Kueue's level rules (:func:`~batchplane.config.rules.topology_level_problems`, ``kubernetes-sigs/kueue`` v0.19.2
+    ``apis/kueue/v1beta2/topology_types.go`` L113-117), levels required where the machine family has no default,
+    and every level a label the pool's nodes carry (a level whose label no node has puts no node in the Topology:
+    Kueue then finds no domain to place a pod in).
+    """
+    if pool.topology is None:
+        return []
+    if pool.topology.levels is None and default_topology(pool.machine_type) is None:
+        families = ", ".join(prefix.rstrip("-") for prefix in DEFAULT_TOPOLOGIES)
+        return [
+            (
+                ".topology.levels",
+                f"required for machine type {pool.machine_type}: GKE sets the topology labels "
+                f"({', '.join(GKE_TOPOLOGY_LABELS)}) only on {families} nodes, so there is no default; list the "
+                f"levels (e.g. [{HOSTNAME_LABEL}])",
+            )
+        ]
+    resolved = pool.resolved_topology()
+    levels = resolved.levels if resolved is not None else ()
+    out = [(f".topology.levels[{i}]", message) for i, message in topology_level_problems(levels)]
+    for i, label in enumerate(levels):
+        if not _carries_label(pool, label):
+            out.append(
+                (
+                    f".topology.levels[{i}]",
+                    f'the nodes of pool "{pool.name}" ({pool.machine_type}) do not carry the label "{label}", so '
+                    "Kueue would find no topology domain for them; add it to this pool's labels or drop the level",
+                )
+            )
+    return out
+
+
+def _check_topology(pool: GpuPool, p: str, error: _Error) -> None:
+    for suffix, message in topology_problems(pool):
+        error(f"{p}{suffix}", message)
+
+
+def _check_topology_names(target: GkeTarget, error: _Error) -> None:
+    """Pools that name the same Topology must declare the same levels (one object per name)."""
+    first: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for i, pool in enumerate(target.gpu_pools):
+        topology = pool.resolved_topology()
+        if topology is None or topology_problems(pool):
+            continue
+        seen = first.setdefault(topology.name, (i, topology.levels))
+        if seen[1] != topology.levels:
+            error(
+                f".gpuPools[{i}].topology.name",
+                f'Topology "{topology.name}" is declared by gpuPools[{seen[0]}] with levels {list(seen[1])}, '
+                f"this pool's levels are {list(topology.levels)}: give this pool's topology another name",
+            )
 
 
 def _check_driver(pool: GpuPool, p: str, gpu_operator: bool, error: _Error) -> None:

@@ -28,7 +28,7 @@ from batchplane.backed_pools import (
     ProvisioningSpec,
 )
 from batchplane.config.rules import KeyPath
-from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool
+from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool, topology_problems
 from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.gke.rules import node_pool_max_nodes
 from batchplane.wellknown import GKE_NODEPOOL_LABEL
@@ -159,6 +159,16 @@ def gke_backed_pools(target: GkeTarget, base: str = "batchplane:target") -> list
                 provisioning=provisioning_spec(pool),
                 min_nodes=min_nodes(pool),
                 machine=pool.machine_type,
+                topology=_topology(pool),
             )
         )
     return out
+
+
+def _topology(pool: GpuPool) -> tuple[str, tuple[str, ...]] | None:
+    """The pool's Topology when it can be declared (:func:`~batchplane.targets.gke.config.topology_problems`
+    reports the others at the pool's key), else None."""
+    resolved = pool.resolved_topology()
+    if resolved is None or topology_problems(pool):
+        return None
+    return resolved.name, resolved.levels

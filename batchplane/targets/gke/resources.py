@@ -226,6 +226,8 @@ def _reservation_affinity(pool: GpuPool) -> Kwargs | None:
     if res.affinity == "ANY_RESERVATION":
         return {"consume_reservation_type": "ANY_RESERVATION"}
     value = f"projects/{res.project}/reservations/{res.name}" if res.project else str(res.name)
+    if res.block:
+        value += f"/reservationBlocks/{res.block}"
     return {
         "consume_reservation_type": "SPECIFIC_RESERVATION",
         "key": RESERVATION_NAME_KEY,
