@@ -924,7 +924,8 @@ class DashboardsPlan:
         objects: ``(key, ConfigMap or GrafanaDashboard dict)`` per dashboard, in :func:`dashboard_specs` order.
         cloud_dashboards: ``(key, dashboard JSON)`` per dashboard for Cloud Monitoring.
         project: the Cloud Monitoring project (``None``: the GCP provider's).
-        note: one line for the preview saying how the dashboards are delivered and what that needs.
+        note: one line for the preview when the delivery depends on something optional (the OpenShift console's
+            default, the Grafana Operator), saying which is used and what it needs; ``""`` otherwise.
     """
 
     delivery: DashboardTarget
@@ -1038,7 +1039,6 @@ def dashboards_plan(stack: Stack, config: DashboardsConfig) -> DashboardsPlan | 
             namespace=None,
             cloud_dashboards=cloud,
             project=platform.cloud_monitoring_project(),
-            note=f"dashboards: {len(cloud)} Cloud Monitoring dashboards ({how})",
         )
     if delivery == "openshift-console":
         objects = tuple(
@@ -1057,7 +1057,7 @@ def dashboards_plan(stack: Stack, config: DashboardsConfig) -> DashboardsPlan | 
     specs = dashboard_specs(stack)
     if delivery == "configmap":
         objects = tuple((spec.key, dashboard_configmap(spec, namespace, config.folder)) for spec in specs)
-        note = f"dashboards: {len(objects)} Grafana sidecar ConfigMaps in {namespace} ({how})"
+        note = ""
     else:
         objects = tuple(
             (spec.key, grafana_dashboard_resource(spec, namespace, config.folder, config.grafana_selector))

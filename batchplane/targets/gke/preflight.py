@@ -328,7 +328,8 @@ def _apis(req: Requirements, report: Report, clients: GcpClients, project: str) 
 # --- the deployer's permissions -------------------------------------------------------------------
 
 #: A permission that may be granted on the resource itself rather than the project (``actAs`` on the node account):
-#: missing on the project it is a warning, not a blocker.
+#: missing on the project it is a warning, not a blocker — unless the stack creates that account itself
+#: (:attr:`PermissionNeed.created_here`), when no grant on it can exist before ``clusters.create`` needs it.
 _GRANTABLE_BELOW_PROJECT = frozenset({"iam.serviceAccounts.actAs"})
 
 
@@ -368,8 +369,17 @@ def _permissions(req: Requirements, report: Report, clients: GcpClients, project
             f"gcloud projects add-iam-policy-binding {project} --member=<you> --role={need.role} "
             "(or a custom role with these permissions)"
         )
-        if set(missing) <= _GRANTABLE_BELOW_PROJECT:
+        if set(missing) <= _GRANTABLE_BELOW_PROJECT and not need.created_here:
             report.warning("iam", need.path, message + " — unless granted on the service account itself", fix)
+        elif set(missing) <= _GRANTABLE_BELOW_PROJECT:
+            report.blocker(
+                "iam",
+                need.path,
+                message
+                + ": the stack creates that account in the same pulumi up, so no grant on it can exist "
+                "when the cluster is created",
+                fix,
+            )
         else:
             report.blocker("iam", need.path, message, fix)
 
