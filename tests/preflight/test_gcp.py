@@ -706,3 +706,18 @@ def test_cluster_admin_without_the_kubernetes_rbac_permissions_is_a_blocker_nami
     assert "container.customResourceDefinitions.create" in finding.message
     assert "container.clusterRoles.escalate" in finding.message
     assert "--role=roles/container.admin" in finding.fix
+
+
+# --- Cloud NAT collision on the network and region (issue #38, item 12) ---------------------------------------
+
+
+def test_another_cloud_nat_on_the_clusters_network_and_region_is_a_blocker_naming_it() -> None:
+    """routers.list answers another stack's NAT on `default` in us-central1 (and one on another VPC, ignored): the
+    stack's ALL_SUBNETWORKS_ALL_IP_RANGES NAT must be the network's only NAT in the region."""
+    report, replay = run(template("gke-prod-dws"), "gcp/blockers/nat-on-network.json")
+    assert any(r.endswith("/regions/us-central1/routers") for r in replay.requests)
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("network", "batchplane:target.privateNodes")
+    assert "Cloud NAT other-nat on router other-router" in finding.message
+    assert "elsewhere" not in finding.message
+    assert "gcloud compute routers nats delete other-nat --router=other-router" in finding.fix

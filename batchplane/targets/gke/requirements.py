@@ -278,6 +278,8 @@ class GkeCluster:
         creates_node_account: True when the stack creates the nodes' service account (``nodeServiceAccount``
             omitted) and grants it its project role.
         secure_boot: True when every pool's nodes boot with Secure Boot (``secureBoot``).
+        nat_router: the Cloud Router the stack creates for private nodes' Cloud NAT (``<clusterName>-router``),
+            or None without private nodes. Defaults to None.
         version: the channel and version.
         path: the target's key path.
     """
@@ -293,6 +295,7 @@ class GkeCluster:
     version: VersionRequirement
     path: str
     secure_boot: bool = False
+    nat_router: str | None = None
 
 
 @dataclass(frozen=True)
@@ -599,6 +602,7 @@ def _cluster(target: GkeTarget, path: str) -> GkeCluster:
         ),
         path=path,
         secure_boot=target.secure_boot,
+        nat_router=f"{target.cluster_name}-router" if private else None,
     )
 
 
