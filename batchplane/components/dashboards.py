@@ -3,11 +3,15 @@
 :func:`batchplane.observability.dashboards.dashboards_plan` decides what is delivered (pure); this component declares
 it, one child per dashboard, named ``<name>-<dashboard key>``:
 
+* ``openshift-console`` — a ``v1 ConfigMap`` in ``openshift-config-managed`` labelled
+  ``console.openshift.io/dashboard: "true"`` (the OpenShift console's Observe → Dashboards);
 * ``configmap`` — a ``v1 ConfigMap`` labelled ``grafana_dashboard: "1"`` (the Grafana sidecar's label in
   kube-prometheus-stack) in ``dashboards.namespace`` or Kueue's namespace, through the cluster's provider;
 * ``grafana-operator`` — a ``grafana.integreatly.org/v1beta1 GrafanaDashboard`` (Grafana Operator v5) there;
 * ``cloud-monitoring`` — a ``gcp.monitoring.Dashboard`` (pulumi-gcp) with the Cloud Monitoring JSON in the GKE
   target's project.
+
+The plan's ``note`` (which delivery, and what it needs) is logged once, so ``pulumi preview`` shows it.
 
 Type token ``batchplane:observability:Dashboards``. Outputs: ``delivery`` and ``dashboards`` (the uids / keys).
 """
@@ -55,6 +59,8 @@ class Dashboards(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         plan = args.plan
         self.resources = {}
+        if plan.note:
+            pulumi.log.info(plan.note, resource=self)
         for key, board in plan.cloud_dashboards:
             self.resources[key] = gcp.monitoring.Dashboard(
                 f"{name}-{key}",

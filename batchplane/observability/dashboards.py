@@ -17,7 +17,7 @@ families):
 * **webhook** (when the stack deploys it) — refusals by reason, reviews by decision, errors, latency p50/p99
   against ``webhook.timeoutSeconds`` and available replicas (kube-state-metrics).
 
-Two renderings of the same specs:
+Three renderings of the same specs:
 
 * :func:`grafana_dashboard` — Grafana's classic dashboard JSON model (``schemaVersion`` 42), built with Grafana's
   Foundation SDK (``grafana-foundation-sdk`` v0.0.21, the builders generated from Grafana's own schemas). Panels
@@ -26,6 +26,9 @@ Two renderings of the same specs:
   ``$__rate_interval``. The classic model (not the v2 schema) because it is what the Grafana sidecar's file
   provisioning, the Grafana Operator's ``spec.json`` and every Grafana's import take; Grafana 12 migrates it
   on load.
+* :func:`console_dashboard` — the subset of that model the OpenShift console's dashboards page renders (panel types
+  ``graph`` and ``singlestat``, no template variables: fixed ClusterQueue selectors, ``$__rate_interval``, which the
+  console substitutes).
 * :func:`cloud_monitoring_dashboard` — a Cloud Monitoring dashboard (``projects.dashboards`` JSON,
   ``mosaicLayout``) whose charts query Managed Service for Prometheus with ``timeSeriesQuery.prometheusQuery``;
   template variables become fixed selectors over the stack's ClusterQueues, a pinned ``cluster_queue`` filter and
@@ -48,7 +51,7 @@ from typing import Any, Literal
 
 from batchplane.backed_pools import GPU_RESOURCE, BackedPool, flavor_pools
 from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
-from batchplane.config.dashboards import DashboardsConfig, DashboardTarget
+from batchplane.config.dashboards import CONSOLE_DASHBOARDS_NAMESPACE, DashboardsConfig, DashboardTarget
 from batchplane.stack import Stack
 from batchplane.targets.platform import Platform
 from batchplane.wellknown import PROVISIONING_CONTROLLER
@@ -72,6 +75,8 @@ __all__ = [
     "PanelSpec",
     "Query",
     "cloud_monitoring_dashboard",
+    "console_dashboard",
+    "console_dashboard_configmap",
     "dashboard_configmap",
     "dashboard_specs",
     "dashboard_uid",
@@ -96,7 +101,7 @@ KUEUE_REPLICAS = 'replica_role!="follower"'
 followers' gauges would count every queue twice."""
 GPU = f'resource="{GPU_RESOURCE}"'
 
-Dialect = Literal["grafana", "cloud-monitoring"]
+Dialect = Literal["grafana", "cloud-monitoring", "openshift-console"]
 Kind = Literal["overview", "cluster-queue", "capacity", "webhook"]
 
 
@@ -215,7 +220,7 @@ class _Scope:
 
     @property
     def window(self) -> str:
-        return GRAFANA_RATE_WINDOW if self.dialect == "grafana" else CLOUD_MONITORING_RATE_WINDOW
+        return CLOUD_MONITORING_RATE_WINDOW if self.dialect == "cloud-monitoring" else GRAFANA_RATE_WINDOW
 
     def queues(self) -> str:
         """The ``cluster_queue`` matcher of a dashboard over every queue of the stack."""
@@ -661,8 +666,9 @@ def dashboard_specs(stack: Stack, dialect: Dialect = "grafana") -> list[Dashboar
 
     Args:
         stack: a validated stack (:func:`batchplane.stack.load_stack`).
-        dialect: ``grafana`` (template variables, ``$__rate_interval``) or ``cloud-monitoring`` (fixed selectors,
-            ``5m`` windows). Defaults to ``grafana``.
+        dialect: ``grafana`` (template variables, ``$__rate_interval``), ``cloud-monitoring`` (fixed selectors,
+            ``5m`` windows) or ``openshift-console`` (fixed selectors, ``$__rate_interval``, which the console
+            substitutes). Defaults to ``grafana``.
     """
     queues = tuple(loc.obj.name for loc in stack.kueue.cluster_queues)
     cluster = stack.platform.monitoring_cluster_name() if dialect == "cloud-monitoring" else None
@@ -753,6 +759,80 @@ def grafana_json(spec: DashboardSpec) -> str:
     return json.dumps(grafana_dashboard(spec), indent=2, sort_keys=True) + "\n"
 
 
+# --- OpenShift console ---------------------------------------------------------------------------------------------
+
+#: The panel types the console's dashboards page renders; it skips any other (openshift/monitoring-plugin
+#: ``web/src/components/dashboards/legacy/legacy-dashboard.tsx``, ``Card``: gauge, grafana-piechart-panel, graph,
+#: singlestat, table; rows are flattened). Grafana's ``timeseries`` and ``stat`` are not among them.
+CONSOLE_PANEL_TYPES = frozenset({"gauge", "grafana-piechart-panel", "graph", "singlestat", "table"})
+#: The variables the console substitutes in a query without a template variable of that name
+#: (``evaluateVariableTemplate`` in ``legacy-variable-dropdowns.tsx``: intervals ≥ 5m, ranges).
+CONSOLE_BUILTIN_VARIABLES = ("__rate_interval", "__interval", "__range", "__range_s", "__range_ms")
+#: ``console.openshift.io/dashboard=true`` is the label selector of the console's dashboard ConfigMap lister
+#: (openshift/console ``cmd/bridge/main.go``, ``MonitoringDashboardConfigMapLister``, namespace
+#: ``openshift-config-managed``).
+CONSOLE_DASHBOARD_LABEL = ("console.openshift.io/dashboard", "true")
+_CONSOLE_PANEL_TYPE = {"timeseries": "graph", "stat": "singlestat"}
+#: A variable reference in a query (``$name``, ``${name}``), its name captured.
+_VARIABLE = re.compile(r"\$\{?(\w+)")
+
+
+def _console_panel(panel: PanelSpec, panel_id: int) -> dict[str, Any]:
+    kind = _CONSOLE_PANEL_TYPE[panel.kind]
+    rendered: dict[str, Any] = {
+        "id": panel_id,
+        "type": kind,
+        "title": panel.title,
+        "description": panel.description,
+        # The console lays panels out by ``span`` of 12 columns (``getPanelSpan``); the specs use Grafana's 24.
+        "span": max(1, min(12, panel.width // 2)),
+        "targets": [
+            {
+                "refId": chr(ord("A") + index),
+                "expr": query.expr,
+                **({"legendFormat": query.legend} if query.legend else {}),
+            }
+            for index, query in enumerate(panel.queries)
+        ],
+    }
+    if kind == "graph":
+        rendered["legend"] = {"show": True}
+        rendered["yaxes"] = [{"format": panel.unit, "show": True}, {"format": "short", "show": False}]
+    else:
+        rendered["format"] = panel.unit
+    return rendered
+
+
+def console_dashboard(spec: DashboardSpec) -> dict[str, Any]:
+    """``spec`` as the OpenShift console's dashboards page (Observe → Dashboards) renders it: the classic Grafana
+    model with panel types ``graph`` (time series; unit in ``yaxes[0].format``) and ``singlestat`` (first series'
+    value; unit in ``format``), 12-column ``span`` widths, no template variables.
+
+    Args:
+        spec: one of :func:`dashboard_specs` with ``dialect="openshift-console"`` (fixed ClusterQueue selectors).
+
+    Raises:
+        ValueError: a query refers to a variable other than the console's built-in ones
+            (:data:`CONSOLE_BUILTIN_VARIABLES`): the spec is not of the openshift-console dialect.
+    """
+    for panel in spec.panels:
+        for query in panel.queries:
+            names = {m.group(1) for m in _VARIABLE.finditer(query.expr)} - set(CONSOLE_BUILTIN_VARIABLES)
+            if names:
+                raise ValueError(f"panel {panel.title!r}: {query.expr!r} holds variables {sorted(names)}")
+    return {
+        "uid": spec.uid,
+        "title": spec.title,
+        "description": spec.description,
+        "tags": list(spec.tags),
+        "editable": False,
+        "time": {"from": "now-6h", "to": "now"},
+        "refresh": "1m",
+        "templating": {"list": []},
+        "panels": [_console_panel(panel, panel_id) for panel_id, panel in enumerate(spec.panels, start=1)],
+    }
+
+
 # --- Cloud Monitoring ------------------------------------------------------------------------------------------
 
 #: Grafana unit id → the UCUM unit Cloud Monitoring's ``unitOverride`` takes.
@@ -839,11 +919,13 @@ class DashboardsPlan:
     """What the stack delivers, resolved from ``dashboards`` and the platform (pure data for the component).
 
     Attributes:
-        delivery: ``grafana-operator``, ``configmap`` or ``cloud-monitoring``.
+        delivery: ``openshift-console``, ``grafana-operator``, ``configmap`` or ``cloud-monitoring``.
         namespace: where the Kubernetes objects go (``None`` for Cloud Monitoring).
         objects: ``(key, ConfigMap or GrafanaDashboard dict)`` per dashboard, in :func:`dashboard_specs` order.
         cloud_dashboards: ``(key, dashboard JSON)`` per dashboard for Cloud Monitoring.
         project: the Cloud Monitoring project (``None``: the GCP provider's).
+        note: one line for the preview when the delivery depends on something optional (the OpenShift console's
+            default, the Grafana Operator), saying which is used and what it needs; ``""`` otherwise.
     """
 
     delivery: DashboardTarget
@@ -851,6 +933,7 @@ class DashboardsPlan:
     objects: tuple[tuple[str, dict[str, Any]], ...] = ()
     cloud_dashboards: tuple[tuple[str, dict[str, Any]], ...] = ()
     project: str | None = None
+    note: str = ""
 
 
 def dashboards_config(stack: Stack) -> DashboardsConfig:
@@ -904,6 +987,20 @@ def dashboard_configmap(spec: DashboardSpec, namespace: str, folder: str) -> dic
     }
 
 
+def console_dashboard_configmap(spec: DashboardSpec) -> dict[str, Any]:
+    """A ConfigMap the OpenShift console lists under Observe → Dashboards: in ``openshift-config-managed``, labelled
+    ``console.openshift.io/dashboard: "true"``, :func:`console_dashboard` as the JSON under ``<key>.json`` (the
+    console parses the ConfigMap's first data value: ``useLegacyDashboards.ts``). Named after the dashboard's uid."""
+    metadata = _metadata(spec, CONSOLE_DASHBOARDS_NAMESPACE)
+    metadata["labels"][CONSOLE_DASHBOARD_LABEL[0]] = CONSOLE_DASHBOARD_LABEL[1]
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": metadata,
+        "data": {f"{spec.key}.json": json.dumps(console_dashboard(spec), indent=2, sort_keys=True) + "\n"},
+    }
+
+
 def grafana_dashboard_resource(
     spec: DashboardSpec, namespace: str, folder: str, selector: dict[str, str]
 ) -> dict[str, Any]:
@@ -931,23 +1028,43 @@ def dashboards_plan(stack: Stack, config: DashboardsConfig) -> DashboardsPlan | 
         return None
     platform = stack.platform
     delivery = resolve_delivery(config, platform)
+    how = "dashboards.delivery" + (f" auto ({platform.kind})" if config.delivery == "auto" else "")
     if delivery == "cloud-monitoring":
+        cloud = tuple(
+            (spec.key, cloud_monitoring_dashboard(spec, config.folder))
+            for spec in dashboard_specs(stack, "cloud-monitoring")
+        )
         return DashboardsPlan(
             delivery=delivery,
             namespace=None,
-            cloud_dashboards=tuple(
-                (spec.key, cloud_monitoring_dashboard(spec, config.folder))
-                for spec in dashboard_specs(stack, "cloud-monitoring")
-            ),
+            cloud_dashboards=cloud,
             project=platform.cloud_monitoring_project(),
+        )
+    if delivery == "openshift-console":
+        objects = tuple(
+            (spec.key, console_dashboard_configmap(spec))
+            for spec in dashboard_specs(stack, "openshift-console")
+        )
+        return DashboardsPlan(
+            delivery=delivery,
+            namespace=CONSOLE_DASHBOARDS_NAMESPACE,
+            objects=objects,
+            note=f"dashboards: {len(objects)} OpenShift console dashboards, ConfigMaps in "
+            f"{CONSOLE_DASHBOARDS_NAMESPACE} (Observe -> Dashboards; {how}); GrafanaDashboard CRs need a Grafana "
+            "Operator and dashboards.delivery: grafana-operator",
         )
     namespace = dashboards_namespace(stack, config)
     specs = dashboard_specs(stack)
     if delivery == "configmap":
         objects = tuple((spec.key, dashboard_configmap(spec, namespace, config.folder)) for spec in specs)
+        note = ""
     else:
         objects = tuple(
             (spec.key, grafana_dashboard_resource(spec, namespace, config.folder, config.grafana_selector))
             for spec in specs
         )
-    return DashboardsPlan(delivery=delivery, namespace=namespace, objects=objects)
+        note = (
+            f"dashboards: {len(objects)} GrafanaDashboard CRs in {namespace} ({how}); the cluster must run the "
+            "Grafana Operator v5 (batchplane preflight, check monitoring)"
+        )
+    return DashboardsPlan(delivery=delivery, namespace=namespace, objects=objects, note=note)

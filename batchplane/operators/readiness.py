@@ -255,6 +255,73 @@ def parse_semver(text: str) -> SemverKey | None:
     return tuple(int(n) for n in numbers), ((0, ids) if pre else (1, ()))
 
 
+_RANGE_OPS = (">=", "<=", "!=", "==", ">", "<", "=")
+
+
+def skip_range_includes(skip_range: str, version: str) -> bool | None:
+    """Whether ``version`` lies in an ``olm.skipRange`` (a blang/semver v4 range, as OLM parses it with
+    ``semver.ParseRange``: operator-lifecycle-manager v0.46.0 ``pkg/controller/registry/resolver/cache/predicates.go``
+    L192-L198 ``SkipRangeIncludesPredicate``): alternatives separated by ``||``, each a space-separated conjunction of
+    comparisons ``>=``, ``>``, ``<=``, ``<``, ``=``/``==`` (or none), ``!=`` against a full version
+    (blang/semver v4 ``range.go``). ``None`` when either does not parse (wildcards such as ``1.x`` are not read)."""
+    have = parse_semver(version)
+    if have is None:
+        return None
+    any_alternative = False
+    for alternative in skip_range.split("||"):
+        parts = alternative.split()
+        if not parts:
+            return None
+        holds = True
+        for part in parts:
+            op = next((o for o in _RANGE_OPS if part.startswith(o)), "")
+            bound = parse_semver(part[len(op) :])
+            if bound is None:
+                return None
+            holds = holds and {
+                ">=": have >= bound,
+                ">": have > bound,
+                "<=": have <= bound,
+                "<": have < bound,
+                "!=": have != bound,
+            }.get(op, have == bound)
+        any_alternative = any_alternative or holds
+    return any_alternative
+
+
+def channel_head(manifest: Mapping[str, Any] | None, channel: str) -> tuple[str, str, str | None] | None:
+    """The channel head of a ``PackageManifest``: ``(currentCSV, its version, its olm.skipRange or None)`` from
+    ``status.channels[].currentCSV`` and ``currentCSVDesc`` (``version``, ``annotations``; operator-lifecycle-manager
+    v0.46.0 ``pkg/package-server/apis/operators/v1/packagemanifest_types.go`` L91, L113-L127), or ``None``."""
+    for entry in ((manifest or {}).get("status") or {}).get("channels") or []:
+        if entry.get("name") == channel and entry.get("currentCSV"):
+            desc = entry.get("currentCSVDesc") or {}
+            skip = (desc.get("annotations") or {}).get("olm.skipRange")
+            return str(entry["currentCSV"]), str(desc.get("version") or ""), (str(skip) if skip else None)
+    return None
+
+
+def skip_range_overtakes(
+    installed: str, target: str, versions: Mapping[str, str], head: tuple[str, str, str | None] | None
+) -> str | None:
+    """Why OLM will never propose ``target`` as the next upgrade from ``installed``, or ``None``.
+
+    With an operator installed OLM's resolver keeps the channel's entries that replace it or whose ``olm.skipRange``
+    includes its version (operator-lifecycle-manager v0.46.0 ``pkg/controller/registry/resolver/resolver.go`` L244)
+    and prefers them in channel order, head first (``sortChannel``, L296-L306): when the head is not the target and
+    its skipRange includes the installed version, every InstallPlan OLM makes proposes the head.
+    """
+    if head is None or head[0] == target or head[2] is None or installed not in versions:
+        return None
+    if not skip_range_includes(head[2], versions[installed]):
+        return None
+    return (
+        f"the channel head {head[0]} ({head[1]}) carries olm.skipRange {head[2]!r}, which includes the installed "
+        f"{installed} ({versions[installed]}): OLM prefers it over every other upgrade, so it never proposes "
+        f"{target}"
+    )
+
+
 def channel_versions(manifest: Mapping[str, Any] | None, channel: str) -> dict[str, str] | None:
     """``{CSV name: version}`` of a channel from a ``PackageManifest`` (``status.channels[].entries[]``: ``name``,
     ``version``; operator-lifecycle-manager v0.46.0 ``pkg/package-server/apis/operators/v1/packagemanifest_types.go``
@@ -481,6 +548,17 @@ def _approve_step(
                 str(installed), names[0], target, versions, plan_upgrade_edges(plan, names[0])
             )
         if problem is not None:
+            if catalog is not None and len(names) == 1:
+                manifest = _package_manifest(client, catalog)
+                versions = channel_versions(manifest, catalog.channel) or {}
+                head = channel_head(manifest, catalog.channel)
+                overtaken = skip_range_overtakes(str(installed), target, versions, head)
+                if overtaken is not None and head is not None:
+                    raise GateError(
+                        f"InstallPlan {plan_ns}/{plan_name} of {where} installs {names[0]}, not a step towards the "
+                        f"target CSV {target}: {overtaken}. Fix: set targetCsv to {head[0]} (the only upgrade OLM "
+                        f"offers from {installed}), or keep {installed} by setting targetCsv to it"
+                    )
             raise GateError(
                 f"InstallPlan {plan_ns}/{plan_name} of {where} is not a step from the installed {installed} towards "
                 f"the target CSV {target}: {problem}. Batchplane approves only the channel's path to the target. {fix}"
@@ -628,8 +706,10 @@ def read_feature_gate(
     Args:
         obj: the FeatureGate object, or ``None`` when it does not exist.
         gate: the gate's name (``ProvisioningRequestAvailable``).
-        enabling_sets: the feature sets that enable it (``DevPreviewNoUpgrade``); ``CustomNoUpgrade`` enables it when
-            ``spec.customNoUpgrade.enabled`` lists it.
+        enabling_sets: the feature sets under which what the gate guards works (``DevPreviewNoUpgrade``);
+            ``CustomNoUpgrade``, when among them, counts when ``spec.customNoUpgrade.enabled`` lists the gate; when not
+            among them a ``CustomNoUpgrade`` cluster reads ``disabled`` whatever its status says (the gated manifests
+            carry ``release.openshift.io/feature-set`` for the listed sets only).
     """
     if obj is None:
         return FeatureGateReading("missing", "", "FeatureGate cluster not found (not an OpenShift cluster?)")
@@ -637,10 +717,19 @@ def read_feature_gate(
     feature_set = str(spec.get("featureSet") or "Default")
     custom = [str(n) for n in (spec.get("customNoUpgrade") or {}).get("enabled") or []]
     spec_enables = (feature_set in enabling_sets and feature_set != "CustomNoUpgrade") or (
-        feature_set == "CustomNoUpgrade" and gate in custom
+        feature_set == "CustomNoUpgrade" and "CustomNoUpgrade" in enabling_sets and gate in custom
     )
     versions = (obj.get("status") or {}).get("featureGates") or []
     where = f"FeatureGate cluster (featureSet {feature_set})"
+    if feature_set == "CustomNoUpgrade" and "CustomNoUpgrade" not in enabling_sets:
+        # The gate may read enabled, but manifests annotated release.openshift.io/feature-set for another set (the
+        # ProvisioningRequest CRD: DevPreviewNoUpgrade) are not applied by the cluster-version operator.
+        return FeatureGateReading(
+            "disabled",
+            feature_set,
+            f"{where} may list {gate}, but what it gates ships for {' or '.join(enabling_sets)} only (the "
+            "cluster-version operator applies no manifest annotated for another feature set)",
+        )
     if not versions:
         return FeatureGateReading("pending", feature_set, f"{where} has no status.featureGates yet")
 

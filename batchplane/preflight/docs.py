@@ -175,7 +175,7 @@ def _cluster_lines(req: Requirements) -> list[str]:
     for gate in req.feature_gates:
         sets = " or ".join(f"`{name}`" for name in gate.enabling_sets)
         out.append(
-            f"**Feature gate:** `{gate.gate}` enabled in FeatureGate `cluster` (feature set {sets} listing it; "
+            f"**Feature gate:** `{gate.gate}` enabled in FeatureGate `cluster` (feature set {sets}; "
             f"irreversible, blocks upgrades) for {gate.why} (`{gate.path}`).\n"
         )
     if req.kueue_cr is not None:

@@ -339,6 +339,7 @@ def _dashboard_problems(config: StackConfig, failed: set[str]) -> list[ConfigIss
         platform.kind,
         platform.dashboard_deliveries,
         "batchplane:observability.dashboards",
+        platform.dashboard_delivery,
     )
 
 

@@ -114,7 +114,7 @@ class Platform(ABC):
         dashboard_delivery: how ``dashboards.delivery: auto`` delivers the stack's dashboards. Defaults to
             ``configmap`` (the Grafana sidecar of kube-prometheus-stack).
         dashboard_deliveries: every ``dashboards.delivery`` the platform offers. Defaults to ``grafana-operator`` and
-            ``configmap`` (Cloud Monitoring only on GKE).
+            ``configmap`` (Cloud Monitoring only on GKE, the OpenShift console only on OpenShift).
     """
 
     kind: ClassVar[str]

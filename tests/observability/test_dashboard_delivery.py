@@ -12,8 +12,11 @@ import pytest
 from batchplane.config.dashboards import DashboardsConfig
 from batchplane.errors import ConfigValidationError
 from batchplane.observability.dashboards import (
+    CONSOLE_BUILTIN_VARIABLES,
+    CONSOLE_PANEL_TYPES,
     SIDECAR_LABEL,
     cloud_monitoring_dashboard,
+    console_dashboard,
     dashboard_configmap,
     dashboard_specs,
     dashboards_config,
@@ -24,6 +27,7 @@ from batchplane.observability.dashboards import (
 from batchplane.stack import load_stack, read_stack_file
 from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
 from tests.support.crdcheck import CrdCatalog
+from tests.support.promql import promql_problems
 from tests.support.stacks import template
 
 with warnings.catch_warnings():
@@ -38,7 +42,7 @@ DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("kind", "configmap"), ("gke-dws", "cloud-monitoring"), ("openshift-ai", "grafana-operator")],
+    [("kind", "configmap"), ("gke-dws", "cloud-monitoring"), ("openshift-ai", "openshift-console")],
 )
 def test_auto_delivery_is_the_platforms_own(name: str, expected: str) -> None:
     stack = template(name)
@@ -169,3 +173,84 @@ def test_the_dashboard_api_message_refuses_a_misspelt_query_field() -> None:
     data_set["timeSeriesQuery"] = {"promQuery": data_set["timeSeriesQuery"]["prometheusQuery"]}
     with pytest.raises(Exception, match="promQuery"):
         CloudDashboard.from_json(json.dumps(board), ignore_unknown_fields=False)
+
+
+# --- the OpenShift console (OpenShift's default: no operator needed) ---------------------------------------------
+
+OPENSHIFT_TEMPLATES = [name for name in TEMPLATE_NAMES if name.startswith("openshift")]
+#: How the console fills its built-in variables at the narrowest zoom (``evaluateVariableTemplate``: ≥ 5m).
+CONSOLE_FILL = re.compile(r"\$\{?(" + "|".join(CONSOLE_BUILTIN_VARIABLES) + r")\}?")
+
+
+@pytest.mark.parametrize("name", OPENSHIFT_TEMPLATES)
+def test_openshift_templates_default_to_console_dashboards_the_console_lists_and_renders(name: str) -> None:
+    """The console lists ConfigMaps of openshift-config-managed labelled console.openshift.io/dashboard=true, renders
+    only gauge/graph/singlestat/table/piechart panels and fills only its built-in variables; every panel of every
+    dashboard must survive that, and every query (built-ins filled as the console does) must be valid PromQL over
+    known metrics."""
+    stack = template(name)
+    plan = dashboards_plan(stack, dashboards_config(stack))
+    assert plan is not None and plan.delivery == "openshift-console"
+    assert [key for key, _ in plan.objects] == [s.key for s in dashboard_specs(stack)]
+    problems: list[str] = []
+    for key, obj in plan.objects:
+        assert (obj["apiVersion"], obj["kind"]) == ("v1", "ConfigMap")
+        assert obj["metadata"]["namespace"] == "openshift-config-managed"
+        assert obj["metadata"]["labels"]["console.openshift.io/dashboard"] == "true"
+        [(data_key, text)] = obj["data"].items()
+        assert data_key == f"{key}.json" and CONFIGMAP_KEY.match(data_key)
+        board = json.loads(text)
+        assert board["templating"]["list"] == []
+        for panel in board["panels"]:
+            assert panel["type"] in CONSOLE_PANEL_TYPES, panel["title"]
+            assert 1 <= panel["span"] <= 12 and panel["targets"]
+            for target in panel["targets"]:
+                expr = CONSOLE_FILL.sub("5m", target["expr"])
+                assert "$" not in expr, expr
+                problems += [f"{key} {panel['title']!r}: {p}" for p in promql_problems(expr)]
+    assert problems == []
+    assert "OpenShift console" in plan.note and "openshift-config-managed" in plan.note
+
+
+def test_console_rendering_refuses_a_spec_with_grafana_template_variables() -> None:
+    spec = dashboard_specs(template("openshift-ai"))[0]  # grafana dialect: $cluster_queue
+    with pytest.raises(ValueError, match="cluster_queue"):
+        console_dashboard(spec)
+
+
+def test_console_graphs_carry_the_unit_and_stats_become_singlestats() -> None:
+    for spec in dashboard_specs(template("openshift-ai"), "openshift-console"):
+        board = console_dashboard(spec)
+        for panel, rendered in zip(spec.panels, board["panels"], strict=True):
+            if panel.kind == "stat":
+                assert rendered["type"] == "singlestat" and rendered["format"] == panel.unit
+            else:
+                assert rendered["type"] == "graph" and rendered["yaxes"][0]["format"] == panel.unit
+            assert [t["expr"] for t in rendered["targets"]] == [q.expr for q in panel.queries]
+
+
+def test_grafana_operator_crs_on_openshift_only_when_configured_and_the_preview_says_what_they_need() -> None:
+    stack = load_stack(
+        with_observability("openshift-ai", {"dashboards": {"delivery": "grafana-operator"}}), "openshift-ai"
+    )
+    plan = dashboards_plan(stack, dashboards_config(stack))
+    assert plan is not None and plan.delivery == "grafana-operator"
+    assert {obj["kind"] for _, obj in plan.objects} == {"GrafanaDashboard"}
+    assert "Grafana Operator" in plan.note
+
+
+def test_console_delivery_refuses_a_namespace_the_console_does_not_read() -> None:
+    with pytest.raises(ConfigValidationError) as caught:
+        load_stack(
+            with_observability("openshift-ai", {"dashboards": {"namespace": "monitoring"}}), "openshift-ai"
+        )
+    [(path, message)] = [(i.path, i.message) for i in caught.value.issues if i.severity == "error"]
+    assert path == "batchplane:observability.dashboards.namespace"
+    assert "openshift-config-managed" in message and "monitoring" in message
+    fine = load_stack(
+        with_observability(
+            "openshift-ai", {"dashboards": {"delivery": "configmap", "namespace": "monitoring"}}
+        ),
+        "openshift-ai",
+    )
+    assert dashboards_config(fine).namespace == "monitoring"

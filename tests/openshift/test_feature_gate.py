@@ -18,7 +18,7 @@ from tests.conftest import REPO_ROOT, TEMPLATES_DIR
 from tests.operators.conftest import FakeCluster
 
 GATE = "ProvisioningRequestAvailable"
-SETS = ("DevPreviewNoUpgrade", "CustomNoUpgrade")
+SETS = ("DevPreviewNoUpgrade",)
 
 
 def feature_gate(
@@ -88,10 +88,22 @@ def test_a_default_feature_set_fails_the_gate_at_once_naming_the_irreversible_fi
 
 
 def test_custom_no_upgrade_enables_the_gate_only_when_it_lists_it() -> None:
+    both = ("DevPreviewNoUpgrade", "CustomNoUpgrade")
     obj = feature_gate("CustomNoUpgrade", enabled=False)
-    assert read_feature_gate(obj, GATE, SETS).state == "disabled"
+    assert read_feature_gate(obj, GATE, both).state == "disabled"
     obj["spec"]["customNoUpgrade"] = {"enabled": [GATE]}
-    assert read_feature_gate(obj, GATE, SETS).state == "rolling-out"
+    assert read_feature_gate(obj, GATE, both).state == "rolling-out"
+
+
+def test_custom_no_upgrade_listing_the_gate_still_reads_disabled_because_the_crd_ships_for_dev_preview_only() -> (
+    None
+):
+    """cluster-autoscaler-operator release-4.21 annotates the ProvisioningRequest CRD
+    release.openshift.io/feature-set: DevPreviewNoUpgrade: the gate enabled under CustomNoUpgrade creates no CRD."""
+    obj = feature_gate("CustomNoUpgrade", enabled=True)
+    obj["spec"]["customNoUpgrade"] = {"enabled": [GATE]}
+    reading = read_feature_gate(obj, GATE, SETS)
+    assert reading.state == "disabled" and "DevPreviewNoUpgrade only" in reading.detail
 
 
 def test_a_release_without_the_gate_and_a_cluster_without_a_feature_gate_are_told_apart() -> None:

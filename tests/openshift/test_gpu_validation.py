@@ -185,10 +185,21 @@ RULES = [
         [
             "batchplane:target.featureSet: TechPreviewNoUpgrade does not enable ProvisioningRequestAvailable: "
             'ProvisioningRequests need the ProvisioningRequestAvailable feature gate (gpuPools[0] "a10g"), '
-            "which OpenShift 4.21 enables in DevPreviewNoUpgrade or CustomNoUpgrade (listing the gate) only; or "
+            "which OpenShift 4.21 enables in DevPreviewNoUpgrade only; or "
             "use provisioning: none"
         ],
         id="feature-set-without-the-gate",
+    ),
+    pytest.param(
+        {"target__featureSet": "CustomNoUpgrade"},
+        [
+            "batchplane:target.featureSet: CustomNoUpgrade: ProvisioningRequests need the "
+            'ProvisioningRequestAvailable feature gate (gpuPools[0] "a10g"), and even with '
+            "ProvisioningRequestAvailable listed in customNoUpgrade.enabled the cluster-version operator never "
+            "creates the ProvisioningRequest CRD, which is annotated release.openshift.io/feature-set: "
+            "DevPreviewNoUpgrade; use featureSet DevPreviewNoUpgrade or provisioning: none"
+        ],
+        id="custom-no-upgrade-gets-no-provisioning-request-crd",
     ),
     pytest.param(
         {"target__clusterAutoscaler__maxNodesTotal": 3},
@@ -314,8 +325,7 @@ WARNINGS = [
             '(gpuPools[0] "a10g"); set openshiftVersion to check it at plan time',
             "warning: batchplane:target.featureSet: not set: ProvisioningRequests need the "
             'ProvisioningRequestAvailable feature gate (gpuPools[0] "a10g"), enabled by the cluster\'s '
-            "FeatureGate featureSet DevPreviewNoUpgrade or CustomNoUpgrade (listing the gate); set featureSet "
-            "to check it at plan time",
+            "FeatureGate featureSet DevPreviewNoUpgrade; set featureSet to check it at plan time",
             "warning: batchplane:target.gpuOperator.install: false: GPU pool nodes advertise nvidia.com/gpu only "
             "once Node Feature Discovery and the NVIDIA GPU Operator run; install them yourself or set "
             "install: true",
@@ -351,7 +361,7 @@ WARNINGS = [
         [
             "warning: batchplane:target.featureSet: Default does not enable ProvisioningRequestAvailable in any "
             "OpenShift release through 5.2 (ProvisioningRequests need the ProvisioningRequestAvailable feature "
-            'gate (gpuPools[0] "a10g"); DevPreviewNoUpgrade or CustomNoUpgrade do); not known for OpenShift 5.3: '
+            'gate (gpuPools[0] "a10g"); DevPreviewNoUpgrade do); not known for OpenShift 5.3: '
             "pulumi up's feature-gate gate and preflight read the cluster's FeatureGate"
         ],
         id="a-release-newer-than-the-sources-read-is-decided-by-the-cluster",
@@ -364,7 +374,7 @@ WARNINGS = [
             '(gpuPools[0] "a10g"); set openshiftVersion to check it at plan time',
             "warning: batchplane:target.featureSet: Default does not enable ProvisioningRequestAvailable in any "
             "OpenShift release through 5.2 (ProvisioningRequests need the ProvisioningRequestAvailable feature "
-            'gate (gpuPools[0] "a10g"); DevPreviewNoUpgrade or CustomNoUpgrade do); not known for an unset '
+            'gate (gpuPools[0] "a10g"); DevPreviewNoUpgrade do); not known for an unset '
             "openshiftVersion: pulumi up's feature-gate gate and preflight read the cluster's FeatureGate",
         ],
         id="an-unknown-release-is-decided-by-the-cluster",

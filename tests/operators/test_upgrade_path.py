@@ -24,6 +24,7 @@ from batchplane.operators.readiness import (
     channel_versions,
     plan_upgrade_edges,
     run_gate,
+    skip_range_includes,
     upgrade_step_problem,
 )
 from batchplane.stack import load_stack
@@ -45,6 +46,7 @@ class OlmApi:
         self.states = copy.deepcopy(states)
         self.step = 0
         self.patches: list[str] = []
+        self.manifests = copy.deepcopy(RECORDED["packagemanifests"])
 
     def answer(self, method: str, path: str, query: str) -> tuple[int, Any]:
         state = self.states[self.step]
@@ -55,7 +57,7 @@ class OlmApi:
             "/apis/packages.operators.coreos.com/v1/namespaces/openshift-marketplace"
         ):
             assert query == "labelSelector=catalog%3Dredhat-operators"
-            return 200, RECORDED["packagemanifests"]
+            return 200, self.manifests
         if plan is not None and path == f"{OLM}/namespaces/{NS}/installplans/{plan['metadata']['name']}":
             if method == "PATCH":
                 self.patches.append(plan["metadata"]["name"])
@@ -147,6 +149,45 @@ def test_an_install_plan_beyond_the_target_is_left_unapproved(olm_api: tuple[Olm
         run_gate(props(V117), KubernetesClusterClient(kubeconfig, "ctx"), clock=clock, sleep=clock.sleep)
     assert api.patches == []
     assert f"{V118} (1.18.0) is beyond the target {V117} (1.17.0)" in str(caught.value)
+
+
+def test_a_head_whose_skip_range_covers_the_installed_csv_is_named_with_the_target_csv_that_works(
+    olm_api: tuple[OlmApi, str],
+) -> None:
+    """Target v1.17.0 below the head v1.18.0 whose olm.skipRange (>=1.16.0 <1.18.0) includes the installed v1.16.1:
+    OLM proposes only the head (resolver.go L244, head first), so the gate says so and names targetCsv v1.18.0."""
+    api, kubeconfig = olm_api
+    api.states[0]["installplan"] = RECORDED["off_path_installplan"]
+    api.states[0]["subscription"]["status"]["installPlanRef"]["name"] = "install-v118-skip"
+    [channel] = [c for c in api.manifests["items"][0]["status"]["channels"] if c["name"] == "stable-v1"]
+    channel["currentCSVDesc"] = {"version": "1.18.0", "annotations": {"olm.skipRange": ">=1.16.0 <1.18.0"}}
+    clock = FakeClock()
+    with pytest.raises(GateError) as caught:
+        run_gate(props(V117), KubernetesClusterClient(kubeconfig, "ctx"), clock=clock, sleep=clock.sleep)
+    assert api.patches == []
+    message = str(caught.value)
+    assert "olm.skipRange '>=1.16.0 <1.18.0', which includes the installed" in message
+    assert f"set targetCsv to {V118} (the only upgrade OLM offers from {V116})" in message
+
+
+@pytest.mark.parametrize(
+    ("skip_range", "version", "included"),
+    [
+        (">=1.16.0 <1.18.0", "1.16.1", True),
+        (">=1.16.0 <1.18.0", "1.18.0", False),
+        (">=1.16.0 <1.18.0", "1.15.9", False),
+        ("<1.2.0 || >=3.0.0", "3.1.0", True),
+        ("<1.2.0 || >=3.0.0", "2.0.0", False),
+        (">=4.19.0-0 <4.20.0", "4.19.0-202511040914", True),
+        ("1.2.3", "1.2.3", True),
+        ("!=1.2.3", "1.2.3", False),
+        (">=1.x", "1.2.3", None),
+    ],
+)
+def test_skip_ranges_are_read_as_blang_semver_ranges(
+    skip_range: str, version: str, included: bool | None
+) -> None:
+    assert skip_range_includes(skip_range, version) is included
 
 
 def test_an_upgrade_that_does_not_start_from_the_installed_csv_is_refused() -> None:

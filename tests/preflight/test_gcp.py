@@ -683,3 +683,41 @@ def test_an_a3_highgpu_8g_brings_6000_gb_of_local_ssd_each() -> None:
     )
     assert "LOCAL-SSD-TOTAL-GB-per-project-region" not in moved
     assert "need 12000" in moved["PREEMPTIBLE-LOCAL-SSD-GB-per-project-region"][1]
+
+
+# --- actAs on a node account the same pulumi up creates; clusterAdmin without Kubernetes RBAC (issue #38, 14-15) ---
+
+
+def test_missing_act_as_on_a_node_account_the_stack_creates_is_a_blocker() -> None:
+    """gke-prod-dws creates its node account: no grant on it can exist when clusters.create needs actAs."""
+    report, _ = run(template("gke-prod-dws"), "gcp/blockers/act-as-missing.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("iam", "batchplane:target.nodeServiceAccount")
+    assert "iam.serviceAccounts.actAs" in finding.message and "creates that account" in finding.message
+    assert "roles/iam.serviceAccountUser" in finding.fix
+
+
+def test_cluster_admin_without_the_kubernetes_rbac_permissions_is_a_blocker_naming_container_admin() -> None:
+    """roles/container.clusterAdmin grants container.clusters.* only (iam-dataset container.clusterAdmin.json):
+    the operator installs' CRDs and ClusterRoles need roles/container.admin."""
+    report, _ = run(template("gke-prod-dws"), "gcp/blockers/cluster-admin-only.json")
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("iam", "batchplane:target")
+    assert "container.customResourceDefinitions.create" in finding.message
+    assert "container.clusterRoles.escalate" in finding.message
+    assert "--role=roles/container.admin" in finding.fix
+
+
+# --- Cloud NAT collision on the network and region (issue #38, item 12) ---------------------------------------
+
+
+def test_another_cloud_nat_on_the_clusters_network_and_region_is_a_blocker_naming_it() -> None:
+    """routers.list answers another stack's NAT on `default` in us-central1 (and one on another VPC, ignored): the
+    stack's ALL_SUBNETWORKS_ALL_IP_RANGES NAT must be the network's only NAT in the region."""
+    report, replay = run(template("gke-prod-dws"), "gcp/blockers/nat-on-network.json")
+    assert any(r.endswith("/regions/us-central1/routers") for r in replay.requests)
+    [finding] = report.blockers
+    assert (finding.check, finding.path) == ("network", "batchplane:target.privateNodes")
+    assert "Cloud NAT other-nat on router other-router" in finding.message
+    assert "elsewhere" not in finding.message
+    assert "gcloud compute routers nats delete other-nat --router=other-router" in finding.fix

@@ -8,16 +8,30 @@ from pathlib import Path
 
 import pytest
 
+from batchplane.offline import read_stack_file
 from batchplane.preflight import Environment, Report, preflight
 from batchplane.preflight.monitoring import user_workload_enabled
 from batchplane.preflight.requirements import stack_requirements
+from batchplane.stack import Stack, load_stack
+from tests.conftest import template_path
 from tests.preflight.conftest import template
 from tests.preflight.olm_helpers import OPENSHIFT_DEFAULTS, kubeconfig
 from tests.preflight.replay import RecordedServer, load
 
 
-def _openshift(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str) -> Report:
-    stack = template("openshift-ai-gpu")
+def _grafana_operator_stack() -> Stack:
+    """openshift-ai-gpu with ``observability.dashboards.delivery: grafana-operator`` (OpenShift's default is the
+    console's dashboards, which need no operator)."""
+    config = read_stack_file(template_path("openshift-ai-gpu"))
+    observability = dict(config.get("batchplane:observability") or {})
+    observability["dashboards"] = {**(observability.get("dashboards") or {}), "delivery": "grafana-operator"}
+    return load_stack({**config, "batchplane:observability": observability}, "openshift-ai-gpu")
+
+
+def _openshift(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *recordings: str, stack: Stack | None = None
+) -> Report:
+    stack = stack or template("openshift-ai-gpu")
     with RecordedServer(load(*recordings, *OPENSHIFT_DEFAULTS)) as server:
         monkeypatch.setenv(
             "KUBECONFIG", str(kubeconfig(tmp_path, server.url, stack.config.target.kube_context()))
@@ -92,7 +106,9 @@ def test_only_the_platforms_that_need_them_ask_for_the_monitoring_checks() -> No
 def test_openshift_dashboards_without_the_grafana_operator_are_a_blocker_naming_the_delivery_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    report = _openshift(tmp_path, monkeypatch, "monitoring/no-grafana-operator.json")
+    report = _openshift(
+        tmp_path, monkeypatch, "monitoring/no-grafana-operator.json", stack=_grafana_operator_stack()
+    )
     [finding] = report.findings
     assert (finding.severity, finding.check, finding.path) == (
         "blocker",
@@ -106,7 +122,9 @@ def test_openshift_dashboards_without_the_grafana_operator_are_a_blocker_naming_
 def test_grafana_dashboards_no_grafana_selects_are_a_warning_with_the_label_to_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    report = _openshift(tmp_path, monkeypatch, "monitoring/grafana-operator-no-instance.json")
+    report = _openshift(
+        tmp_path, monkeypatch, "monitoring/grafana-operator-no-instance.json", stack=_grafana_operator_stack()
+    )
     [finding] = report.findings
     assert (finding.severity, finding.path) == (
         "warning",
@@ -144,5 +162,17 @@ def test_the_grafana_lookup_asks_for_the_stacks_own_selector(
 
 def test_only_grafana_operator_delivery_asks_for_the_grafana_check() -> None:
     kind, gke, openshift = (stack_requirements(template(t)) for t in ("kind", "gke-dev", "openshift-ai"))
-    assert kind.grafana_operator is None and gke.grafana_operator is None  # configmap, cloud-monitoring
-    assert openshift.grafana_operator == ("batchplane:observability.dashboards", {"dashboards": "grafana"})
+    # configmap, cloud-monitoring, openshift-console: none needs an operator the stack does not install
+    assert (
+        kind.grafana_operator is None and gke.grafana_operator is None and openshift.grafana_operator is None
+    )
+    chosen = stack_requirements(_grafana_operator_stack())
+    assert chosen.grafana_operator == ("batchplane:observability.dashboards", {"dashboards": "grafana"})
+
+
+def test_openshift_console_dashboards_on_a_cluster_without_the_grafana_operator_are_no_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default OpenShift delivery against a cluster with no Grafana Operator CRD: nothing to fix."""
+    report = _openshift(tmp_path, monkeypatch, "monitoring/no-grafana-operator.json")
+    assert [f for f in report.findings if "grafana" in f.message.lower()] == []

@@ -364,3 +364,51 @@ def test_a_target_older_than_the_installed_operator_is_a_blocker_and_an_upgrade_
         "cert-manager-operator.v1.17.0 is installed: the CSV gate approves the channel's InstallPlans on the way to "
         "cert-manager-operator.v1.18.0 one at a time (cert-manager-operator.v1.18.0)"
     ]
+
+
+def _catalog_with_skip_range(skip_range: str) -> dict[str, Any]:
+    """The recorded redhat-operators catalog whose cert-manager stable-v1 head (v1.18.0) carries ``olm.skipRange``
+    in ``currentCSVDesc.annotations`` and whose channel also lists v1.16.0."""
+    import copy
+
+    [exchange] = [
+        e for e in load("olm/catalog.json") if e["query"] == {"labelSelector": "catalog=redhat-operators"}
+    ]
+    exchange = copy.deepcopy(exchange)
+    items = exchange["body"]["items"]
+    [channel] = [
+        c
+        for item in items
+        if item["metadata"]["name"] == "openshift-cert-manager-operator"
+        for c in item["status"]["channels"]
+        if c["name"] == "stable-v1"
+    ]
+    channel["currentCSVDesc"]["annotations"] = {"olm.skipRange": skip_range}
+    channel["entries"].append({"name": "cert-manager-operator.v1.16.0", "version": "1.16.0"})
+    return exchange
+
+
+def test_a_target_below_a_head_whose_skip_range_covers_the_installed_csv_is_a_blocker_naming_the_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OLM proposes only the head v1.18.0 (its skipRange includes the installed v1.16.0), never the target v1.17.0."""
+    stack = _with_cert_manager(approval="Manual", target_csv="cert-manager-operator.v1.17.0")
+    report = check_with(
+        stack,
+        tmp_path,
+        monkeypatch,
+        _catalog_with_skip_range(">=1.16.0 <1.18.0"),
+        *_installed_cert_manager("cert-manager-operator.v1.16.0"),
+    )
+    [finding] = report.blockers
+    assert finding.path == "batchplane:target.certManager.targetCsv"
+    assert "olm.skipRange '>=1.16.0 <1.18.0', which includes the installed" in finding.message
+    assert finding.fix.startswith("set targetCsv to cert-manager-operator.v1.18.0")
+    narrow = check_with(
+        stack,
+        tmp_path,
+        monkeypatch,
+        _catalog_with_skip_range(">=1.17.0 <1.18.0"),
+        *_installed_cert_manager("cert-manager-operator.v1.16.0"),
+    )
+    assert narrow.blockers == []

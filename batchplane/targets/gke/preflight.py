@@ -88,6 +88,7 @@ class GcpClients:
         machine_types: ``compute_v1.MachineTypesClient``.
         accelerator_types: ``compute_v1.AcceleratorTypesClient``.
         networks: ``compute_v1.NetworksClient``.
+        routers: ``compute_v1.RoutersClient``.
         artifact_registry: ``artifactregistry_v1.ArtifactRegistryClient``.
     """
 
@@ -101,6 +102,7 @@ class GcpClients:
     accelerator_types: Any
     networks: Any
     artifact_registry: Any
+    routers: Any = None
 
 
 def _import_libraries() -> dict[str, Any]:
@@ -155,6 +157,7 @@ def make_clients(credentials: Any, adapter: BaseAdapter | None = None) -> GcpCli
         machine_types=compute.MachineTypesClient(credentials=credentials, transport="rest"),
         accelerator_types=compute.AcceleratorTypesClient(credentials=credentials, transport="rest"),
         networks=compute.NetworksClient(credentials=credentials, transport="rest"),
+        routers=compute.RoutersClient(credentials=credentials, transport="rest"),
         artifact_registry=lib["artifactregistry_v1"].ArtifactRegistryClient(
             credentials=credentials, transport="rest"
         ),
@@ -328,7 +331,8 @@ def _apis(req: Requirements, report: Report, clients: GcpClients, project: str) 
 # --- the deployer's permissions -------------------------------------------------------------------
 
 #: A permission that may be granted on the resource itself rather than the project (``actAs`` on the node account):
-#: missing on the project it is a warning, not a blocker.
+#: missing on the project it is a warning, not a blocker — unless the stack creates that account itself
+#: (:attr:`PermissionNeed.created_here`), when no grant on it can exist before ``clusters.create`` needs it.
 _GRANTABLE_BELOW_PROJECT = frozenset({"iam.serviceAccounts.actAs"})
 
 
@@ -368,8 +372,17 @@ def _permissions(req: Requirements, report: Report, clients: GcpClients, project
             f"gcloud projects add-iam-policy-binding {project} --member=<you> --role={need.role} "
             "(or a custom role with these permissions)"
         )
-        if set(missing) <= _GRANTABLE_BELOW_PROJECT:
+        if set(missing) <= _GRANTABLE_BELOW_PROJECT and not need.created_here:
             report.warning("iam", need.path, message + " — unless granted on the service account itself", fix)
+        elif set(missing) <= _GRANTABLE_BELOW_PROJECT:
+            report.blocker(
+                "iam",
+                need.path,
+                message
+                + ": the stack creates that account in the same pulumi up, so no grant on it can exist "
+                "when the cluster is created",
+                fix,
+            )
         else:
             report.blocker("iam", need.path, message, fix)
 
@@ -987,6 +1000,50 @@ def _network(
         report.blocker("network", f"{cluster.path}.network", *_missing_network(cluster, project, policies))
         return
     report.ran("network")
+    _nat_collision(cluster, report, clients, project)
+
+
+#: The stack's Cloud NAT covers ALL_SUBNETWORKS_ALL_IP_RANGES; with that value "there should not be any other
+#: Router.Nat section in any Router for this network in this region" (Compute Engine v1
+#: ``RouterNat.SourceSubnetworkIpRangesToNat``, google-cloud-compute reference), so creating it fails next to any
+#: other NAT there.
+_OUR_NAT_RANGES = "ALL_SUBNETWORKS_ALL_IP_RANGES"
+
+
+def _nat_collision(cluster: GkeCluster, report: Report, clients: GcpClients, project: str) -> None:
+    """Private nodes: every Cloud NAT already on the cluster's network in its region (``routers.list``), other than
+    on the router the stack itself creates, is a blocker at ``privateNodes``: the stack's NAT covers
+    ``ALL_SUBNETWORKS_ALL_IP_RANGES`` and cannot coexist with another NAT there."""
+    if cluster.nat_router is None or clients.routers is None:
+        return
+    path = f"{cluster.path}.privateNodes"
+    try:
+        routers = list(clients.routers.list(project=project, region=cluster.region))
+    except Exception as exc:
+        if not _api_error(exc):
+            raise
+        report.warning("network", path, f"Cloud NATs in {cluster.region} not checked: {_short(exc)}")
+        return
+    for router in routers:
+        if router.name == cluster.nat_router or _short_name_of(router.network) != cluster.network:
+            continue
+        for nat in router.nats:
+            report.blocker(
+                "network",
+                path,
+                f"network {cluster.network} already has Cloud NAT {nat.name} on router {router.name} in "
+                f"{cluster.region} (ranges {nat.source_subnetwork_ip_ranges_to_nat}); the stack's NAT covers "
+                f"{_OUR_NAT_RANGES}, which GCE allows only as the network's single NAT in the region: creating it "
+                "fails",
+                f"put the cluster on another network (target.network, target.subnetwork) or region, or remove NAT "
+                f"{nat.name} (gcloud compute routers nats delete {nat.name} --router={router.name} "
+                f"--region={cluster.region} --project={project}) if nothing else needs it",
+            )
+            return
+
+
+def _short_name_of(url: str) -> str:
+    return url.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _missing_network(cluster: GkeCluster, project: str, policies: dict[str, _Effective]) -> tuple[str, str]:

@@ -278,6 +278,8 @@ class GkeCluster:
         creates_node_account: True when the stack creates the nodes' service account (``nodeServiceAccount``
             omitted) and grants it its project role.
         secure_boot: True when every pool's nodes boot with Secure Boot (``secureBoot``).
+        nat_router: the Cloud Router the stack creates for private nodes' Cloud NAT (``<clusterName>-router``),
+            or None without private nodes. Defaults to None.
         version: the channel and version.
         path: the target's key path.
     """
@@ -293,6 +295,7 @@ class GkeCluster:
     version: VersionRequirement
     path: str
     secure_boot: bool = False
+    nat_router: str | None = None
 
 
 @dataclass(frozen=True)
@@ -371,6 +374,20 @@ RESOURCE_PERMISSIONS: dict[str, ResourcePermissions] = {
         "roles/container.admin",
         _GKE_API_PERMISSIONS,
     ),
+    "Kubernetes objects of the operator installs (CRDs, ClusterRoles, ClusterRoleBindings)": ResourcePermissions(
+        (
+            "container.customResourceDefinitions.create",
+            "container.clusterRoles.create",
+            "container.clusterRoles.bind",
+            "container.clusterRoles.escalate",
+            "container.clusterRoleBindings.create",
+        ),
+        "roles/container.admin",
+        # roles/container.clusterAdmin holds only container.clusters.* and container.operations.* (iann0036/
+        # iam-dataset 1818bc70 gcp/roles/container.clusterAdmin.json); roles/container.admin holds these
+        # (gcp/roles/container.admin.json). GKE authorizes Kubernetes API requests with IAM as well as RBAC.
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/iam",
+    ),
     "node service account (attached to the node VMs)": ResourcePermissions(
         ("iam.serviceAccounts.actAs",),
         "roles/iam.serviceAccountUser",
@@ -440,12 +457,15 @@ class PermissionNeed:
         permissions: its permissions.
         role: the predefined role that grants them.
         path: the config key that makes the stack declare it (the first one, when several do).
+        created_here: the resource is created by the same ``pulumi up`` (the node service account the stack
+            creates), so no grant on the resource itself can exist yet. Defaults to false.
     """
 
     resource_type: str
     permissions: tuple[str, ...]
     role: str
     path: str
+    created_here: bool = False
 
 
 def add_gke_requirements(facts: StackFacts, targets: list[tuple[GkeTarget, str]], req: Requirements) -> None:
@@ -527,6 +547,7 @@ def gke_permissions(
     for target, path in targets:
         declare("gcp:container/cluster:Cluster", path)
         declare("gcp:container/nodePool:NodePool", f"{path}.systemPool")
+        declare("Kubernetes objects of the operator installs (CRDs, ClusterRoles, ClusterRoleBindings)", path)
         declare("node service account (attached to the node VMs)", f"{path}.nodeServiceAccount")
         if target.node_account_mode() == "create":
             declare("gcp:serviceaccount/account:Account", f"{path}.nodeServiceAccount")
@@ -540,8 +561,15 @@ def gke_permissions(
     if builds:
         declare("gcp:artifactregistry/repository:Repository", "batchplane:webhook.build")
         declare("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember", "batchplane:webhook.build")
+    creates_node_account = any(target.node_account_mode() == "create" for target, _ in targets)
     return [
-        PermissionNeed(kind, row.permissions, row.role, declared[kind])
+        PermissionNeed(
+            kind,
+            row.permissions,
+            row.role,
+            declared[kind],
+            created_here=creates_node_account and kind == "node service account (attached to the node VMs)",
+        )
         for kind, row in RESOURCE_PERMISSIONS.items()
         if kind in declared
     ]
@@ -574,6 +602,7 @@ def _cluster(target: GkeTarget, path: str) -> GkeCluster:
         ),
         path=path,
         secure_boot=target.secure_boot,
+        nat_router=f"{target.cluster_name}-router" if private else None,
     )
 
 

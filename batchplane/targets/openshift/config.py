@@ -386,8 +386,9 @@ class OpenShiftTarget(ConfigModel):
     feature_set: FeatureSet | None = None
     """The cluster's ``FeatureGate`` ``cluster`` ``spec.featureSet``, as set by the cluster admin
     (Batchplane never changes it: a NoUpgrade feature set cannot be undone and blocks upgrades). GPU
-    pools with ProvisioningRequests need the ``ProvisioningRequestAvailable`` gate: ``DevPreviewNoUpgrade``,
-    or ``CustomNoUpgrade`` listing it. Defaults to none (a warning says it cannot be checked)."""
+    pools with ProvisioningRequests need ``DevPreviewNoUpgrade`` (the ``ProvisioningRequestAvailable`` gate, and
+    the ProvisioningRequest CRD is annotated for that set only; ``CustomNoUpgrade`` is refused). Defaults to none (a
+    warning says it cannot be checked)."""
     allow_no_upgrade_feature_set: bool = False
     """Accept that the stack depends on a ``NoUpgrade`` feature set (``featureSet`` ``TechPreviewNoUpgrade``,
     ``DevPreviewNoUpgrade`` or ``CustomNoUpgrade``): turning one on "CANNOT BE UNDONE and PREVENTS UPGRADES"

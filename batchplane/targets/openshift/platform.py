@@ -44,9 +44,11 @@ class OpenShiftPlatform(Platform):
     installs_cert_manager = True
     image_registry = "openshift"
     monitoring = "user-workload-monitoring"
-    # OpenShift's monitoring stack has no Grafana (removed in 4.11); the Grafana Operator (OperatorHub,
-    # grafana-operator v5) is how OpenShift clusters run one.
-    dashboard_delivery = "grafana-operator"
+    # OpenShift's monitoring stack has no Grafana (removed in 4.11) and no template installs the Grafana Operator, so
+    # the default is the console's own dashboards (ConfigMaps in openshift-config-managed, Observe -> Dashboards),
+    # which every OpenShift cluster has; GrafanaDashboard CRs only when dashboards.delivery says grafana-operator.
+    dashboard_delivery = "openshift-console"
+    dashboard_deliveries = ("openshift-console", "grafana-operator", "configmap")
     integrations_key = "target.kueue.frameworks"
 
     def __init__(self, target: OpenShiftTarget) -> None:

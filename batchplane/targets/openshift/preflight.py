@@ -54,11 +54,13 @@ from batchplane.operators.readiness import (
     REGISTRY_NAMESPACE,
     REGISTRY_ROUTE,
     ROUTE_API,
+    channel_head,
     channel_versions,
     enable_feature_set_fix,
     parse_semver,
     read_feature_gate,
     route_host,
+    skip_range_overtakes,
 )
 from batchplane.preflight.kube import KubeContext
 from batchplane.preflight.report import Report
@@ -257,6 +259,17 @@ def check_upgrade_targets(targets: list[UpgradeTarget], api_client: Any, report:
                 f"{installed} ({versions[installed]}) is installed in {up.namespace}, newer than the target "
                 f"{up.target} ({versions[up.target]}): OLM never downgrades, the CSV gate would wait for nothing",
                 f"set targetCsv to {installed} or a later CSV of the channel",
+            )
+            continue
+        head = channel_head(manifest, catalog.channel)
+        overtaken = skip_range_overtakes(installed, up.target, versions, head)
+        if overtaken is not None:
+            report.blocker(
+                "olm",
+                up.path,
+                f"{installed} is installed in {up.namespace} and the CSV gate waits for {up.target}, but {overtaken}",
+                f"set targetCsv to {head[0] if head else 'the channel head'} (the only upgrade OLM offers), or to "
+                f"{installed} to stay",
             )
             continue
         steps = sorted(

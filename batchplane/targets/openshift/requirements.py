@@ -44,7 +44,7 @@ class FeatureGateNeed:
 
     Attributes:
         gate: the gate's name (``ProvisioningRequestAvailable``).
-        enabling_sets: the feature sets that enable it (``DevPreviewNoUpgrade``, ``CustomNoUpgrade`` listing it).
+        enabling_sets: the feature sets under which what it gates works (``DevPreviewNoUpgrade``).
         path: the config key path that makes the stack need it (``batchplane:target.featureSet``).
         why: what needs it, for messages.
     """
