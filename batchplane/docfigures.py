@@ -76,6 +76,12 @@ def _framework_modules() -> str:
     return str(len(FRAMEWORKS))
 
 
+def _upgrade_steps_kueue() -> str:
+    from batchplane.upgrade.docs import steps_markdown
+
+    return steps_markdown()
+
+
 #: Every figure a page may mark, by marker name.
 FIGURES: dict[str, Figure] = {
     f.name: f
@@ -89,6 +95,11 @@ FIGURES: dict[str, Figure] = {
             "framework-modules",
             "How many job-framework modules batchplane.frameworks registers (docs/architecture.md).",
             _framework_modules,
+        ),
+        Figure(
+            "upgrade-steps-kueue",
+            "The Kueue upgrade steps batchplane upgrade plan uses, as a table (docs/upgrading.md).",
+            _upgrade_steps_kueue,
         ),
     )
 }

@@ -127,7 +127,7 @@ KUEUE_STEPS: tuple[Step, ...] = (
             "sed -i -e 's/v1alpha1/v1beta1/g' cohorts.yaml",
             r"sed -i -e 's/^    parent: \(\S*\)$/    parentName: \1/' cohorts.yaml",
             "kubectl delete crd cohorts.kueue.x-k8s.io",
-            "install Kueue 0.13.x (`pulumi up` with the pinned version)",
+            "install the pinned Kueue (`pulumi up`; it serves Cohort v1beta1)",
             "kubectl apply -f cohorts.yaml",
         ),
         source=CHANGELOG.format(minor="0.13", lines="272-305"),
@@ -149,7 +149,7 @@ KUEUE_STEPS: tuple[Step, ...] = (
             "kubectl delete crd topologies.kueue.x-k8s.io",
             "remove the finalizers of every Topology: kubectl patch topology.kueue.x-k8s.io NAME "
             '-p \'{"metadata":{"finalizers":[]}}\' --type=merge',
-            "install Kueue 0.14.x (`pulumi up` with the pinned version)",
+            "install the pinned Kueue (`pulumi up`; it serves Topology v1beta1)",
             "kubectl apply -f topologies.yaml",
         ),
         source=CHANGELOG.format(minor="0.14", lines="272-298"),
