@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from batchplane.wellknown import KUEUE_CHART_CRDS
+
 __all__ = [
     "KUEUE_CRDS",
     "KUEUE_STEPS",
@@ -41,21 +43,8 @@ _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?$")
 CHANGELOG = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/CHANGELOG/CHANGELOG-{minor}.md#L{lines}"
 """Where each row's text comes from: the CHANGELOG file of the minor release at tag v0.19.2 (one file per minor)."""
 
-KUEUE_CRDS: tuple[str, ...] = (
-    "admissionchecks.kueue.x-k8s.io",
-    "clusterqueues.kueue.x-k8s.io",
-    "cohorts.kueue.x-k8s.io",
-    "localqueues.kueue.x-k8s.io",
-    "multikueueclusters.kueue.x-k8s.io",
-    "multikueueconfigs.kueue.x-k8s.io",
-    "provisioningrequestconfigs.kueue.x-k8s.io",
-    "resourceflavors.kueue.x-k8s.io",
-    "topologies.kueue.x-k8s.io",
-    "workloadpriorityclasses.kueue.x-k8s.io",
-    "workloads.kueue.x-k8s.io",
-)
-"""The CRDs the Kueue v0.19.2 chart ships under ``templates/crd/`` (``charts/kueue/templates/crd/`` at
-https://github.com/kubernetes-sigs/kueue/tree/v0.19.2): a Helm uninstall of the release deletes them."""
+KUEUE_CRDS = KUEUE_CHART_CRDS
+"""The Kueue CRDs whose versions the planner reads (:data:`batchplane.wellknown.KUEUE_CHART_CRDS`)."""
 
 
 def parse_version(text: str) -> Version:
