@@ -13,15 +13,22 @@ one) as ``production-node-pool-replacement`` does; without one it checks nothing
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationArgs, StackValidationPolicy
 
 from batchplane.wellknown import KUEUE_CHART_CRDS
-from batchplane_policies._support import ReportViolation, config_value, get, kueue_kind, string_list, text
+from batchplane_policies._support import (
+    BASELINE_PROPERTY,
+    ReportViolation,
+    baseline_resources,
+    config_value,
+    get,
+    kueue_kind,
+    string_list,
+    text,
+)
 from batchplane_policies.installs import chart_key
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -34,18 +41,10 @@ release)."""
 
 def _baseline_releases(path: str) -> dict[str, Mapping[str, Any]]:
     """URN → inputs of each Helm Release in a ``batchplane preview --json`` document (empty when unreadable)."""
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
     out: dict[str, Mapping[str, Any]] = {}
-    for resource in document.get("resources", []) if isinstance(document, dict) else []:
-        if (
-            isinstance(resource, dict)
-            and resource.get("type") == RELEASE
-            and isinstance(resource.get("urn"), str)
-        ):
-            inputs = resource.get("inputs")
+    for resource in baseline_resources(path, RELEASE):
+        inputs = resource.get("inputs")
+        if isinstance(resource.get("urn"), str):
             out[resource["urn"]] = inputs if isinstance(inputs, dict) else {}
     return out
 
@@ -93,11 +92,7 @@ operator_release_replacement = StackValidationPolicy(
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(
         properties={
-            "baseline": {
-                "type": "string",
-                "description": "A `batchplane preview --json` of the base (e.g. the PR's merge base). Unset: the "
-                "policy cannot see the old state and checks nothing.",
-            },
+            "baseline": BASELINE_PROPERTY,
             "allowReleaseReplace": {
                 "type": "array",
                 "items": {"type": "string"},
