@@ -82,6 +82,12 @@ def _bring_up_stages() -> str:
     return stages_markdown()
 
 
+def _upgrade_steps_kueue() -> str:
+    from batchplane.upgrade.docs import steps_markdown
+
+    return steps_markdown()
+
+
 #: Every figure a page may mark, by marker name.
 FIGURES: dict[str, Figure] = {
     f.name: f
@@ -100,6 +106,11 @@ FIGURES: dict[str, Figure] = {
             "bring-up-stages",
             "BatchCluster's bring-up stages, a table (docs/architecture.md).",
             _bring_up_stages,
+        ),
+        Figure(
+            "upgrade-steps-kueue",
+            "The Kueue upgrade steps batchplane upgrade plan uses, as a table (docs/upgrading.md).",
+            _upgrade_steps_kueue,
         ),
     )
 }

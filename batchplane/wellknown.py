@@ -35,3 +35,21 @@ device plugins' names. The webhook's ``maxGpusPerWorkload``, the sentence genera
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 """Namespaces every cluster has; a stack never creates them."""
+
+KUEUE_CHART_CRDS: tuple[str, ...] = (
+    "admissionchecks.kueue.x-k8s.io",
+    "clusterqueues.kueue.x-k8s.io",
+    "cohorts.kueue.x-k8s.io",
+    "localqueues.kueue.x-k8s.io",
+    "multikueueclusters.kueue.x-k8s.io",
+    "multikueueconfigs.kueue.x-k8s.io",
+    "provisioningrequestconfigs.kueue.x-k8s.io",
+    "resourceflavors.kueue.x-k8s.io",
+    "topologies.kueue.x-k8s.io",
+    "workloadpriorityclasses.kueue.x-k8s.io",
+    "workloads.kueue.x-k8s.io",
+)
+"""The CRDs the Kueue chart ships under ``templates/crd/`` — not ``crds/`` — without ``helm.sh/resource-policy:
+keep`` (their annotations are only cert-manager's ``inject-ca-from`` and controller-gen's version,
+``charts/kueue/templates/crd/*.yaml`` L24-28 at https://github.com/kubernetes-sigs/kueue/tree/v0.19.2): a
+``helm uninstall`` of the release deletes them, and with them every Kueue object."""

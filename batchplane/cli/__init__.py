@@ -37,6 +37,7 @@ from batchplane.cli import preview as _preview  # noqa: E402,F401
 from batchplane.cli import reference as _reference  # noqa: E402,F401
 from batchplane.cli import render as _render  # noqa: E402,F401
 from batchplane.cli import requests as _requests  # noqa: E402,F401
+from batchplane.cli import upgrade as _upgrade  # noqa: E402,F401
 from batchplane.cli import validate as _validate  # noqa: E402,F401
 from batchplane.cli import webhook as _webhook  # noqa: E402,F401
 

@@ -259,14 +259,20 @@ def write_baseline(root: Path, stack: str, path: Path, ref: str, folder: Path) -
     return out.resolve()
 
 
+RELEASE_POLICY = "operator-release-replacement"
+"""The policy that compares operator Helm releases with a baseline (policies/batchplane_policies/releases.py)."""
+
+
 def with_baseline(given: Mapping[str, Any] | None, baseline: Path) -> dict[str, Any]:
-    """``given`` policy config with ``production-node-pool-replacement.baseline`` set to ``baseline`` unless it
-    sets one itself (a bare enforcement level becomes ``{"enforcementLevel": level}``)."""
+    """``given`` policy config with ``baseline`` set to ``baseline`` for ``production-node-pool-replacement`` and
+    ``operator-release-replacement`` unless it sets one itself (a bare enforcement level becomes
+    ``{"enforcementLevel": level}``)."""
     config = dict(given or {})
-    entry = config.get(REPLACEMENT_POLICY)
-    policy = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry or {})
-    policy.setdefault("baseline", str(baseline))
-    config[REPLACEMENT_POLICY] = policy
+    for name in (REPLACEMENT_POLICY, RELEASE_POLICY):
+        entry = config.get(name)
+        policy = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry or {})
+        policy.setdefault("baseline", str(baseline))
+        config[name] = policy
     return config
 
 

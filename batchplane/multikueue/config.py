@@ -5,15 +5,25 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from batchplane.config.base import ConfigModel, DnsLabel, DnsSubdomain
+from batchplane.multikueue.kubeconfig import is_valid_hostname
 
 #: The name of the stack's own BatchCluster in the program (``__main__.py``), with or without MultiKueue (its
 #: resource name, so it stays in every URN); with MultiKueue it is the manager, and a worker may not take it.
 PRIMARY_CLUSTER = "batchplane"
 #: Kueue's MultiKueueConfig ``spec.clusters`` allows 1–20 entries (kueue v0.19.2 CRD ``maxItems: 20``).
 MAX_WORKERS = 20
+
+
+def _kueue_accepts_host(server: str) -> str:
+    if not is_valid_hostname(server):
+        raise ValueError(
+            "Kueue refuses this worker kubeconfig server (untrusted server endpoint): its host must be an IP "
+            "address or a DNS name (lowercase letters, digits, '-' and '.')"
+        )
+    return server
 
 
 class MultiKueueWorker(ConfigModel):
@@ -41,9 +51,17 @@ class MultiKueueWorker(ConfigModel):
     teams: dict[str, Any] | None = None
     """A declared worker's own ``batchplane:teams`` (same schema). Defaults to the manager's, sized to this
     worker's pools as for ``kueue``."""
-    server: Annotated[str, Field(pattern=r"^https://[^\s/]+(/\S*)?$", max_length=2048)] | None = None
-    """The URL at which the manager's Kueue reaches a declared worker's API server. Defaults to the GKE cluster's
-    endpoint (``https://<endpoint>``); required for other declared targets."""
+    server: (
+        Annotated[
+            str,
+            Field(pattern=r"^https://[^\s/]+(/\S*)?$", max_length=2048),
+            AfterValidator(_kueue_accepts_host),
+        ]
+        | None
+    ) = None
+    """The URL at which the manager's Kueue reaches a declared worker's API server; its host an IP address or a DNS
+    name, as Kueue v0.19.2 requires of a worker kubeconfig. Defaults to the GKE cluster's endpoint
+    (``https://<endpoint>``); required for other declared targets."""
 
     @model_validator(mode="after")
     def _one_source(self) -> MultiKueueWorker:

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from batchplane.frameworks import FRAMEWORKS, worker_cluster_role_rules
+from batchplane.multikueue.kubeconfig import check_kubeconfig
 
 #: The ServiceAccount (and ClusterRole/ClusterRoleBinding/token Secret name) on each declared worker.
 SERVICE_ACCOUNT = "batchplane-multikueue"
@@ -83,10 +84,17 @@ def worker_access_objects(kueue_namespace: str, frameworks: Iterable[str]) -> li
 
 def worker_kubeconfig(worker: str, server: str, ca_data: str, token: str) -> dict[str, Any]:
     """The kubeconfig the manager's Kueue uses for ``worker``: ``server``, the cluster CA (``ca_data``, base64
-    PEM as in a kubeconfig's ``certificate-authority-data``) and the ServiceAccount token (plain text)."""
+    PEM as in a kubeconfig's ``certificate-authority-data``) and the ServiceAccount token (plain text).
+
+    Raises:
+        binascii.Error: ``ca_data`` is not base64.
+        InsecureKubeConfigError: Kueue v0.19.2 would refuse the kubeconfig
+            (:func:`batchplane.multikueue.kubeconfig.check_kubeconfig`), e.g. a server host that is neither an IP
+            nor a DNS name.
+    """
     base64.b64decode(ca_data, validate=True)  # a kubeconfig needs base64 here; fail early otherwise
     user = f"{worker}-{SERVICE_ACCOUNT}"
-    return {
+    kubeconfig = {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": worker, "cluster": {"server": server, "certificate-authority-data": ca_data}}],
@@ -95,3 +103,5 @@ def worker_kubeconfig(worker: str, server: str, ca_data: str, token: str) -> dic
         "current-context": worker,
         "preferences": {},
     }
+    check_kubeconfig(worker, kubeconfig)
+    return kubeconfig

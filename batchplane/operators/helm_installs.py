@@ -49,6 +49,7 @@ def _helm(name: str, install: HelmInstall, opts: pulumi.ResourceOptions) -> Helm
         "values": install.values,
         "repository": install.repository,
         "skip_crds": install.skip_crds,
+        "retain_on_delete": bool(install.template_crds),
     }
     return HelmOperator(f"{name}-{install.role}", args, opts)
 

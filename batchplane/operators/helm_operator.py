@@ -12,6 +12,12 @@ https://github.com/pulumi/pulumi-kubernetes):
 * the release waits for its workloads (like ``helm --wait``); the webhook itself is awaited by
   :class:`batchplane.operators.readiness_gate.ReadinessGate`.
 
+Retained on delete (``retain_on_delete``) when the chart ships CRDs under ``templates/`` (Kueue): a Release that
+Pulumi deletes — a ``pulumi destroy`` of the operators, a changed release name or namespace (a replacement) — is
+dropped from the state without a ``helm uninstall``, so the CRDs and every object of their kinds stay. A
+``helm.sh/resource-policy: keep`` annotation would do it per object, but the Kueue chart offers no value for CRD
+annotations and a Release's rendered objects are out of reach of Pulumi transforms (docs/upgrading.md).
+
 The cost: the chart's objects are one resource to Pulumi (policies and previews see the release and
 its values, not the rendered children) and render mode is unsupported
 (https://github.com/pulumi/pulumi-kubernetes/issues/1716).
@@ -46,6 +52,10 @@ class HelmOperatorArgs(TypedDict):
     """Skip the chart's ``crds/`` directory (CRDs applied separately). Defaults to false."""
     timeout_seconds: NotRequired[int]
     """How long the release waits for its resources, seconds. Defaults to 600."""
+    retain_on_delete: NotRequired[bool]
+    """Keep the release in the cluster when Pulumi deletes or replaces it (no ``helm uninstall``): for a chart
+    that ships CRDs as templates (Kueue), whose uninstall would delete every object of those kinds. Defaults to
+    false."""
 
 
 class HelmOperator(pulumi.ComponentResource):
@@ -75,6 +85,10 @@ class HelmOperator(pulumi.ComponentResource):
             cleanup_on_fail=True,
             max_history=10,
             # A component's depends_on does not hold back its children: repeat it on the release.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=opts.depends_on if opts else None,
+                retain_on_delete=args.get("retain_on_delete", False),
+            ),
         )
         self.register_outputs({"status": self.release.status})

@@ -28,7 +28,7 @@ from batchplane.config.operators import (
     OperatorsConfig,
     kueue_frameworks,
 )
-from batchplane.wellknown import NAMESPACE_NAME_LABEL
+from batchplane.wellknown import KUEUE_CHART_CRDS, NAMESPACE_NAME_LABEL
 from batchplane.yamlfile import deep_merge
 
 CERT_MANAGER_CHART = "oci://quay.io/jetstack/charts/cert-manager"
@@ -71,6 +71,8 @@ class HelmInstall:
         values: the final values (typed options with the raw ``values`` deep-merged over them).
         repository: chart repository URL for non-OCI charts, else ``None``.
         skip_crds: skip the chart's ``crds/`` directory (applied separately).
+        template_crds: the CRDs the chart ships as templates (a ``helm uninstall`` deletes them, and every object
+            of their kinds); when any, the release is retained on delete (:class:`HelmOperator`).
     """
 
     role: str
@@ -81,6 +83,7 @@ class HelmInstall:
     values: dict[str, Any]
     repository: str | None = None
     skip_crds: bool = False
+    template_crds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -324,7 +327,13 @@ def operator_installs(
             "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(configuration, sort_keys=False)},
         }
         kueue = HelmInstall(
-            "kueue", KUEUE_RELEASE_NAME, KUEUE_CHART, kq.version, kq.namespace, deep_merge(typed, kq.values)
+            "kueue",
+            KUEUE_RELEASE_NAME,
+            KUEUE_CHART,
+            kq.version,
+            kq.namespace,
+            deep_merge(typed, kq.values),
+            template_crds=KUEUE_CHART_CRDS,
         )
         gate = WebhookGateSpec(
             kq.namespace,

@@ -17,9 +17,11 @@ interpreter, which has the package.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from pulumi_policy import PolicyResource
@@ -44,6 +46,24 @@ _KUEUE_TYPE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[A-Za-z0-9]+:([A-Za-z]+)
 
 ReportViolation = Callable[..., None]
 """``report_violation(message, urn=None)`` as ``pulumi_policy`` hands it to a validator."""
+
+BASELINE_PROPERTY: dict[str, str] = {
+    "type": "string",
+    "description": "A `batchplane preview --json` of the base (e.g. the PR's merge base). Unset: the policy cannot "
+    "see the old state and checks nothing.",
+}
+"""The ``baseline`` config property of the policies that compare with the base's preview."""
+
+
+def baseline_resources(path: str, resource_type: str) -> list[dict[str, Any]]:
+    """The resources of type ``resource_type`` in a ``batchplane preview --json`` document (empty when the file is
+    unreadable or not such a document)."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    listed = document.get("resources", []) if isinstance(document, dict) else []
+    return [r for r in listed if isinstance(r, dict) and r.get("type") == resource_type]
 
 
 ResourceView = PolicyResource

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -42,9 +41,11 @@ from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.policy import PolicyDocument
 from batchplane.webhook.queues import compile_queues
 from batchplane_policies._support import (
+    BASELINE_PROPERTY,
     PRODUCTION_ENVIRONMENTS,
     ReportViolation,
     ResourceView,
+    baseline_resources,
     cluster_queue_cohort,
     config_value,
     describe,
@@ -447,17 +448,12 @@ def _plain(value: Any) -> Any:
 
 def _baseline(path: str) -> dict[str, Mapping[str, Any]]:
     """NodePool name → its inputs, from a ``batchplane preview --json`` document."""
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
     out: dict[str, Mapping[str, Any]] = {}
-    for resource in document.get("resources", []) if isinstance(document, dict) else []:
-        if isinstance(resource, dict) and resource.get("type") == NODE_POOL:
-            inputs = resource.get("inputs") or {}
-            name = inputs.get("name") if isinstance(inputs, dict) else None
-            if isinstance(name, str):
-                out[name] = inputs
+    for resource in baseline_resources(path, NODE_POOL):
+        inputs = resource.get("inputs") or {}
+        name = inputs.get("name") if isinstance(inputs, dict) else None
+        if isinstance(name, str):
+            out[name] = inputs
     return out
 
 
@@ -488,11 +484,7 @@ production_node_pool_replacement = StackValidationPolicy(
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(
         properties={
-            "baseline": {
-                "type": "string",
-                "description": "A `batchplane preview --json` of the base (e.g. the PR's merge base). Unset: the "
-                "policy cannot see the old state and checks nothing.",
-            },
+            "baseline": BASELINE_PROPERTY,
             "allowReplace": {
                 "type": "array",
                 "items": {"type": "string"},

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import Policy
 
-from batchplane_policies import budget, gke, installs, kueue, multikueue, webhook
+from batchplane_policies import budget, gke, installs, kueue, multikueue, releases, webhook
 
 PACK_NAME = "batchplane"
 """The policy pack name (``pulumi preview --policy-pack policies`` reports it)."""
@@ -20,8 +20,9 @@ POLICIES: list[Policy] = [
     *webhook.POLICIES,
     *multikueue.POLICIES,
     *budget.POLICIES,
+    *releases.POLICIES,
 ]
-"""All policies: GKE, Kueue, installs, webhook, MultiKueue, budgets."""
+"""All policies: GKE, Kueue, installs, webhook, MultiKueue, budgets, operator releases."""
 
 
 def by_name(name: str) -> Policy:

@@ -125,7 +125,7 @@ def test_every_shipped_template_passes_the_policy_pack(stack: str) -> None:
     result = run_check("--stack", stack)
     assert result.exit_code == 0, result.output + result.stderr
     assert (
-        f"stack {stack}: 0 violation(s), 0 mandatory; 28 policies of pack batchplane 0.1.0" in result.stdout
+        f"stack {stack}: 0 violation(s), 0 mandatory; 29 policies of pack batchplane 0.1.0" in result.stdout
     )
 
 
@@ -146,7 +146,7 @@ def test_json_report_lists_every_policy_with_its_effective_level(bad_report: Any
     report = json.loads(bad_report.stdout)
     assert (report["pack"], report["packVersion"]) == ("batchplane", "0.1.0")
     levels = {p["name"]: p["enforcement_level"] for p in report["policies"]}
-    assert len(levels) == 28
+    assert len(levels) == 29
     assert levels["kueue-cohort-borrowing"] == "advisory"
     assert levels["gke-dws-pool-rules"] == "mandatory"
 
@@ -161,7 +161,7 @@ def test_plain_output_prints_level_policy_resource_and_message() -> None:
     )
     assert len(lines) == len(BAD_VIOLATIONS) + 1
     assert lines[-1].startswith(
-        "stack bad-prod: 12 violation(s), 11 mandatory; 28 policies of pack batchplane 0.1.0 "
+        "stack bad-prod: 12 violation(s), 11 mandatory; 29 policies of pack batchplane 0.1.0 "
     )
 
 
@@ -270,22 +270,25 @@ def test_a_stack_config_over_the_kernels_128_kib_argument_limit_passes_through_t
     assert "stack big: 0 violation(s), 0 mandatory" in result.stdout
 
 
-def test_the_base_preview_joins_the_replacement_policys_config_unless_it_sets_a_baseline(
+def test_the_base_preview_joins_the_replacement_policies_config_unless_they_set_a_baseline(
     tmp_path: Path,
 ) -> None:
-    from batchplane.cli.check import REPLACEMENT_POLICY, with_baseline
+    from batchplane.cli.check import RELEASE_POLICY, REPLACEMENT_POLICY, with_baseline
 
     base = tmp_path / "base-preview.json"
-    assert with_baseline(None, base) == {REPLACEMENT_POLICY: {"baseline": str(base)}}
+    both = {RELEASE_POLICY: {"baseline": str(base)}}
+    assert with_baseline(None, base) == {REPLACEMENT_POLICY: {"baseline": str(base)}, **both}
     given = {REPLACEMENT_POLICY: {"allowReplace": ["l4"]}, "budget-gpu-cost": "advisory"}
     assert with_baseline(given, base) == {
         REPLACEMENT_POLICY: {"allowReplace": ["l4"], "baseline": str(base)},
         "budget-gpu-cost": "advisory",
+        **both,
     }
     assert with_baseline({REPLACEMENT_POLICY: "advisory"}, base) == {
-        REPLACEMENT_POLICY: {"enforcementLevel": "advisory", "baseline": str(base)}
+        REPLACEMENT_POLICY: {"enforcementLevel": "advisory", "baseline": str(base)},
+        **both,
     }
-    own = {REPLACEMENT_POLICY: {"baseline": "mine.json"}}
+    own = {REPLACEMENT_POLICY: {"baseline": "mine.json"}, RELEASE_POLICY: {"baseline": "mine.json"}}
     assert with_baseline(own, base) == own
     assert given[REPLACEMENT_POLICY] == {"allowReplace": ["l4"]}  # the caller's config is not changed
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from batchplane_policies import budget, gke, installs, kueue, multikueue, registry, webhook
+from batchplane_policies import budget, gke, installs, kueue, multikueue, registry, releases, webhook
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from batchplane.config import operators as ops
@@ -23,7 +23,7 @@ NAMES = [p.name for p in registry.POLICIES]
 
 
 def test_policy_names_are_unique_kebab_case() -> None:
-    assert len(NAMES) == len(set(NAMES)) == 28
+    assert len(NAMES) == len(set(NAMES)) == 29
     assert [n for n in NAMES if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n)] == []
 
 
@@ -43,6 +43,7 @@ def test_registry_lists_every_area_module_in_order() -> None:
         *webhook.POLICIES,
         *multikueue.POLICIES,
         *budget.POLICIES,
+        *releases.POLICIES,
     ] == registry.POLICIES
     assert registry.by_name("kueue-finite-quotas") is kueue.kueue_finite_quotas
     with pytest.raises(KeyError):
