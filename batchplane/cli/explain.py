@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-import yaml
 
 from batchplane.cli import app
 from batchplane.cli.common import (
@@ -72,6 +71,8 @@ def explain_command(
         if stack is not None or config is not None:
             fail_usage("give --context (live) or --stack/--config (offline), not both")
         _live(context, kubeconfig, namespace, target, as_json)
+    import yaml
+
     from batchplane.explain.offline import OfflineExplainer, explain_documents, render_text
     from batchplane.stack import load_stack_file
 

@@ -13,22 +13,15 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import yaml
 
-from batchplane.accounting import (
-    AccountingError,
-    ResourceOptions,
-    is_known_non_workload,
-    report_json,
-    resource_options_from_mapping,
-    workload_requests,
-)
-from batchplane.appwrapper import is_mcad_appwrapper
 from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage
+
+if TYPE_CHECKING:
+    from batchplane.accounting import ResourceOptions
 
 #: Kinds ``--with`` accepts: cluster objects that change a workload's requests.
 WITH_KINDS = ("LimitRange", "RuntimeClass", "TrainingRuntime", "ClusterTrainingRuntime")
@@ -54,6 +47,9 @@ def requests_command(
     ] = None,
 ) -> None:
     """Print the resource requests Kueue v0.19.2 computes for each workload in MANIFEST, as JSON."""
+    from batchplane.accounting import AccountingError, is_known_non_workload, report_json, workload_requests
+    from batchplane.appwrapper import is_mcad_appwrapper
+
     documents = _load_documents(manifest)
     limit_ranges, runtime_classes, runtimes = _load_with(with_objects or [])
     options = _load_options(resource_options)
@@ -96,6 +92,8 @@ def requests_command(
 
 
 def _load_documents(path: Path) -> list[Any]:
+    import yaml
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -131,6 +129,8 @@ def _load_with(
 
 
 def _load_options(path: Path | None) -> ResourceOptions:
+    from batchplane.accounting import AccountingError, ResourceOptions, resource_options_from_mapping
+
     if path is None:
         return ResourceOptions()
     documents = [d for d in _load_documents(path) if d is not None]

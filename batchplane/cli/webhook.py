@@ -15,13 +15,15 @@ from typing import Annotated
 import typer
 
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_USAGE, StackOption, config_errors_exit, resolve_stack_file
+from batchplane.cli.common import EXIT_USAGE, HelpGroup, StackOption, config_errors_exit, resolve_stack_file
 from batchplane.webhook.command import serve_command
 
 webhook_app = typer.Typer(
     name="webhook",
     help="The quota admission webhook: render its policy document, or serve it over TLS.",
     no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=HelpGroup,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
