@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, HelpGroup, fail_usage
+from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, HelpGroup, fail_usage, read_manifest
 
 appwrapper_app = typer.Typer(
     name="appwrapper",
@@ -50,12 +50,7 @@ def convert_command(
 
     from batchplane.appwrapper import ConversionError, convert, is_mcad_appwrapper
 
-    try:
-        documents = list(yaml.safe_load_all(manifest.read_text(encoding="utf-8")))
-    except OSError as exc:
-        fail_usage(f"cannot read {manifest}: {exc.strerror or exc}")
-    except yaml.YAMLError as exc:
-        fail_usage(f"{manifest} is not valid YAML: {exc}")
+    documents = read_manifest(manifest)
     converted: list[Any] = []
     failed = False
     found = False

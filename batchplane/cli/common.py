@@ -101,6 +101,31 @@ def fail_usage(message: str) -> NoReturn:
     raise typer.Exit(EXIT_USAGE)
 
 
+#: The MANIFEST argument that reads standard input (``batchplane explain -``, ``requests -``).
+STDIN = "-"
+
+
+def read_manifest(manifest: str | Path) -> list[Any]:
+    """Every YAML document of ``manifest`` (a file, or standard input for ``-``); empty documents are ``None``.
+
+    Exits 2 (``batchplane: <message>``) when it cannot be read or is not YAML; the message names the file (or
+    ``<stdin>``), line and column (:func:`batchplane.yamlfile.read_manifest_text`).
+    """
+    from batchplane.yamlfile import read_manifest_text
+
+    source = "<stdin>" if str(manifest) == STDIN else str(manifest)
+    try:
+        text = sys.stdin.read() if str(manifest) == STDIN else Path(manifest).read_text(encoding="utf-8")
+    except OSError as exc:
+        fail_usage(f"cannot read {source}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        fail_usage(f"{source} is not UTF-8 text: {exc.reason} at byte {exc.start}")
+    try:
+        return read_manifest_text(text, source)
+    except ConfigLoadError as exc:
+        fail_usage(str(exc))
+
+
 @contextmanager
 def config_errors_exit() -> Iterator[None]:
     """Turn stack-config errors into the CLI contract.

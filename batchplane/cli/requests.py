@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage
+from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage, read_manifest
 
 if TYPE_CHECKING:
     from batchplane.accounting import ResourceOptions
@@ -29,7 +29,9 @@ WITH_KINDS = ("LimitRange", "RuntimeClass", "TrainingRuntime", "ClusterTrainingR
 
 @app.command("requests")
 def requests_command(
-    manifest: Annotated[Path, typer.Argument(help="YAML manifest with one or more job documents.")],
+    manifest: Annotated[
+        Path, typer.Argument(help="YAML manifest with one or more job documents (- reads standard input).")
+    ],
     with_objects: Annotated[
         list[Path] | None,
         typer.Option(
@@ -50,7 +52,7 @@ def requests_command(
     from batchplane.accounting import AccountingError, is_known_non_workload, report_json, workload_requests
     from batchplane.appwrapper import is_mcad_appwrapper
 
-    documents = _load_documents(manifest)
+    documents = read_manifest(manifest)
     limit_ranges, runtime_classes, runtimes = _load_with(with_objects or [])
     options = _load_options(resource_options)
 
@@ -91,19 +93,6 @@ def requests_command(
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
-def _load_documents(path: Path) -> list[Any]:
-    import yaml
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        fail_usage(f"cannot read {path}: {exc.strerror or exc}")
-    try:
-        return list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        fail_usage(f"{path} is not valid YAML: {exc}")
-
-
 def _load_with(
     paths: list[Path],
 ) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], list[Mapping[str, Any]]]:
@@ -111,7 +100,7 @@ def _load_with(
     runtime_classes: list[Mapping[str, Any]] = []
     runtimes: list[Mapping[str, Any]] = []
     for path in paths:
-        for index, document in enumerate(_load_documents(path), start=1):
+        for index, document in enumerate(read_manifest(path), start=1):
             if document is None:
                 continue
             kind = document.get("kind") if isinstance(document, Mapping) else None
@@ -133,7 +122,7 @@ def _load_options(path: Path | None) -> ResourceOptions:
 
     if path is None:
         return ResourceOptions()
-    documents = [d for d in _load_documents(path) if d is not None]
+    documents = [d for d in read_manifest(path) if d is not None]
     if len(documents) > 1:
         fail_usage(f"--resource-options {path}: expected one YAML document, found {len(documents)}")
     section = documents[0] if documents else None
