@@ -58,7 +58,10 @@ def commands(manifest: Path) -> list[tuple[str, list[str]]]:
         ("python -c 'import batchplane.cli'", [sys.executable, "-c", "import batchplane.cli"]),
         ("batchplane --help", [str(BATCHPLANE), "--help"]),
         ("batchplane explain --help", [str(BATCHPLANE), "explain", "--help"]),
-        ("batchplane explain JOB.yaml --stack kind", [str(BATCHPLANE), "explain", str(manifest), "--stack", "kind"]),
+        (
+            "batchplane explain JOB.yaml --stack kind",
+            [str(BATCHPLANE), "explain", str(manifest), "--stack", "kind"],
+        ),
         ("batchplane requests JOB.yaml", [str(BATCHPLANE), "requests", str(manifest)]),
         ("batchplane validate --stack kind", [str(BATCHPLANE), "validate", "--stack", "kind"]),
     ]
@@ -80,14 +83,18 @@ def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--tree", type=Path, default=None, help="another checkout to measure (PYTHONPATH=DIR)")
+    parser.add_argument(
+        "--tree", type=Path, default=None, help="another checkout to measure (PYTHONPATH=DIR)"
+    )
     parser.add_argument("--no-bytecode", action="store_true", help="PYTHONDONTWRITEBYTECODE=1, no .pyc cache")
     args = parser.parse_args()
     tree = (args.tree or REPO).resolve()
     with tempfile.TemporaryDirectory(prefix="bp-startup-") as tmp:
         manifest = Path(tmp) / "job.yaml"
         manifest.write_text(MANIFEST, encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+        env = {
+            k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+        }
         if args.tree is not None:
             env["PYTHONPATH"] = str(tree)
         if args.no_bytecode:
@@ -96,7 +103,7 @@ def main() -> None:
             env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         print(f"tree {tree}; bytecode {'none' if args.no_bytecode else 'cached'}; runs {args.runs}")
         print(f"load average at start: {Path('/proc/loadavg').read_text().split()[:3]}")
-        print(f"| command | wall min | wall median | CPU (user + sys) min |\n| --- | ---: | ---: | ---: |")
+        print("| command | wall min | wall median | CPU (user + sys) min |\n| --- | ---: | ---: | ---: |")
         for label, argv in commands(manifest):
             if not args.no_bytecode:
                 run_once(argv, env, tree)  # warm-up: writes the .pyc files
