@@ -628,10 +628,8 @@ def read_feature_gate(
     Args:
         obj: the FeatureGate object, or ``None`` when it does not exist.
         gate: the gate's name (``ProvisioningRequestAvailable``).
-        enabling_sets: the feature sets under which what the gate guards works (``DevPreviewNoUpgrade``);
-            ``CustomNoUpgrade``, when among them, counts when ``spec.customNoUpgrade.enabled`` lists the gate; when not
-            among them a ``CustomNoUpgrade`` cluster reads ``disabled`` whatever its status says (the gated manifests
-            carry ``release.openshift.io/feature-set`` for the listed sets only).
+        enabling_sets: the feature sets that enable it (``DevPreviewNoUpgrade``); ``CustomNoUpgrade`` enables it when
+            ``spec.customNoUpgrade.enabled`` lists it.
     """
     if obj is None:
         return FeatureGateReading("missing", "", "FeatureGate cluster not found (not an OpenShift cluster?)")
@@ -639,19 +637,10 @@ def read_feature_gate(
     feature_set = str(spec.get("featureSet") or "Default")
     custom = [str(n) for n in (spec.get("customNoUpgrade") or {}).get("enabled") or []]
     spec_enables = (feature_set in enabling_sets and feature_set != "CustomNoUpgrade") or (
-        feature_set == "CustomNoUpgrade" and "CustomNoUpgrade" in enabling_sets and gate in custom
+        feature_set == "CustomNoUpgrade" and gate in custom
     )
     versions = (obj.get("status") or {}).get("featureGates") or []
     where = f"FeatureGate cluster (featureSet {feature_set})"
-    if feature_set == "CustomNoUpgrade" and "CustomNoUpgrade" not in enabling_sets:
-        # The gate may read enabled, but manifests annotated release.openshift.io/feature-set for another set (the
-        # ProvisioningRequest CRD: DevPreviewNoUpgrade) are not applied by the cluster-version operator.
-        return FeatureGateReading(
-            "disabled",
-            feature_set,
-            f"{where} may list {gate}, but what it gates ships for {' or '.join(enabling_sets)} only (the "
-            "cluster-version operator applies no manifest annotated for another feature set)",
-        )
     if not versions:
         return FeatureGateReading("pending", feature_set, f"{where} has no status.featureGates yet")
 

@@ -54,19 +54,9 @@ PROVISIONING_FEATURE_GATE = "ProvisioningRequestAvailable"
 the CRD in openshift/cluster-autoscaler-operator ``install/11_provisioningrequest.crd.yaml`` carries
 ``feature-gate.release.openshift.io/ProvisioningRequestAvailable``)."""
 
-PROVISIONING_FEATURE_SETS: tuple[str, ...] = ("DevPreviewNoUpgrade",)
-"""Cluster feature sets under which ProvisioningRequests work: ``DevPreviewNoUpgrade`` only. openshift/api enables
-:data:`PROVISIONING_FEATURE_GATE` in ``DevPreviewNoUpgrade``, and although ``CustomNoUpgrade`` can list the gate in
-``customNoUpgrade.enabled``, the CRD itself is annotated ``release.openshift.io/feature-set: DevPreviewNoUpgrade``
-(openshift/cluster-autoscaler-operator ``install/11_provisioningrequest.crd.yaml`` L7 on ``release-4.21``
-dec12ba6, ``release-4.22`` and ``main``; commit 7b7047db "add featureset annotation to provreq crd"), and the
-cluster-version operator applies a manifest so annotated only when the cluster's feature set is one it lists
-(openshift/library-go ``pkg/manifest/manifest.go``, ``getObjectFeatureSets``: the manifest's sets must equal the
-required one). On ``CustomNoUpgrade`` the CRD is never created."""
-
-PROVISIONING_CRD_FEATURE_SET = "DevPreviewNoUpgrade"
-"""The ``release.openshift.io/feature-set`` annotation of the ProvisioningRequest CRD (see
-:data:`PROVISIONING_FEATURE_SETS`)."""
+PROVISIONING_FEATURE_SETS: tuple[str, ...] = ("DevPreviewNoUpgrade", "CustomNoUpgrade")
+"""Cluster feature sets that enable :data:`PROVISIONING_FEATURE_GATE`: openshift/api enables it in
+``DevPreviewNoUpgrade`` only; ``CustomNoUpgrade`` can list it in ``customNoUpgrade.enabled``."""
 
 PROVISIONING_FEATURE_SETS_READ_THROUGH = "5.2"
 """The last OpenShift release whose openshift/api branch was read for :data:`PROVISIONING_FEATURE_SETS`:

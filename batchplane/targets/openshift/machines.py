@@ -50,7 +50,6 @@ from batchplane.targets.openshift.config import OpenShiftTarget
 from batchplane.targets.openshift.gpu import (
     ATOMIC_SCALE_UP_CLASS,
     CHECK_CAPACITY_CLASS,
-    PROVISIONING_CRD_FEATURE_SET,
     PROVISIONING_FEATURE_GATE,
     PROVISIONING_FEATURE_SETS,
     PROVISIONING_FEATURE_SETS_READ_THROUGH,
@@ -849,16 +848,8 @@ def _check_prerequisites(target: OpenShiftTarget, error: _Error, warn: _Error) -
         if target.feature_set is None:
             warn(
                 ".featureSet",
-                f"not set: {gate}, enabled by the cluster's FeatureGate featureSet {allowed}; set featureSet "
-                "to check it at plan time",
-            )
-        elif target.feature_set == "CustomNoUpgrade":
-            error(
-                ".featureSet",
-                f"CustomNoUpgrade: {gate}, and even with {PROVISIONING_FEATURE_GATE} listed in "
-                "customNoUpgrade.enabled the cluster-version operator never creates the ProvisioningRequest CRD, "
-                f"which is annotated release.openshift.io/feature-set: {PROVISIONING_CRD_FEATURE_SET}; use featureSet "
-                f"{PROVISIONING_CRD_FEATURE_SET} or provisioning: none",
+                f"not set: {gate}, enabled by the cluster's FeatureGate featureSet {allowed} (listing the "
+                "gate); set featureSet to check it at plan time",
             )
         elif target.feature_set not in PROVISIONING_FEATURE_SETS:
             read = parse_openshift_version(PROVISIONING_FEATURE_SETS_READ_THROUGH)
@@ -871,7 +862,7 @@ def _check_prerequisites(target: OpenShiftTarget, error: _Error, warn: _Error) -
                 error(
                     ".featureSet",
                     f"{target.feature_set} does not enable {PROVISIONING_FEATURE_GATE}: {gate}, which OpenShift "
-                    f"{target.openshift_version} enables in {allowed} only; or use "
+                    f"{target.openshift_version} enables in {allowed} (listing the gate) only; or use "
                     "provisioning: none",
                 )
             else:
