@@ -17,6 +17,7 @@ Targets (issue #37, this 2-core machine): ``batchplane --help`` ≤ 0.3 s, offli
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -28,27 +29,30 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 BATCHPLANE = Path(sys.executable).parent / "batchplane"
 
-#: One Job of 3 pods in the kind template's team-a namespace, on its default LocalQueue.
-MANIFEST = """\
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: sample-job
-  namespace: team-a
-  labels:
-    kueue.x-k8s.io/queue-name: default
-spec:
-  parallelism: 3
-  completions: 3
-  template:
-    spec:
-      containers:
-        - name: main
-          image: registry.k8s.io/e2e-test-images/agnhost:2.53
-          resources:
-            requests: {cpu: "1", memory: 200Mi}
-      restartPolicy: Never
-"""
+#: One Job of 3 pods in the kind template's team-a namespace, on its default LocalQueue (JSON is YAML).
+MANIFEST = json.dumps(
+    {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": "sample-job",
+            "namespace": "team-a",
+            "labels": {"kueue.x-k8s.io/queue-name": "default"},
+        },
+        "spec": {
+            "parallelism": 3,
+            "completions": 3,
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {"name": "main", "image": "busybox:1.36", "resources": {"requests": {"cpu": "1"}}}
+                    ],
+                }
+            },
+        },
+    }
+)
 
 
 def commands(manifest: Path) -> list[tuple[str, list[str]]]:

@@ -10,27 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
+from tests.cli.manifests import job
 
-JOB = """\
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: sample-job
-  namespace: team-a
-  labels:
-    kueue.x-k8s.io/queue-name: default
-spec:
-  parallelism: 3
-  completions: 3
-  template:
-    spec:
-      containers:
-        - name: main
-          image: registry.k8s.io/e2e-test-images/agnhost:2.53
-          resources:
-            requests: {cpu: "1", memory: 200Mi}
-      restartPolicy: Never
-"""
+JOB = job()
 #: Line 4, column 7: a mapping value where a plain scalar continues.
 BROKEN = "kind: Job\nmetadata:\n  name: x\n   bad: [\n"
 

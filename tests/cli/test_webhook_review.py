@@ -11,31 +11,8 @@ from typer.testing import CliRunner
 
 from batchplane.cli import app
 from batchplane.webhook.review import parse_review
+from tests.cli.manifests import job
 from tests.webhook.conftest import running_server, stack_policy, write_cert
-
-
-def job(cpu: str, name: str = "train", parallelism: int = 3) -> str:
-    return f"""\
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: {name}
-  namespace: team-a
-  labels:
-    kueue.x-k8s.io/queue-name: default
-spec:
-  parallelism: {parallelism}
-  completions: {parallelism}
-  template:
-    spec:
-      containers:
-        - name: main
-          image: registry.k8s.io/e2e-test-images/agnhost:2.53
-          resources:
-            requests: {{cpu: "{cpu}", memory: 200Mi}}
-      restartPolicy: Never
-"""
-
 
 RAYJOB = """\
 apiVersion: ray.io/v1
@@ -112,7 +89,7 @@ def test_the_review_sent_over_tls_gets_the_offline_judgement(
     runner: CliRunner, tmp_path: Path, cpu: str, allowed: bool
 ) -> None:
     manifest = tmp_path / "job.yaml"
-    manifest.write_text(job(cpu), encoding="utf-8")
+    manifest.write_text(job(cpu, name="train"), encoding="utf-8")
     offline = runner.invoke(app, ["webhook", "review", str(manifest), "--stack", "kind"])
     assert offline.exit_code == (0 if allowed else 1), offline.output
     offline_lines = offline.stderr.splitlines()
@@ -124,7 +101,7 @@ def test_the_review_sent_over_tls_gets_the_offline_judgement(
             app, ["webhook", "review", str(manifest), "--stack", "kind", "--url", url, "--ca-file", str(cert)]
         )
         insecure = runner.invoke(
-            app, ["webhook", "review", "-", "--url", url + "/validate", "--insecure"], input=job(cpu)
+            app, ["webhook", "review", "-", "--url", url + "/validate", "--insecure"], input=job(cpu, name="train")
         )
     assert sent.exit_code == insecure.exit_code == offline.exit_code, sent.output
     answer = sent.stdout.splitlines()
