@@ -101,7 +101,9 @@ def test_the_review_sent_over_tls_gets_the_offline_judgement(
             app, ["webhook", "review", str(manifest), "--stack", "kind", "--url", url, "--ca-file", str(cert)]
         )
         insecure = runner.invoke(
-            app, ["webhook", "review", "-", "--url", url + "/validate", "--insecure"], input=job(cpu, name="train")
+            app,
+            ["webhook", "review", "-", "--url", url + "/validate", "--insecure"],
+            input=job(cpu, name="train"),
         )
     assert sent.exit_code == insecure.exit_code == offline.exit_code, sent.output
     answer = sent.stdout.splitlines()
