@@ -219,6 +219,34 @@ def read_yaml_file(path: Path) -> Any:
     return read_yaml_text(data, str(path))
 
 
+def read_manifest_text(text: str, source: str) -> list[Any]:
+    """Every document of a Kubernetes manifest (``kubectl apply -f`` input; an empty document is ``None``).
+
+    PyYAML's safe loader (YAML 1.1 scalars, as the manifests' own readers, not the stack files' Pulumi rules);
+    ``source`` (a file name or ``<stdin>``) names the text in errors instead of PyYAML's ``<unicode string>``.
+
+    Raises:
+        ConfigLoadError: ``<source> is not valid YAML (line L, column C): <problem>`` (1-based line and column).
+    """
+    loader = yaml.SafeLoader(text)
+    loader.name = source
+    documents: list[Any] = []
+    try:
+        while loader.check_data():  # type: ignore[no-untyped-call]
+            documents.append(loader.get_data())
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" ({_at(mark)})" if mark else ""
+        raise ConfigLoadError(
+            f"{source} is not valid YAML{where}: {exc.problem or exc.context or exc}"
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ConfigLoadError(f"{source} is not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return documents
+
+
 Position = tuple[int, int]
 """A key's place in a file: (line, column), both 1-based."""
 

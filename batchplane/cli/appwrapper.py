@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 
-from batchplane.appwrapper import ConversionError, convert, is_mcad_appwrapper
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage
+from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, HelpGroup, fail_usage, read_manifest
 
 appwrapper_app = typer.Typer(
     name="appwrapper",
     help="AppWrappers: convert MCAD's into the workload.codeflare.dev/v1beta2 AppWrapper Kueue queues.",
     no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=HelpGroup,
 )
 
 
@@ -46,12 +46,11 @@ def convert_command(
     ] = None,
 ) -> None:
     """Convert the MCAD AppWrappers in MANIFEST into workload.codeflare.dev/v1beta2 AppWrappers."""
-    try:
-        documents = list(yaml.safe_load_all(manifest.read_text(encoding="utf-8")))
-    except OSError as exc:
-        fail_usage(f"cannot read {manifest}: {exc.strerror or exc}")
-    except yaml.YAMLError as exc:
-        fail_usage(f"{manifest} is not valid YAML: {exc}")
+    import yaml
+
+    from batchplane.appwrapper import ConversionError, convert, is_mcad_appwrapper
+
+    documents = read_manifest(manifest)
     converted: list[Any] = []
     failed = False
     found = False

@@ -22,10 +22,9 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import yaml
 
 from batchplane.cli import app
 from batchplane.cli.common import (
@@ -36,16 +35,9 @@ from batchplane.cli.common import (
     fail_usage,
     resolve_stack_file,
 )
-from batchplane.observability.dashboards import (
-    cloud_monitoring_dashboard,
-    dashboard_configmap,
-    dashboard_specs,
-    dashboards_config,
-    dashboards_namespace,
-    grafana_dashboard_resource,
-    grafana_json,
-)
-from batchplane.stack import Stack, load_stack_file
+
+if TYPE_CHECKING:
+    from batchplane.stack import Stack
 
 
 class DashboardFormat(StrEnum):
@@ -59,6 +51,19 @@ class DashboardFormat(StrEnum):
 
 def dashboard_files(stack: Stack, fmt: DashboardFormat) -> dict[str, str]:
     """File name → content of every dashboard of ``stack`` in ``fmt`` (:class:`DashboardFormat`)."""
+    import yaml
+
+    # The Grafana foundation SDK costs ~0.3 s to import: loaded when dashboards are written, not at start-up.
+    from batchplane.observability.dashboards import (
+        cloud_monitoring_dashboard,
+        dashboard_configmap,
+        dashboard_specs,
+        dashboards_config,
+        dashboards_namespace,
+        grafana_dashboard_resource,
+        grafana_json,
+    )
+
     config = dashboards_config(stack)
     if fmt is DashboardFormat.cloud_monitoring:
         return {
@@ -97,6 +102,8 @@ def dashboards(
 ) -> None:
     """Write the stack's dashboards (overview, one per ClusterQueue, capacity, webhook) as files, one per
     dashboard: Grafana JSON to import, ConfigMaps, GrafanaDashboard CRs or Cloud Monitoring dashboards."""
+    from batchplane.stack import load_stack_file
+
     name, path = resolve_stack_file(stack, config)
     with config_errors_exit():
         files = dashboard_files(load_stack_file(path, name), fmt)

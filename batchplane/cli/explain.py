@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-import yaml
 
 from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    STDIN,
     ConfigOption,
     StackOption,
     config_errors_exit,
     fail_usage,
+    read_manifest,
     resolve_stack_file,
 )
 
@@ -46,7 +47,8 @@ def explain_command(
     target: Annotated[
         str,
         typer.Argument(
-            metavar="MANIFEST|NAME", help="Offline: a YAML manifest of jobs. Live: the job or Workload."
+            metavar="MANIFEST|NAME",
+            help="Offline: a YAML manifest of jobs (- reads standard input). Live: the job or Workload.",
         ),
     ],
     stack: StackOption = None,
@@ -81,20 +83,13 @@ def explain_command(
     from batchplane.explain.offline import OfflineExplainer, explain_documents, render_text
     from batchplane.stack import load_stack_file
 
-    manifest = Path(target)
+    manifest = "<stdin>" if target == STDIN else target
     name, path = resolve_stack_file(stack, config)
     with config_errors_exit():
         loaded = load_stack_file(path, name)
-    try:
-        documents = list(yaml.safe_load_all(manifest.read_text(encoding="utf-8")))
-        for extra in (
-            with_objects or []
-        ):  # their runtimes join the manifest's own (explain_documents reads them)
-            documents += [d for d in yaml.safe_load_all(extra.read_text(encoding="utf-8")) if _is_runtime(d)]
-    except OSError as exc:
-        fail_usage(f"cannot read {manifest}: {exc.strerror or exc}")
-    except yaml.YAMLError as exc:
-        fail_usage(f"{manifest} is not YAML: {exc}")
+    documents = read_manifest(target)
+    for extra in with_objects or []:  # their runtimes join the manifest's own (explain_documents reads them)
+        documents += [d for d in read_manifest(extra) if _is_runtime(d)]
     explanations = explain_documents(OfflineExplainer(loaded, _shown(path)), documents, namespace)
     if not explanations:
         fail_usage(

@@ -29,8 +29,6 @@ from batchplane.cli.common import (
     fail_usage,
     resolve_stack_file,
 )
-from batchplane.graph import GraphRenderError, render, stack_graph, to_dot, to_mermaid
-from batchplane.stack import load_stack_file
 
 
 class GraphFormat(StrEnum):
@@ -61,6 +59,9 @@ def picture(stack_file: Path, name: str, fmt: GraphFormat) -> bytes:
         ConfigValidationError: the stack config is invalid.
         GraphRenderError: SVG/PNG asked for and Graphviz's ``dot`` is missing or fails.
     """
+    from batchplane.graph import render, stack_graph, to_dot, to_mermaid
+    from batchplane.stack import load_stack_file
+
     graph = stack_graph(load_stack_file(stack_file, name))
     if fmt is GraphFormat.mermaid:
         return to_mermaid(graph).encode("utf-8")
@@ -86,6 +87,8 @@ def graph(
 ) -> None:
     """Draw the queue topology of a stack: cohorts → ClusterQueues (quotas, admission checks) →
     LocalQueues → namespaces, and the pools backing each flavor with their capacity."""
+    from batchplane.graph import GraphRenderError
+
     name, path = resolve_stack_file(stack, config)
     chosen = (
         fmt or (SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None) or GraphFormat.svg

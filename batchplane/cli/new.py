@@ -13,16 +13,16 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, ProjectDirOption, fail_usage, project_root
-from batchplane.cli.validate import validated
 from batchplane.errors import ConfigIssue, ConfigLoadError, ConfigValidationError
-from batchplane.stack.layout import environment_path
-from batchplane.stack.scaffold import Scaffold, ScaffoldError, Setting, format_path, parse_path, parse_value
+
+if TYPE_CHECKING:  # batchplane.stack loads stack loading: imported when the command runs
+    from batchplane.stack.scaffold import Scaffold, Setting
 
 #: How many times an interactive run asks again for the values the validation refused.
 MAX_ROUNDS = 3
@@ -30,6 +30,8 @@ MAX_ROUNDS = 3
 
 def _problems(scaffold: Scaffold) -> list[ConfigIssue]:
     """The errors of the environment as it would be written (``validate``'s checks, on a temporary copy)."""
+    from batchplane.cli.validate import validated
+
     with tempfile.TemporaryDirectory(prefix="batchplane-new-") as tmp:
         path = Path(tmp) / f"Pulumi.{scaffold.env}.yaml"
         path.write_text(scaffold.text(), encoding="utf-8")
@@ -43,6 +45,8 @@ def _problems(scaffold: Scaffold) -> list[ConfigIssue]:
 
 
 def _ask(setting: Setting, current: Any) -> Any:
+    from batchplane.stack.scaffold import parse_value
+
     if setting.note:
         typer.echo(f"  ({setting.note})")
     shown = None if current is None else str(current).lower() if isinstance(current, bool) else str(current)
@@ -95,6 +99,9 @@ def new_command(
     project_dir: ProjectDirOption = None,
 ) -> None:
     """Write a new environment stacks/Pulumi.<ENV>.yaml from a template, asking for what to change."""
+    from batchplane.stack.layout import environment_path
+    from batchplane.stack.scaffold import Scaffold, ScaffoldError
+
     root = (project_dir or project_root()).resolve()
     try:
         scaffold = Scaffold.open(root, env, template)
@@ -182,6 +189,8 @@ def _validate(scaffold: Scaffold, prompt: bool) -> list[ConfigIssue]:
 
 def _parse_set(text: str) -> tuple[str, str, tuple[str | int, ...], Any]:
     """``KEY=VALUE`` of ``--set`` → (path as given, key, steps, value)."""
+    from batchplane.stack.scaffold import ScaffoldError, format_path, parse_path, parse_value
+
     path, sep, value = text.partition("=")
     if not sep:
         raise ScaffoldError(f"--set {text!r}: give KEY=VALUE")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,13 +17,15 @@ from batchplane.cli.common import (
     project_root,
     resolve_stack_file,
 )
-from batchplane.preflight.run import Environment
-from batchplane.stack import load_stack_file
-from batchplane.stack.layout import template_names, template_path
+
+if TYPE_CHECKING:
+    from batchplane.preflight.run import Environment
 
 
 def environment(project: str | None) -> Environment:
     """How the command reaches the world: Application Default Credentials, the network, the kubeconfig."""
+    from batchplane.preflight.run import Environment
+
     return Environment(gcp_project=project)
 
 
@@ -51,6 +53,8 @@ def preflight_command(
     """
     from batchplane.preflight.docs import requirements_markdown, stack_section
     from batchplane.preflight.requirements import stack_requirements
+    from batchplane.stack import load_stack_file
+    from batchplane.stack.layout import template_names, template_path
 
     if requirements and stack is None and config is None:
         root = project_root()

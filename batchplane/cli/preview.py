@@ -17,12 +17,9 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
-from rich.tree import Tree
 
 from batchplane.cli import app
 from batchplane.cli.common import (
@@ -34,9 +31,11 @@ from batchplane.cli.common import (
     resolve_stack_file,
 )
 from batchplane.errors import BatchplaneError
-from batchplane.offline.engine import run_program
-from batchplane.offline.model import UNKNOWN, ProgramRun, RecordedResource, mask_secrets
-from batchplane.offline.stackfile import read_stack_file
+
+if TYPE_CHECKING:  # the offline engine loads Pulumi: imported when a command runs the program
+    from rich.tree import Tree
+
+    from batchplane.offline.model import ProgramRun, RecordedResource
 
 OptionalProjectDir = Annotated[
     Path | None,
@@ -63,6 +62,9 @@ def run_stack(
     config or on any other :class:`~batchplane.errors.BatchplaneError` the program raises.
     Program log messages (info and above) go to stderr.
     """
+    from batchplane.offline.engine import run_program
+    from batchplane.offline.stackfile import read_stack_file
+
     root = (project_dir or project_root()).resolve()
     name, path = resolve_stack_file(stack, config, root)
     try:
@@ -78,6 +80,8 @@ def run_stack(
 
 
 def _show(value: Any) -> str | None:
+    from batchplane.offline.model import UNKNOWN
+
     if value == UNKNOWN:
         return "(unknown)"
     if isinstance(value, bool):
@@ -98,6 +102,8 @@ def key_properties(resource: RecordedResource) -> list[str]:
     (``machineType``, ...) and then top-level scalar inputs (not Pulumi-internal ``__*`` ones, such
     as a dynamic provider's pickled ``__provider``), at most five in all.
     """
+    from batchplane.offline.model import mask_secrets
+
     inputs = mask_secrets(resource.inputs, resource.secret_paths)
     kind = inputs.get("kind")
     if (
@@ -147,6 +153,9 @@ def _nested_properties(parent: str, value: dict[str, Any]) -> list[str]:
 
 def resource_tree(stack_label: str, run: ProgramRun) -> Tree:
     """A rich tree: the stack at the root, children under their parents, declaration order."""
+    from rich.text import Text
+    from rich.tree import Tree
+
     tree = Tree(Text(stack_label, style="bold"))
     nodes: dict[str, Tree] = {}
     for resource in run.resources:
@@ -181,6 +190,8 @@ def preview(
     project_dir: OptionalProjectDir = None,
 ) -> None:
     """Run the Pulumi program offline (mock engine) and print the resources it would create."""
+    from rich.console import Console
+
     name, run = run_stack(stack, config, project_dir, preview=True)
     if as_json:
         print(json.dumps(run.to_json(show_secrets=show_secrets), indent=2))

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from batchplane.cli import app
-from batchplane.stack.reference import config_reference
 
 
 @app.command("config-reference")
@@ -18,6 +17,8 @@ def config_reference_command(
     ] = None,
 ) -> None:
     """Print the config reference generated from the config models (docs/config-reference.md)."""
+    from batchplane.stack.reference import config_reference
+
     text = config_reference()
     if output is None:
         typer.echo(text, nl=False)

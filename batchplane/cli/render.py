@@ -17,16 +17,16 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from batchplane.cli import app
 from batchplane.cli.common import EXIT_USAGE, ConfigOption, StackOption, fail_usage
 from batchplane.cli.preview import OptionalProjectDir, run_stack
-from batchplane.offline.model import format_path, iter_unknown_paths
-from batchplane.offline.render import Rendering, render_resources
-from batchplane.stack.files import SECRET_PLACEHOLDER
+
+if TYPE_CHECKING:  # the offline engine loads Pulumi: imported when the command runs
+    from batchplane.offline.render import Rendering
 
 _RENDERED_FILE = re.compile(r"^\d{2,}-.+\.yaml$")
 
@@ -49,6 +49,9 @@ def _prepare_directory(output: Path, overwrite: bool) -> None:
 
 
 def _report(rendering: Rendering) -> None:
+    from batchplane.offline.model import format_path, iter_unknown_paths
+    from batchplane.stack.files import SECRET_PLACEHOLDER
+
     for skipped in rendering.skipped:
         detail = f" ({skipped.detail})" if skipped.detail else ""
         print(
@@ -81,6 +84,8 @@ def render(
     project_dir: OptionalProjectDir = None,
 ) -> None:
     """Render every Kubernetes object the program declares as kubectl-apply-ready YAML."""
+    from batchplane.offline.render import render_resources
+
     _, run = run_stack(stack, config, project_dir, preview=False)
     rendering = render_resources(run.resources)
     _report(rendering)

@@ -13,23 +13,15 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import yaml
 
-from batchplane.accounting import (
-    AccountingError,
-    ResourceOptions,
-    is_known_non_workload,
-    report_json,
-    resource_options_from_mapping,
-    workload_requests,
-)
-from batchplane.accounting.pod_groups import as_kueue_builds
-from batchplane.appwrapper import is_mcad_appwrapper
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage
+from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage, read_manifest
+
+if TYPE_CHECKING:
+    from batchplane.accounting import ResourceOptions
 
 #: Kinds ``--with`` accepts: cluster objects that change a workload's requests.
 WITH_KINDS = ("LimitRange", "RuntimeClass", "TrainingRuntime", "ClusterTrainingRuntime")
@@ -37,7 +29,9 @@ WITH_KINDS = ("LimitRange", "RuntimeClass", "TrainingRuntime", "ClusterTrainingR
 
 @app.command("requests")
 def requests_command(
-    manifest: Annotated[Path, typer.Argument(help="YAML manifest with one or more job documents.")],
+    manifest: Annotated[
+        Path, typer.Argument(help="YAML manifest with one or more job documents (- reads standard input).")
+    ],
     with_objects: Annotated[
         list[Path] | None,
         typer.Option(
@@ -55,9 +49,12 @@ def requests_command(
     ] = None,
 ) -> None:
     """Print the resource requests Kueue v0.19.2 computes for each workload in MANIFEST, as JSON."""
-    documents = as_kueue_builds(
-        _load_documents(manifest)
-    )  # pod groups as one Workload; runtimes of the same file
+    from batchplane.accounting import AccountingError, is_known_non_workload, report_json, workload_requests
+    from batchplane.accounting.pod_groups import as_kueue_builds
+    from batchplane.appwrapper import is_mcad_appwrapper
+
+    # pod groups as one Workload; runtimes of the same file
+    documents = as_kueue_builds(read_manifest(manifest))
     limit_ranges, runtime_classes, runtimes = _load_with(with_objects or [])
     options = _load_options(resource_options)
 
@@ -98,17 +95,6 @@ def requests_command(
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
-def _load_documents(path: Path) -> list[Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        fail_usage(f"cannot read {path}: {exc.strerror or exc}")
-    try:
-        return list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        fail_usage(f"{path} is not valid YAML: {exc}")
-
-
 def _load_with(
     paths: list[Path],
 ) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], list[Mapping[str, Any]]]:
@@ -116,7 +102,7 @@ def _load_with(
     runtime_classes: list[Mapping[str, Any]] = []
     runtimes: list[Mapping[str, Any]] = []
     for path in paths:
-        for index, document in enumerate(_load_documents(path), start=1):
+        for index, document in enumerate(read_manifest(path), start=1):
             if document is None:
                 continue
             kind = document.get("kind") if isinstance(document, Mapping) else None
@@ -134,9 +120,11 @@ def _load_with(
 
 
 def _load_options(path: Path | None) -> ResourceOptions:
+    from batchplane.accounting import AccountingError, ResourceOptions, resource_options_from_mapping
+
     if path is None:
         return ResourceOptions()
-    documents = [d for d in _load_documents(path) if d is not None]
+    documents = [d for d in read_manifest(path) if d is not None]
     if len(documents) > 1:
         fail_usage(f"--resource-options {path}: expected one YAML document, found {len(documents)}")
     section = documents[0] if documents else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,9 +16,10 @@ from batchplane.cli.common import (
     config_errors_exit,
     resolve_stack_file,
 )
-from batchplane.components.quota_webhook.manifests import deployment_problems
 from batchplane.errors import ConfigValidationError
-from batchplane.stack import Stack, load_stack_file
+
+if TYPE_CHECKING:  # batchplane.stack loads stack loading: imported when the command runs
+    from batchplane.stack import Stack
 
 
 def validated(path: Path, name: str) -> Stack:
@@ -27,6 +29,9 @@ def validated(path: Path, name: str) -> Stack:
         ConfigLoadError: the file cannot be read or is not YAML.
         ConfigValidationError: every error (with the warnings found alongside).
     """
+    from batchplane.components.quota_webhook.manifests import deployment_problems
+    from batchplane.stack import load_stack_file
+
     loaded = load_stack_file(path, name)
     problems = deployment_problems(loaded)
     if problems:

@@ -1,4 +1,4 @@
-"""``batchplane webhook policy|serve``: the quota admission webhook's command group.
+"""``batchplane webhook policy|serve|review``: the quota admission webhook's command group.
 
 ``policy`` renders a stack's policy document (stack loading, :mod:`batchplane.components.quota_webhook.policy`), so
 it lives here, in the CLI; ``serve`` is :func:`batchplane.webhook.command.serve_command`, the command the container
@@ -15,13 +15,17 @@ from typing import Annotated
 import typer
 
 from batchplane.cli import app
-from batchplane.cli.common import EXIT_USAGE, StackOption, config_errors_exit, resolve_stack_file
+from batchplane.cli.common import EXIT_USAGE, HelpGroup, StackOption, config_errors_exit, resolve_stack_file
+from batchplane.cli.webhook_review import review_command
 from batchplane.webhook.command import serve_command
 
 webhook_app = typer.Typer(
     name="webhook",
-    help="The quota admission webhook: render its policy document, or serve it over TLS.",
+    help="The quota admission webhook: render its policy document, serve it over TLS, or build (and send) the "
+    "AdmissionReview of a manifest.",
     no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=HelpGroup,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -55,5 +59,6 @@ def policy_command(
 
 
 webhook_app.command("serve")(serve_command)
+webhook_app.command("review")(review_command)
 
 app.add_typer(webhook_app, name="webhook")
