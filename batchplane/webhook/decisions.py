@@ -55,7 +55,13 @@ from batchplane.accounting.pod_requests import PodContext
 from batchplane.accounting.podsets import MAX_POD_SETS
 from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
-from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
+from batchplane.explain.sentences import (
+    SUBMITTING_JOBS_DOC,
+    Advice,
+    amount,
+    node_never_runs,
+    shortfall_lead,
+)
 from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
 from batchplane.frameworks.batch_job import JOB_MIN_PARALLELISM_ANNOTATION
 from batchplane.frameworks.ray_common import RAY_FT_ENABLED_ANNOTATION
@@ -64,7 +70,7 @@ from batchplane.webhook.capacity import check_workload_ever_fits, node_misfit, p
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
-from batchplane.webhook.queues import Demand, QueueModel, compile_queues, demands, show
+from batchplane.webhook.queues import PODS, Demand, QueueModel, compile_queues, demands, show
 from batchplane.wellknown import PRIORITY_CLASS_LABEL, PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
 log = logging.getLogger("batchplane.webhook")
@@ -115,6 +121,8 @@ class Decision:
     """For a denial, the workload and every problem with its numbers (the middle of ``message``); else ``""``."""
     lead: str = ""
     """For a denial, the plain sentence ``message`` starts with (:mod:`batchplane.explain.sentences`); else ``""``."""
+    advice: Advice | None = None
+    """For a denial whose sentence advises a change (fewer pods, smaller pods), that change, re-judged to fit."""
 
 
 _OK = Decision(True, "ok")
@@ -170,6 +178,33 @@ class _Problem:
     """The plain sentence this problem leads the message with (``never runs: …``), or ``""``."""
     keys: tuple[str, ...] = ()
     """The stack config keys that set the limit the sentence quotes."""
+    advice: Advice | None = None
+    """The change the sentence advises (:func:`~batchplane.explain.sentences.advise`), re-judged to fit."""
+
+
+class _SizeJudge:
+    """The size part of :meth:`Decider.validate` as a predicate over PodSets, to re-judge advice before it is given:
+    the ClusterQueue's quota on every flavor (:func:`check_workload_ever_fits`, unmodelled retries counting as fit,
+    as the webhook allows them) and every pod on some node of a flavor it could get (:func:`node_misfit`)."""
+
+    def __init__(self, queue: QueueModel, flavors: Mapping[str, Flavor], block_undeclared: bool) -> None:
+        self.queue = queue
+        self.flavors = flavors
+        self.block_undeclared = block_undeclared
+
+    def __call__(self, pod_sets: Sequence[Demand]) -> bool:
+        shortfalls = check_workload_ever_fits(
+            pod_sets, self.queue, self.flavors, block_undeclared=self.block_undeclared
+        )
+        if any(s.kind != "unmodelled" for s in shortfalls):
+            return False
+        for d in pod_sets:
+            if d.count <= 0:
+                continue
+            per_pod = {r: -(-v // d.count) for r, v in d.requests.items() if r != PODS and v > 0}
+            if node_misfit(d, per_pod, self.queue, self.flavors) is not None:
+                return False
+        return True
 
 
 @dataclass(frozen=True)
@@ -421,6 +456,7 @@ class Decider:
                     queue_model,
                     self.flavors,
                     self.policy.webhook.gpu_resources,
+                    _SizeJudge(queue_model, self.flavors, self._block_undeclared),
                 )
                 key = self.policy.cluster_queues[cq_name].quota_keys.get(f"{lead.flavor}/{lead.resource}")
                 problems.append(
@@ -429,6 +465,7 @@ class Decider:
                         f"can never be admitted by {where}: {details}",
                         lead.text,
                         (key,) if key else (),
+                        lead.advice,
                     )
                 )
             else:
@@ -811,7 +848,10 @@ def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()
     lead = f"{first.lead}. " if first is not None else ""
     keys = f"stack key: {', '.join(first.keys)}; " if first is not None and first.keys else ""
     message = f"{lead}{details} ({keys}see {SUBMITTING_JOBS_DOC})"
-    return Decision(False, problems[0].reason, message, warnings, details=details, lead=lead.rstrip(". "))
+    advice = first.advice if first is not None else None
+    return Decision(
+        False, problems[0].reason, message, warnings, details=details, lead=lead.rstrip(". "), advice=advice
+    )
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
