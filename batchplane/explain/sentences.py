@@ -739,3 +739,55 @@ def _shrink_all(
             changes.append(Change(pod_sets[i].name, per_pod=most))
             texts.append(_per_pod_text(kind, pod_sets[i], most, gpus, pod_sets))
     return (changes, texts) if changes else None
+
+
+@dataclass(frozen=True)
+class Borrowing:
+    """What a workload borrows on an empty cluster, on the flavor and resource a sentence quotes.
+
+    Attributes:
+        flavor: the ResourceFlavor.
+        resource: the resource (a GPU resource when one is borrowed).
+        used: what the workload puts on it (stored integer).
+        nominal: the ClusterQueue's own quota of it.
+        cohort: the cohort it borrows from.
+        lenders: the other ClusterQueues of the cohort with quota of it to lend (``[]``: only the cohort's own).
+        reclaimers: those of ``lenders`` whose ``preemption.reclaimWithinCohort`` is not ``Never``.
+    """
+
+    flavor: str
+    resource: str
+    used: int
+    nominal: int
+    cohort: str
+    lenders: tuple[str, ...] = ()
+    reclaimers: tuple[str, ...] = ()
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def borrowing_sentence(borrowing: Borrowing, gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> str:
+    """``runs now by borrowing 8 GPUs from cohort ml — it can be preempted when team-a reclaims them``: a workload
+    admitted on an empty cluster only by borrowing (Kueue admits it while the lenders do not use their quota; a
+    lender whose ``reclaimWithinCohort`` is ``LowerPriority`` or ``Any`` preempts it to take its quota back,
+    https://kueue.sigs.k8s.io/docs/concepts/preemption/)."""
+    b = borrowing
+    gpus = gpu_resources
+    text = (
+        f"runs now by borrowing {amount(b.resource, b.used - b.nominal, gpus)} from cohort {b.cohort} "
+        f"(it needs {number(b.resource, b.used)} on {b.flavor}, its queue has {number(b.resource, b.nominal)} "
+        "of its own)"
+    )
+    if b.reclaimers:
+        return (
+            text
+            + f" — it can be preempted when {_names(b.reclaimers)} reclaim{'s' if len(b.reclaimers) == 1 else ''} them"
+        )
+    if b.lenders:
+        return text + (
+            f" — {_names(b.lenders)} never preempt{'s' if len(b.lenders) == 1 else ''} to reclaim them "
+            "(reclaimWithinCohort: Never), but while they use their quota a job like it waits"
+        )
+    return text + " — while the cohort's quota is in use a job like it waits"

@@ -58,7 +58,9 @@ from batchplane.config.names import DNS1123_LABEL_RE
 from batchplane.explain.sentences import (
     SUBMITTING_JOBS_DOC,
     Advice,
+    Borrowing,
     amount,
+    borrowing_sentence,
     node_never_runs,
     shortfall_lead,
 )
@@ -66,6 +68,7 @@ from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
 from batchplane.frameworks.batch_job import JOB_MIN_PARALLELISM_ANNOTATION
 from batchplane.frameworks.ray_common import RAY_FT_ENABLED_ANNOTATION
 from batchplane.quantity import format_quantity, parse_quantity
+from batchplane.webhook.assign import kueue_attempts
 from batchplane.webhook.capacity import check_workload_ever_fits, node_misfit, possible_flavors
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
@@ -89,7 +92,7 @@ FRAMEWORK_OF_KIND = KUEUE_INTEGRATION_OF_KIND
 ALLOW_REASONS = (
     "ok", "not-a-workload", "not-a-tenant", "owned", "no-queue-label", "not-accounted", "operation-not-checked",
     "internal-error", "labeled", "defaulted", "kueue-defaults", "no-default-queue", "defaulting-off",
-    "unchanged-on-update", "smaller-on-update",
+    "unchanged-on-update", "smaller-on-update", "borrows",
 )  # fmt: skip
 DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
@@ -254,6 +257,11 @@ class Decider:
             if cq.stop_policy in ("Hold", "HoldAndDrain")
         }
         self._block_undeclared = policy.kueue.quota_check_strategy == "BlockUndeclared"
+        self._lenders: dict[str, dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]]] = {
+            name: _lenders(policy, name)
+            for name, cq in policy.cluster_queues.items()
+            if cq.cohort is not None
+        }
         self._limits: dict[str, dict[str, Decimal]] = {
             ns: {res: parse_quantity(q) for res, q in p.limits.max_workload_requests.items()}
             for ns, p in policy.namespaces.items()
@@ -426,7 +434,42 @@ class Decider:
             problems += self._worker_problems(obj, namespace, cq_name, where)
         if problems:
             return _deny(_who(kind, ns, obj), problems, tuple(warnings))
+        borrowing = self.borrowing(workload, cq_name)
+        if borrowing is not None:
+            sentence = borrowing_sentence(borrowing, self.policy.webhook.gpu_resources)
+            return Decision(True, "borrows", warnings=(sentence, *warnings), lead=sentence)
         return Decision(True, "ok", warnings=tuple(warnings)) if warnings else _OK
+
+    def borrowing(self, workload: WorkloadRequests, cq_name: str) -> Borrowing | None:
+        """What ``workload`` borrows when Kueue admits it on an empty cluster (its flavor assigner's first admitting
+        attempt, :func:`~batchplane.webhook.assign.kueue_attempts`, puts more on a flavor than the ClusterQueue's
+        nominal quota), quoting a GPU resource when one is borrowed; None when it fits its own quota, when the queue
+        has nothing to borrow, or when the attempts do not admit it (not modelled exactly)."""
+        lenders = self._lenders.get(cq_name)
+        queue = self.queues.get(cq_name)
+        if lenders is None or queue is None or not queue.can_borrow:
+            return None
+        wanted = demands(workload, queue)
+        attempts, _ = kueue_attempts(wanted, queue, self.flavors)
+        last = attempts[-1]
+        if last.failed >= 0:
+            return None
+        used: dict[tuple[str, str], int] = {}
+        for p, d in enumerate(wanted):
+            row = last.flavors[p]
+            for g, group in enumerate(queue.groups):
+                if row[g]:
+                    for r in group.resources:
+                        if d.requests.get(r):
+                            used[(row[g], r)] = used.get((row[g], r), 0) + d.requests[r]
+        over = [(fr, v) for fr, v in sorted(used.items()) if v > queue.capacity[fr].nominal and fr[1] != PODS]
+        if not over:
+            return None
+        gpus = self.policy.webhook.gpu_resources
+        (flavor, resource), value = next((o for o in over if o[0][1] in gpus), over[0])
+        cap = queue.capacity[(flavor, resource)]
+        names, reclaimers = lenders.get((flavor, resource), ((), ()))
+        return Borrowing(flavor, resource, value, cap.nominal, cap.cohort or "", names, reclaimers)
 
     def _queue_problems(
         self,
@@ -478,7 +521,9 @@ class Decider:
             ]
         dws = self._dws.get(cq_name)
         if dws is not None:
-            problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model, dws)
+            problems += self._provisioning_problems(
+                workload, workload_demands, cq_name, queue_model, dws, kind
+            )
         stop = self._stop_warnings.get(cq_name)
         if stop is not None:
             warnings.append(stop)
@@ -711,12 +756,15 @@ class Decider:
         cq_name: str,
         queue: QueueModel,
         dws: tuple[_DwsCheck, ...],
+        kind: str = "workload",
     ) -> list[_Problem]:
         problems: list[_Problem] = []
+        attempts, _ = kueue_attempts(by_pod_set, queue, self.flavors)
+        placed = attempts[-1].flavors if attempts and attempts[-1].failed < 0 else ()
         for use in dws:
             prc, managed, checked = use.config, use.managed, use.checked
             provisioned: list[PodSetRequests] = []
-            for ps, d in zip(workload.pod_sets, by_pod_set, strict=True):
+            for index, (ps, d) in enumerate(zip(workload.pod_sets, by_pod_set, strict=True)):
                 if ps.count <= 0:
                     continue
                 if managed:  # only PodSets requesting a resource the check manages
@@ -726,9 +774,11 @@ class Decider:
                             break
                     else:
                         continue
-                # only PodSets that cannot escape to a flavor the check skips (conservative)
+                # PodSets that cannot escape to a flavor the check skips, and those Kueue's own attempts put on a
+                # checked flavor on an empty cluster (a GPU Ray head on the queued flavor: docs/gke.md "Limits")
                 possible = possible_flavors(d, queue, self.flavors)
-                if possible and possible <= checked:
+                on_checked = index < len(placed) and any(f in checked for f in placed[index] if f)
+                if (possible and possible <= checked) or on_checked:
                     provisioned.append(ps)
             if len(provisioned) <= 1:
                 continue  # one PodSet is one ProvisioningRequest PodSet: nothing to merge, no key to build
@@ -759,6 +809,7 @@ class Decider:
                     f"({groups}; {policy_text}); give the GPU PodSets identical templates/requests with "
                     "podSetMergePolicy IdenticalWorkloadSchedulingRequirements, or keep the GPUs in one PodSet "
                     "(ray-project/ray#57839)",
+                    _unmergeable_lead(kind, [ps.name for ps in provisioned], sorted(managed), use.name),
                 )
             )
         return problems
@@ -814,6 +865,51 @@ def _workload_noun(kind: str) -> str:
     """What the sentences call one Workload of ``kind``: the framework's ``workload_noun``, else the kind."""
     framework = BY_KIND.get(kind)
     return (framework.workload_noun if framework is not None else None) or kind
+
+
+def _lenders(
+    policy: PolicyDocument, cq_name: str
+) -> dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(flavor, resource) → (the other ClusterQueues of ``cq_name``'s cohort that lend some of it — a nominal quota
+    above a zero ``lendingLimit`` — and those of them whose ``reclaimWithinCohort`` is not ``Never``)."""
+    cohort = policy.cluster_queues[cq_name].cohort
+    out: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for name, cq in sorted(policy.cluster_queues.items()):
+        if name == cq_name or cq.cohort != cohort:
+            continue
+        reclaims = (cq.reclaim_within_cohort or "Never") != "Never"
+        for group in cq.resource_groups:
+            for flavor in group.flavors:
+                for resource, quota in flavor.resources.items():
+                    lent = parse_quantity(quota.nominal_quota)
+                    if quota.lending_limit is not None:
+                        lent = min(lent, parse_quantity(quota.lending_limit))
+                    if lent <= 0:
+                        continue
+                    names, reclaimers = out.get((flavor.name, resource), ((), ()))
+                    out[(flavor.name, resource)] = (
+                        (*names, name),
+                        (*reclaimers, name) if reclaims else reclaimers,
+                    )
+    return out
+
+
+def _unmergeable_lead(kind: str, names: Sequence[str], managed: Sequence[str], check: str) -> str:
+    """The plain sentence of ``unmergeable-podsets``: GKE's queued provisioning takes one PodSet per request
+    (docs/gke.md "Limits": a head that requests GPUs goes into the request too and, unless its scheduling
+    requirements equal the workers', GKE rejects the request)."""
+    what = " or ".join(managed) if managed else "provisioned resources"
+    if "head" in names:
+        return (
+            f"never runs: this {kind}'s head pod asks for {what}, so it joins the workers in the one GKE "
+            f"ProvisioningRequest of AdmissionCheck {check}, and GKE accepts a single pod group per request — make "
+            f"the head CPU-only (drop its {what} request) or give it exactly the workers' requests"
+        )
+    return (
+        f"never runs: pod groups {', '.join(names)} of this {kind} all ask for {what}, and GKE's queued "
+        f"provisioning (AdmissionCheck {check}) accepts a single pod group per request — keep {what} in one pod "
+        "group, or give those groups identical requests"
+    )
 
 
 def _who(kind: str, ns: str, obj: Mapping[str, Any]) -> str:
