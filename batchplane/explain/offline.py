@@ -423,8 +423,10 @@ def render_text(explanations: Sequence[Explanation]) -> str:
     lines: list[str] = []
     for e in explanations:
         lines.append(f'{e.kind} "{e.namespace}/{e.name}": {e.sentence}')
-        if e.local_queue or e.cluster_queue:
+        if e.local_queue and e.cluster_queue:
             lines.append(f"  queue: LocalQueue {e.local_queue} → ClusterQueue {e.cluster_queue}")
+        elif e.local_queue:
+            lines.append(f"  queue: LocalQueue {e.local_queue} (not a LocalQueue of namespace {e.namespace})")
         for ps in e.pod_sets:
             pods = f"{ps.count} pod{'' if ps.count == 1 else 's'}"
             lines.append(f"  PodSet {ps.name} ({pods}): {', '.join(ps.flavors) or 'no quota needed'}")

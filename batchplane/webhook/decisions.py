@@ -603,19 +603,33 @@ class Decider:
             return []
         if any(decider is None for _, decider in self.workers):
             return []
-        refusals: list[str] = []
+        best: tuple[str, Decision] | None = None
         for name, decider in self.workers:
             assert decider is not None
             decision = decider.validate(obj, namespace)
             if decision.allowed:
                 return []
-            refusals.append(f"{name}: {decision.details.split(': ', 1)[-1]}")
+            if best is None or (best[1].advice is None and decision.advice is not None):
+                best = (name, decision)
+        assert best is not None
+        name, decision = best
+        advice = decision.advice
+        said = (
+            decision.lead.removeprefix("never runs: ")
+            if decision.lead
+            else decision.details.split(": ", 1)[-1]
+        )
+        lead = f"never runs: none of the {len(self.workers)} MultiKueue workers can ever admit it; on {name}, {said}"
+        others = [n for n, _ in self.workers if n != name]
         return [
             _Problem(
                 "no-worker-admits",
-                f"{where} dispatches to MultiKueue workers, and none of them can ever admit it ("
-                + " | ".join(refusals)
+                f"{where} dispatches to MultiKueue workers, and none of them can ever admit it ({name}: "
+                f"{decision.details.split(': ', 1)[-1]}"
+                + (f"; {', '.join(others)} refuse it too" if others else "")
                 + ")",
+                lead,
+                advice=advice,
             )
         ]
 
@@ -662,12 +676,19 @@ class Decider:
                     f"Kueue's {framework} integration is not enabled in this stack (enabled: {', '.join(self.policy.kueue.frameworks or ())}), "
                     "so Kueue would ignore the queue label and the job would run outside quota; enable it in "
                     "operators.kueue.configuration.integrations.frameworks",
+                    f"refused: Kueue's {framework} integration is not enabled on this stack, so the queue label "
+                    f"would be ignored and the {kind} would run outside quota — ask the platform team to enable it",
+                    ("batchplane:operators.kueue.configuration.integrations.frameworks",),
                 )
             )
         framework_of_kind = BY_KIND.get(kind)
         if framework_of_kind is not None and framework_of_kind.review is not None:
-            # The framework's own refusals (its module in batchplane.frameworks registers them).
-            problems.extend(_Problem(reason, message) for reason, message in framework_of_kind.review(obj))
+            # The framework's own refusals (its module in batchplane.frameworks registers them), led by their
+            # first clause as the plain sentence.
+            problems.extend(
+                _Problem(reason, message, f"refused: {message.split(' (', 1)[0].split('; ', 1)[0]}")
+                for reason, message in framework_of_kind.review(obj)
+            )
         return problems
 
     @staticmethod
