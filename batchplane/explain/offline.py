@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from batchplane.accounting import AccountingError, workload_requests
-from batchplane.accounting.workload import is_workload
+from batchplane.accounting.workload import is_known_non_workload, is_workload
 from batchplane.components.quota_webhook.policy import render_policy
 from batchplane.explain.sentences import Borrowing, borrowing_sentence, noun
+from batchplane.frameworks import KUEUE_INTEGRATION_OF_KIND
 from batchplane.stack import Stack
 from batchplane.webhook.assign import _UNTRIED, Attempt, kueue_attempts, kueue_mismatch
 from batchplane.webhook.capacity import check_workload_ever_fits
@@ -410,12 +411,45 @@ def _flavors_text(pod_sets: Sequence[PodSetPlacement], kind: str) -> str:
 def explain_documents(
     explainer: OfflineExplainer, documents: Sequence[Any], namespace: str | None = None
 ) -> list[Explanation]:
-    """Every workload document of a manifest (others are skipped), explained in file order."""
+    """Every workload document of a manifest, explained in file order. A document of a job kind Batchplane does not
+    check — a kind whose Kueue integration the stack does not enable, or one it does not account — is named
+    ``not-checked`` with why, never dropped; other documents (ConfigMaps, Services …) are skipped."""
     out: list[Explanation] = []
     for doc in documents:
-        if isinstance(doc, Mapping) and is_workload(doc) and doc.get("kind") != "Workload":
+        if not isinstance(doc, Mapping) or doc.get("kind") == "Workload":
+            continue
+        if is_workload(doc):
             out.append(explainer.explain(doc, namespace))
+            continue
+        unchecked = _not_checked(explainer, doc, namespace)
+        if unchecked is not None:
+            out.append(unchecked)
     return out
+
+
+def _not_checked(
+    explainer: OfflineExplainer, doc: Mapping[str, Any], namespace: str | None
+) -> Explanation | None:
+    """The ``not-checked`` answer for a job kind ``explain`` cannot judge: a registered framework's kind the
+    accounting does not read here, or any kind carrying the queue label; None for everything else."""
+    kind = str(doc.get("kind"))
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+    assert isinstance(labels, Mapping)
+    framework = KUEUE_INTEGRATION_OF_KIND.get(kind)
+    if framework is None and (QUEUE_LABEL not in labels or is_known_non_workload(doc)):
+        return None
+    enabled = explainer.decider.policy.kueue.frameworks
+    if framework is None:
+        why = f"Batchplane knows no Kueue integration for {doc.get('apiVersion')} {kind}, so its quota is not judged"
+    elif enabled is not None and framework not in enabled:
+        why = f"the {framework} integration is not enabled on this stack, so Kueue ignores its queue label"
+    else:
+        why = f"Batchplane does not account {doc.get('apiVersion')} {kind} (the {framework} integration)"
+    name = str(meta.get("name") or meta.get("generateName") or "<unnamed>")
+    ns = str(meta.get("namespace") or namespace or "default")
+    return Explanation(kind, name, ns, "not-checked", f"not checked: {kind} — {why}")
 
 
 def render_text(explanations: Sequence[Explanation]) -> str:

@@ -197,3 +197,23 @@ def test_explain_splits_admit_wait_never_as_the_kueue_reference_on_an_empty_queu
         nominal = s["cqs"]["a"]["quotas"]
         borrows = any(v > nominal.get(f, {}).get(r, {}).get("nominal", 0) for (f, r), v in used.items())
         assert verdict == ("borrows" if borrows else "admitted")
+
+
+def test_a_kind_whose_integration_is_off_is_named_not_checked_in_a_mixed_file_never_dropped() -> None:
+    from batchplane.explain.offline import explain_documents
+
+    explainer = _explainer("kind")
+    mpijob = {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "m", "namespace": "team-a", "labels": {"kueue.x-k8s.io/queue-name": "default"}},
+        "spec": {"mpiReplicaSpecs": {"Worker": {"replicas": 2, "template": {"spec": {"containers": []}}}}},
+    }
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "team-a"}}
+    job = workload("batch/job", "team-a", "default", {"cpu": "1"})
+    got = explain_documents(explainer, [job, mpijob, config])
+    assert [(e.kind, e.verdict) for e in got] == [("Job", "admitted"), ("MPIJob", "not-checked")]
+    assert got[1].sentence == (
+        "not checked: MPIJob — the kubeflow.org/mpijob integration is not enabled on this stack, so Kueue ignores "
+        "its queue label"
+    )
