@@ -102,7 +102,17 @@ def decision_changes(
                         (b.allowed, b.reason),
                         (a.allowed, a.reason),
                         a.message or b.message,
-                        a.lead or b.lead,
+                        _why(b, a),
                     )
                 )
     return out
+
+
+def _why(before: Decision, after: Decision) -> str:
+    """The row's sentence: the head's (a refusal's or borrowing's) lead; for a shape the head admits within its own
+    quota, that plainly (the base's lead would describe the base)."""
+    if after.lead:
+        return after.lead
+    if after.allowed and after.reason == "ok":
+        return "runs now within its queue's own quota"
+    return before.lead

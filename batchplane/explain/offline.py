@@ -6,8 +6,9 @@ the webhook cannot disagree. For the others, Kueue's flavor assigner is followed
 workload, every cohort member idle; :func:`batchplane.webhook.assign.kueue_attempts`, Kueue v0.19.2):
 
 * **admitted** — each PodSet gets a flavor within the ClusterQueue's own (nominal) quota;
-* **waits for quota** — it fits only by borrowing from the cohort: it is admitted only while the other members lend
-  that quota (on a busy cluster it waits);
+* **borrows** — it fits only by borrowing from the cohort: it runs now on an empty cluster, and can be preempted when
+  a lender whose ``reclaimWithinCohort`` allows it reclaims its quota (the lenders are named); on a busy cluster it
+  waits (the webhook gives the same sentence as a warning, :meth:`~batchplane.webhook.decisions.Decider.borrowing`);
 * **never runs** — the webhook's refusal, with its sentence.
 
 Then the detail: the flavor each PodSet gets and Kueue's reason for each flavor it skipped, the quota used and
@@ -27,9 +28,10 @@ from typing import Any
 from batchplane.accounting import AccountingError, workload_requests
 from batchplane.accounting.pod_groups import as_kueue_builds
 from batchplane.accounting.training_runtimes import stack_builtin_runtimes
-from batchplane.accounting.workload import is_workload
+from batchplane.accounting.workload import is_known_non_workload, is_workload
 from batchplane.components.quota_webhook.policy import render_policy
-from batchplane.explain.sentences import amount, noun
+from batchplane.explain.sentences import Borrowing, borrowing_sentence, noun
+from batchplane.frameworks import KUEUE_INTEGRATION_OF_KIND
 from batchplane.stack import Stack
 from batchplane.webhook.assign import _UNTRIED, Attempt, kueue_attempts, kueue_mismatch
 from batchplane.webhook.capacity import check_workload_ever_fits
@@ -76,7 +78,7 @@ class Explanation:
     name: str
     namespace: str
     verdict: str
-    """``admitted``, ``waits-for-quota``, ``never-runs``, ``not-managed`` or ``not-checked``."""
+    """``admitted``, ``borrows``, ``never-runs``, ``not-managed`` or ``not-checked``."""
     sentence: str
     local_queue: str | None = None
     cluster_queue: str | None = None
@@ -129,9 +131,9 @@ def classify(
     """The verdict on an empty cluster, from the webhook's own capacity check and Kueue's attempts.
 
     Returns:
-        (``never-runs`` | ``admitted`` | ``waits-for-quota`` | ``not-checked``, Kueue's attempts): never runs exactly
+        (``never-runs`` | ``admitted`` | ``borrows`` | ``not-checked``, Kueue's attempts): never runs exactly
         when :func:`~batchplane.webhook.capacity.check_workload_ever_fits` denies (what the webhook refuses); admitted when the
-        admitting attempt stays within the queue's nominal quota everywhere, waits for quota when it borrows;
+        admitting attempt stays within the queue's nominal quota everywhere, borrows when it goes above it;
         not checked when the attempts are not modelled exactly (partial admission, long sequences).
     """
     shortfalls = check_workload_ever_fits(workload_demands, queue, flavors, block_undeclared=block_undeclared)
@@ -143,7 +145,7 @@ def classify(
         return "not-checked", attempts
     used = usage_of(workload_demands, queue, last)
     borrows = any(v > queue.capacity[fr].nominal for fr, v in used.items())
-    return ("waits-for-quota" if borrows else "admitted"), attempts
+    return ("borrows" if borrows else "admitted"), attempts
 
 
 class OfflineExplainer:
@@ -217,7 +219,7 @@ class OfflineExplainer:
                 "so it runs outside quota"
             )
             return out
-        if decision.reason != "ok":
+        if decision.reason not in ("ok", "borrows"):
             out.sentence = f"not checked: {'; '.join(decision.warnings) or decision.reason}"
             return out
         self._placement(obj, out, kind)
@@ -235,7 +237,7 @@ class OfflineExplainer:
             return
         wanted = demands(workload, queue)
         verdict, attempts = classify(wanted, queue, decider.flavors)
-        if verdict not in ("admitted", "waits-for-quota"):  # allowed with a warning (unmodelled retries)
+        if verdict not in ("admitted", "borrows"):  # allowed with a warning (unmodelled retries)
             out.sentence = "not checked: " + "; ".join(decider.validate(obj, out.namespace).warnings)
             return
         admitted = attempts[-1]
@@ -269,17 +271,15 @@ class OfflineExplainer:
                 borrowing.append((flavor, resource, value, cap.nominal))
         where = _flavors_text(out.pod_sets, kind)
         if borrowing:
+            lent = decider.borrowing(workload, cq)
             flavor, resource, value, nominal = next((b for b in borrowing if b[1] in gpus), borrowing[0])
             cohort = queue.capacity[(flavor, resource)].cohort
-            lenders = self._lenders(cq, cohort)
-            out.verdict = "waits-for-quota"
-            out.sentence = (
-                f"waits for quota: needs {amount(resource, value, gpus)} on {flavor}, {cq} has "
-                f"{amount(resource, nominal, gpus).split(' ')[0]} and may borrow "
-                f"{amount(resource, value - nominal, gpus).split(' ')[0]} while "
-                f"{lenders or 'cohort ' + str(cohort)} lend{'s' if not lenders or ',' not in lenders else ''} them "
-                f"(on an empty cluster it is admitted on {where}, borrowing)"
-            )
+            if lent is None:  # the same attempts decide both: unreachable, kept for a clear sentence
+                lent = Borrowing(
+                    flavor, resource, value, nominal, cohort or "", tuple(self._lenders(cq, cohort))
+                )
+            out.verdict = "borrows"
+            out.sentence = f"{borrowing_sentence(lent, gpus)} (on an empty cluster it is admitted on {where})"
         else:
             out.verdict = "admitted"
             out.sentence = f"admitted on {where} within {cq}'s own quota"
@@ -327,15 +327,14 @@ class OfflineExplainer:
                 )
         return f"flavor {name} fits only by borrowing; the queue's flavorFungibility tries the next flavor"
 
-    def _lenders(self, cq: str, cohort: str | None) -> str:
+    def _lenders(self, cq: str, cohort: str | None) -> list[str]:
         if cohort is None:
-            return ""
-        members = sorted(
+            return []
+        return sorted(
             name
             for name, policy in self.decider.policy.cluster_queues.items()
             if policy.cohort == cohort and name != cq
         )
-        return ", ".join(members)
 
     def _checks(self, cq: str, flavors: set[str]) -> list[str]:
         policy = self.decider.policy
@@ -414,15 +413,47 @@ def _flavors_text(pod_sets: Sequence[PodSetPlacement], kind: str) -> str:
 def explain_documents(
     explainer: OfflineExplainer, documents: Sequence[Any], namespace: str | None = None
 ) -> list[Explanation]:
-    """Every workload document of a manifest (others are skipped), explained in file order."""
+    """Every workload document of a manifest, explained in file order. A document of a job kind Batchplane does not
+    check — a kind whose Kueue integration the stack does not enable, or one it does not account — is named
+    ``not-checked`` with why, never dropped; other documents (ConfigMaps, Services …) are skipped."""
     out: list[Explanation] = []
     builtin = stack_builtin_runtimes(explainer.stack)  # Trainer's built-in runtimes its chart installs
-    for doc in as_kueue_builds(
-        documents, namespace, builtin
-    ):  # pod groups as one Workload; TrainJob runtimes
-        if isinstance(doc, Mapping) and is_workload(doc) and doc.get("kind") != "Workload":
+    # pod groups as one Workload; TrainJob runtimes of the file or the stack's chart
+    for doc in as_kueue_builds(documents, namespace, builtin):
+        if not isinstance(doc, Mapping) or doc.get("kind") == "Workload":
+            continue
+        if is_workload(doc):
             out.append(explainer.explain(doc, namespace))
+            continue
+        unchecked = _not_checked(explainer, doc, namespace)
+        if unchecked is not None:
+            out.append(unchecked)
     return out
+
+
+def _not_checked(
+    explainer: OfflineExplainer, doc: Mapping[str, Any], namespace: str | None
+) -> Explanation | None:
+    """The ``not-checked`` answer for a job kind ``explain`` cannot judge: a registered framework's kind the
+    accounting does not read here, or any kind carrying the queue label; None for everything else."""
+    kind = str(doc.get("kind"))
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+    assert isinstance(labels, Mapping)
+    framework = KUEUE_INTEGRATION_OF_KIND.get(kind)
+    if framework is None and (QUEUE_LABEL not in labels or is_known_non_workload(doc)):
+        return None
+    enabled = explainer.decider.policy.kueue.frameworks
+    if framework is None:
+        why = f"Batchplane knows no Kueue integration for {doc.get('apiVersion')} {kind}, so its quota is not judged"
+    elif enabled is not None and framework not in enabled:
+        why = f"the {framework} integration is not enabled on this stack, so Kueue ignores its queue label"
+    else:
+        why = f"Batchplane does not account {doc.get('apiVersion')} {kind} (the {framework} integration)"
+    name = str(meta.get("name") or meta.get("generateName") or "<unnamed>")
+    ns = str(meta.get("namespace") or namespace or "default")
+    return Explanation(kind, name, ns, "not-checked", f"not checked: {kind} — {why}")
 
 
 def render_text(explanations: Sequence[Explanation]) -> str:
@@ -430,8 +461,10 @@ def render_text(explanations: Sequence[Explanation]) -> str:
     lines: list[str] = []
     for e in explanations:
         lines.append(f'{e.kind} "{e.namespace}/{e.name}": {e.sentence}')
-        if e.local_queue or e.cluster_queue:
+        if e.local_queue and e.cluster_queue:
             lines.append(f"  queue: LocalQueue {e.local_queue} → ClusterQueue {e.cluster_queue}")
+        elif e.local_queue:
+            lines.append(f"  queue: LocalQueue {e.local_queue} (not a LocalQueue of namespace {e.namespace})")
         for ps in e.pod_sets:
             pods = f"{ps.count} pod{'' if ps.count == 1 else 's'}"
             lines.append(f"  PodSet {ps.name} ({pods}): {', '.join(ps.flavors) or 'no quota needed'}")

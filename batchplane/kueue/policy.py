@@ -180,6 +180,7 @@ def cluster_queue_policies(k: ExpandedKueue) -> dict[str, ClusterQueuePolicy]:
                 AdmissionCheckUse(name=a.name, on_flavors=list(a.on_flavors)) for a in cq.obj.admission_checks
             ],
             stop_policy=cq.obj.stop_policy,
+            reclaim_within_cohort=cq.obj.preemption.reclaim_within_cohort if cq.obj.preemption else None,
             flavor_fungibility=_fungibility(cq.obj.flavor_fungibility),
             quota_keys=quota_keys(cq),
         )

@@ -56,16 +56,25 @@ from batchplane.accounting.podsets import MAX_POD_SETS
 from batchplane.accounting.validity import resource_requirement_problems, unknown_runtime_class_warnings
 from batchplane.accounting.workload import SIMPLE_EXTRACTORS, is_workload
 from batchplane.config.names import DNS1123_LABEL_RE
-from batchplane.explain.sentences import SUBMITTING_JOBS_DOC, amount, node_never_runs, shortfall_lead
+from batchplane.explain.sentences import (
+    SUBMITTING_JOBS_DOC,
+    Advice,
+    Borrowing,
+    amount,
+    borrowing_sentence,
+    node_never_runs,
+    shortfall_lead,
+)
 from batchplane.frameworks import BY_KIND, KUEUE_INTEGRATION_OF_KIND
 from batchplane.frameworks.batch_job import JOB_MIN_PARALLELISM_ANNOTATION
 from batchplane.frameworks.ray_common import RAY_FT_ENABLED_ANNOTATION
 from batchplane.quantity import format_quantity, parse_quantity
+from batchplane.webhook.assign import kueue_attempts
 from batchplane.webhook.capacity import check_workload_ever_fits, node_misfit, possible_flavors
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, affinity_warnings, compile_flavors
 from batchplane.webhook.policy import NamespacePolicy, PolicyDocument, ProvisioningPolicy
-from batchplane.webhook.queues import Demand, QueueModel, compile_queues, demands, show
+from batchplane.webhook.queues import PODS, Demand, QueueModel, compile_queues, demands, show
 from batchplane.webhook.topology import queue_levels, tas_problems
 from batchplane.wellknown import PRIORITY_CLASS_LABEL, PROVISIONING_CONTROLLER, QUEUE_NAME_LABEL
 
@@ -85,7 +94,7 @@ FRAMEWORK_OF_KIND = KUEUE_INTEGRATION_OF_KIND
 ALLOW_REASONS = (
     "ok", "not-a-workload", "not-a-tenant", "owned", "no-queue-label", "not-accounted", "operation-not-checked",
     "internal-error", "labeled", "defaulted", "kueue-defaults", "no-default-queue", "defaulting-off",
-    "unchanged-on-update", "smaller-on-update",
+    "unchanged-on-update", "smaller-on-update", "borrows",
 )  # fmt: skip
 DENY_REASONS = (
     "unknown-local-queue", "never-admissible", "limit-exceeded", "priority-class-not-allowed",
@@ -118,6 +127,8 @@ class Decision:
     """For a denial, the workload and every problem with its numbers (the middle of ``message``); else ``""``."""
     lead: str = ""
     """For a denial, the plain sentence ``message`` starts with (:mod:`batchplane.explain.sentences`); else ``""``."""
+    advice: Advice | None = None
+    """For a denial whose sentence advises a change (fewer pods, smaller pods), that change, re-judged to fit."""
 
 
 _OK = Decision(True, "ok")
@@ -173,6 +184,33 @@ class _Problem:
     """The plain sentence this problem leads the message with (``never runs: …``), or ``""``."""
     keys: tuple[str, ...] = ()
     """The stack config keys that set the limit the sentence quotes."""
+    advice: Advice | None = None
+    """The change the sentence advises (:func:`~batchplane.explain.sentences.advise`), re-judged to fit."""
+
+
+class _SizeJudge:
+    """The size part of :meth:`Decider.validate` as a predicate over PodSets, to re-judge advice before it is given:
+    the ClusterQueue's quota on every flavor (:func:`check_workload_ever_fits`, unmodelled retries counting as fit,
+    as the webhook allows them) and every pod on some node of a flavor it could get (:func:`node_misfit`)."""
+
+    def __init__(self, queue: QueueModel, flavors: Mapping[str, Flavor], block_undeclared: bool) -> None:
+        self.queue = queue
+        self.flavors = flavors
+        self.block_undeclared = block_undeclared
+
+    def __call__(self, pod_sets: Sequence[Demand]) -> bool:
+        shortfalls = check_workload_ever_fits(
+            pod_sets, self.queue, self.flavors, block_undeclared=self.block_undeclared
+        )
+        if any(s.kind != "unmodelled" for s in shortfalls):
+            return False
+        for d in pod_sets:
+            if d.count <= 0:
+                continue
+            per_pod = {r: -(-v // d.count) for r, v in d.requests.items() if r != PODS and v > 0}
+            if node_misfit(d, per_pod, self.queue, self.flavors) is not None:
+                return False
+        return True
 
 
 @dataclass(frozen=True)
@@ -222,6 +260,11 @@ class Decider:
             if cq.stop_policy in ("Hold", "HoldAndDrain")
         }
         self._block_undeclared = policy.kueue.quota_check_strategy == "BlockUndeclared"
+        self._lenders: dict[str, dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]]] = {
+            name: _lenders(policy, name)
+            for name, cq in policy.cluster_queues.items()
+            if cq.cohort is not None
+        }
         self._limits: dict[str, dict[str, Decimal]] = {
             ns: {res: parse_quantity(q) for res, q in p.limits.max_workload_requests.items()}
             for ns, p in policy.namespaces.items()
@@ -403,7 +446,42 @@ class Decider:
             problems += self._worker_problems(obj, namespace, cq_name, where)
         if problems:
             return _deny(_who(kind, ns, obj), problems, tuple(warnings))
+        borrowing = self.borrowing(workload, cq_name)
+        if borrowing is not None:
+            sentence = borrowing_sentence(borrowing, self.policy.webhook.gpu_resources)
+            return Decision(True, "borrows", warnings=(sentence, *warnings), lead=sentence)
         return Decision(True, "ok", warnings=tuple(warnings)) if warnings else _OK
+
+    def borrowing(self, workload: WorkloadRequests, cq_name: str) -> Borrowing | None:
+        """What ``workload`` borrows when Kueue admits it on an empty cluster (its flavor assigner's first admitting
+        attempt, :func:`~batchplane.webhook.assign.kueue_attempts`, puts more on a flavor than the ClusterQueue's
+        nominal quota), quoting a GPU resource when one is borrowed; None when it fits its own quota, when the queue
+        has nothing to borrow, or when the attempts do not admit it (not modelled exactly)."""
+        lenders = self._lenders.get(cq_name)
+        queue = self.queues.get(cq_name)
+        if lenders is None or queue is None or not queue.can_borrow:
+            return None
+        wanted = demands(workload, queue)
+        attempts, _ = kueue_attempts(wanted, queue, self.flavors)
+        last = attempts[-1]
+        if last.failed >= 0:
+            return None
+        used: dict[tuple[str, str], int] = {}
+        for p, d in enumerate(wanted):
+            row = last.flavors[p]
+            for g, group in enumerate(queue.groups):
+                if row[g]:
+                    for r in group.resources:
+                        if d.requests.get(r):
+                            used[(row[g], r)] = used.get((row[g], r), 0) + d.requests[r]
+        over = [(fr, v) for fr, v in sorted(used.items()) if v > queue.capacity[fr].nominal and fr[1] != PODS]
+        if not over:
+            return None
+        gpus = self.policy.webhook.gpu_resources
+        (flavor, resource), value = next((o for o in over if o[0][1] in gpus), over[0])
+        cap = queue.capacity[(flavor, resource)]
+        names, reclaimers = lenders.get((flavor, resource), ((), ()))
+        return Borrowing(flavor, resource, value, cap.nominal, cap.cohort or "", names, reclaimers)
 
     def _queue_problems(
         self,
@@ -433,6 +511,7 @@ class Decider:
                     queue_model,
                     self.flavors,
                     self.policy.webhook.gpu_resources,
+                    _SizeJudge(queue_model, self.flavors, self._block_undeclared),
                 )
                 key = self.policy.cluster_queues[cq_name].quota_keys.get(f"{lead.flavor}/{lead.resource}")
                 problems.append(
@@ -441,6 +520,7 @@ class Decider:
                         f"can never be admitted by {where}: {details}",
                         lead.text,
                         (key,) if key else (),
+                        lead.advice,
                     )
                 )
             else:
@@ -453,7 +533,9 @@ class Decider:
             ]
         dws = self._dws.get(cq_name)
         if dws is not None:
-            problems += self._provisioning_problems(workload, workload_demands, cq_name, queue_model, dws)
+            problems += self._provisioning_problems(
+                workload, workload_demands, cq_name, queue_model, dws, kind
+            )
         stop = self._stop_warnings.get(cq_name)
         if stop is not None:
             warnings.append(stop)
@@ -533,19 +615,33 @@ class Decider:
             return []
         if any(decider is None for _, decider in self.workers):
             return []
-        refusals: list[str] = []
+        best: tuple[str, Decision] | None = None
         for name, decider in self.workers:
             assert decider is not None
             decision = decider.validate(obj, namespace)
             if decision.allowed:
                 return []
-            refusals.append(f"{name}: {decision.details.split(': ', 1)[-1]}")
+            if best is None or (best[1].advice is None and decision.advice is not None):
+                best = (name, decision)
+        assert best is not None
+        name, decision = best
+        advice = decision.advice
+        said = (
+            decision.lead.removeprefix("never runs: ")
+            if decision.lead
+            else decision.details.split(": ", 1)[-1]
+        )
+        lead = f"never runs: none of the {len(self.workers)} MultiKueue workers can ever admit it; on {name}, {said}"
+        others = [n for n, _ in self.workers if n != name]
         return [
             _Problem(
                 "no-worker-admits",
-                f"{where} dispatches to MultiKueue workers, and none of them can ever admit it ("
-                + " | ".join(refusals)
+                f"{where} dispatches to MultiKueue workers, and none of them can ever admit it ({name}: "
+                f"{decision.details.split(': ', 1)[-1]}"
+                + (f"; {', '.join(others)} refuse it too" if others else "")
                 + ")",
+                lead,
+                advice=advice,
             )
         ]
 
@@ -592,12 +688,19 @@ class Decider:
                     f"Kueue's {framework} integration is not enabled in this stack (enabled: {', '.join(self.policy.kueue.frameworks or ())}), "
                     "so Kueue would ignore the queue label and the job would run outside quota; enable it in "
                     "operators.kueue.configuration.integrations.frameworks",
+                    f"refused: Kueue's {framework} integration is not enabled on this stack, so the queue label "
+                    f"would be ignored and the {kind} would run outside quota — ask the platform team to enable it",
+                    ("batchplane:operators.kueue.configuration.integrations.frameworks",),
                 )
             )
         framework_of_kind = BY_KIND.get(kind)
         if framework_of_kind is not None and framework_of_kind.review is not None:
-            # The framework's own refusals (its module in batchplane.frameworks registers them).
-            problems.extend(_Problem(reason, message) for reason, message in framework_of_kind.review(obj))
+            # The framework's own refusals (its module in batchplane.frameworks registers them), led by their
+            # first clause as the plain sentence.
+            problems.extend(
+                _Problem(reason, message, f"refused: {message.split(' (', 1)[0].split('; ', 1)[0]}")
+                for reason, message in framework_of_kind.review(obj)
+            )
         return problems
 
     @staticmethod
@@ -686,12 +789,15 @@ class Decider:
         cq_name: str,
         queue: QueueModel,
         dws: tuple[_DwsCheck, ...],
+        kind: str = "workload",
     ) -> list[_Problem]:
         problems: list[_Problem] = []
+        attempts, _ = kueue_attempts(by_pod_set, queue, self.flavors)
+        placed = attempts[-1].flavors if attempts and attempts[-1].failed < 0 else ()
         for use in dws:
             prc, managed, checked = use.config, use.managed, use.checked
             provisioned: list[PodSetRequests] = []
-            for ps, d in zip(workload.pod_sets, by_pod_set, strict=True):
+            for index, (ps, d) in enumerate(zip(workload.pod_sets, by_pod_set, strict=True)):
                 if ps.count <= 0:
                     continue
                 if managed:  # only PodSets requesting a resource the check manages
@@ -701,9 +807,11 @@ class Decider:
                             break
                     else:
                         continue
-                # only PodSets that cannot escape to a flavor the check skips (conservative)
+                # PodSets that cannot escape to a flavor the check skips, and those Kueue's own attempts put on a
+                # checked flavor on an empty cluster (a GPU Ray head on the queued flavor: docs/gke.md "Limits")
                 possible = possible_flavors(d, queue, self.flavors)
-                if possible and possible <= checked:
+                on_checked = index < len(placed) and any(f in checked for f in placed[index] if f)
+                if (possible and possible <= checked) or on_checked:
                     provisioned.append(ps)
             if len(provisioned) <= 1:
                 continue  # one PodSet is one ProvisioningRequest PodSet: nothing to merge, no key to build
@@ -734,6 +842,7 @@ class Decider:
                     f"({groups}; {policy_text}); give the GPU PodSets identical templates/requests with "
                     "podSetMergePolicy IdenticalWorkloadSchedulingRequirements, or keep the GPUs in one PodSet "
                     "(ray-project/ray#57839)",
+                    _unmergeable_lead(kind, [ps.name for ps in provisioned], sorted(managed), use.name),
                 )
             )
         return problems
@@ -804,6 +913,51 @@ def _workload_noun(kind: str) -> str:
     return (framework.workload_noun if framework is not None else None) or kind
 
 
+def _lenders(
+    policy: PolicyDocument, cq_name: str
+) -> dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(flavor, resource) → (the other ClusterQueues of ``cq_name``'s cohort that lend some of it — a nominal quota
+    above a zero ``lendingLimit`` — and those of them whose ``reclaimWithinCohort`` is not ``Never``)."""
+    cohort = policy.cluster_queues[cq_name].cohort
+    out: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for name, cq in sorted(policy.cluster_queues.items()):
+        if name == cq_name or cq.cohort != cohort:
+            continue
+        reclaims = (cq.reclaim_within_cohort or "Never") != "Never"
+        for group in cq.resource_groups:
+            for flavor in group.flavors:
+                for resource, quota in flavor.resources.items():
+                    lent = parse_quantity(quota.nominal_quota)
+                    if quota.lending_limit is not None:
+                        lent = min(lent, parse_quantity(quota.lending_limit))
+                    if lent <= 0:
+                        continue
+                    names, reclaimers = out.get((flavor.name, resource), ((), ()))
+                    out[(flavor.name, resource)] = (
+                        (*names, name),
+                        (*reclaimers, name) if reclaims else reclaimers,
+                    )
+    return out
+
+
+def _unmergeable_lead(kind: str, names: Sequence[str], managed: Sequence[str], check: str) -> str:
+    """The plain sentence of ``unmergeable-podsets``: GKE's queued provisioning takes one PodSet per request
+    (docs/gke.md "Limits": a head that requests GPUs goes into the request too and, unless its scheduling
+    requirements equal the workers', GKE rejects the request)."""
+    what = " or ".join(managed) if managed else "provisioned resources"
+    if "head" in names:
+        return (
+            f"never runs: this {kind}'s head pod asks for {what}, so it joins the workers in the one GKE "
+            f"ProvisioningRequest of AdmissionCheck {check}, and GKE accepts a single pod group per request — make "
+            f"the head CPU-only (drop its {what} request) or give it exactly the workers' requests"
+        )
+    return (
+        f"never runs: pod groups {', '.join(names)} of this {kind} all ask for {what}, and GKE's queued "
+        f"provisioning (AdmissionCheck {check}) accepts a single pod group per request — keep {what} in one pod "
+        "group, or give those groups identical requests"
+    )
+
+
 def _who(kind: str, ns: str, obj: Mapping[str, Any]) -> str:
     """``RayJob "team-a/train-1"``: how messages name the workload (built only for a denial or a warning)."""
     return f'{kind} "{ns}/{_name(obj)}"'
@@ -836,7 +990,10 @@ def _deny(who: str, problems: Sequence[_Problem], warnings: tuple[str, ...] = ()
     lead = f"{first.lead}. " if first is not None else ""
     keys = f"stack key: {', '.join(first.keys)}; " if first is not None and first.keys else ""
     message = f"{lead}{details} ({keys}see {SUBMITTING_JOBS_DOC})"
-    return Decision(False, problems[0].reason, message, warnings, details=details, lead=lead.rstrip(". "))
+    advice = first.advice if first is not None else None
+    return Decision(
+        False, problems[0].reason, message, warnings, details=details, lead=lead.rstrip(". "), advice=advice
+    )
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

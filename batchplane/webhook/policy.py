@@ -130,6 +130,9 @@ class ClusterQueuePolicy(PolicyModel):
     """Admission checks."""
     stop_policy: str | None = None
     """``Hold``/``HoldAndDrain`` stop admissions (reported as a warning)."""
+    reclaim_within_cohort: str | None = Field(default=None, exclude_if=_empty)
+    """``preemption.reclaimWithinCohort`` (``Never``, ``LowerPriority``, ``Any``); ``None`` = Kueue's default
+    ``Never``. Named when a workload borrows this queue's quota: it can be preempted when this queue reclaims it."""
     flavor_fungibility: FlavorFungibilityPolicy | None = Field(default=None, exclude_if=_empty)
     """``flavorFungibility``; ``None`` = Kueue's defaults."""
     quota_keys: dict[str, str] = Field(default={}, exclude_if=_empty)

@@ -116,6 +116,8 @@ class QueueModel:
     borrow_paths: Mapping[FlavorResource, BorrowPath] = field(default_factory=dict)
     maxima: tuple[tuple[tuple[int, ...], ...], ...] = field(init=False, repr=False, compare=False)
     covered: frozenset[str] = field(init=False, repr=False, compare=False)
+    #: Whether some flavor and resource may go above its nominal quota (a cohort with something to lend).
+    can_borrow: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Compiled once: per group, per flavor (in order), the maximum of each of the group's resources.
@@ -125,6 +127,7 @@ class QueueModel:
         )
         object.__setattr__(self, "maxima", maxima)
         object.__setattr__(self, "covered", frozenset(r for g in self.groups for r in g.resources))
+        object.__setattr__(self, "can_borrow", any(c.maximum > c.nominal for c in self.capacity.values()))
 
 
 @dataclass(frozen=True)

@@ -182,3 +182,30 @@ def test_a_removed_pool_is_listed_with_its_facts_before() -> None:
     removed = [p for p in diff.pools if p.pool == "l4"]
     assert removed and all(p.status == "removed" and p.after is None for p in removed)
     assert any(p.field == "machineType" and p.before == "g2-standard-8" for p in removed)
+
+
+def test_a_shape_that_now_runs_only_by_borrowing_is_a_decision_row_saying_so(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    (tmp_path / "head").mkdir()
+    base = load_stack_file(prod_dws_with_team_a_h100(tmp_path / "base", 8))
+    head = load_stack_file(prod_dws_with_team_a_h100(tmp_path / "head", 4))
+    diff = compare(base, head, prices=PRICES)
+    assert diff.decisions is not None
+    row = next(
+        d for d in diff.decisions if d.namespace == "team-a" and d.shape.startswith("Job, 1 pod: 8 GPUs")
+    )
+    assert (row.before, row.after) == ((True, "ok"), (True, "borrows"))
+    assert row.why == (
+        "runs now by borrowing 4 GPUs from cohort ml (it needs 8 on h100, its queue has 4 of its own) — it can be "
+        "preempted when team-b and team-c reclaim them"
+    )
+    back = compare(head, base, prices=PRICES)
+    assert back.decisions is not None
+    row = next(
+        d for d in back.decisions if d.namespace == "team-a" and d.shape.startswith("Job, 1 pod: 8 GPUs")
+    )
+    assert (row.before, row.after, row.why) == (
+        (True, "borrows"),
+        (True, "ok"),
+        "runs now within its queue's own quota",
+    )

@@ -105,14 +105,22 @@ def test_the_cli_prints_the_40_gpu_sentence_first_and_exits_1(tmp_path: Path) ->
     assert "Pulumi.gke-prod-dws.yaml:73)" in result.stdout
 
 
-def test_borrowing_waits_for_quota_and_names_the_lenders_and_the_dws_check(tmp_path: Path) -> None:
+def test_borrowing_runs_now_names_the_lenders_that_can_reclaim_and_the_dws_check(tmp_path: Path) -> None:
+    # It runs at once on an empty cluster by borrowing: "waits for quota" (the old verdict) said the opposite.
     explainer = _explainer("gke-prod-dws")
     job = workload("batch/job", "team-a", "default", {"cpu": "1", "nvidia.com/gpu": "8"})
     job["spec"]["parallelism"] = job["spec"]["completions"] = 2
     e = explainer.explain(job)
-    assert e.verdict == "waits-for-quota"
+    assert e.verdict == "borrows"
     assert e.sentence.startswith(
-        "waits for quota: needs 16 GPUs on h100, team-a has 8 and may borrow 8 while team-b, team-c lend them"
+        "runs now by borrowing 8 GPUs from cohort ml (it needs 16 on h100, its queue has 8 of its own) — it can be "
+        "preempted when team-b and team-c reclaim them (on an empty cluster it is admitted on h100)"
+    )
+    webhook = explainer.decider.validate(job, "team-a")  # the same sentence, as the webhook's warning
+    assert (webhook.allowed, webhook.reason, webhook.warnings[0]) == (
+        True,
+        "borrows",
+        e.sentence.split(" (on an")[0],
     )
     (check,) = e.admission_checks
     assert check.startswith("a DWS ProvisioningRequest (AdmissionCheck h100-dws)")
@@ -125,7 +133,7 @@ def test_borrowing_waits_for_quota_and_names_the_lenders_and_the_dws_check(tmp_p
     result = CliRunner().invoke(app, ["explain", "--stack", "gke-prod-dws", str(manifest), "--json"])
     assert result.exit_code == 0, result.output
     (data,) = json.loads(result.stdout)
-    assert data["verdict"] == "waits-for-quota" and data["pod_sets"][0]["flavors"] == ["h100"]
+    assert data["verdict"] == "borrows" and data["pod_sets"][0]["flavors"] == ["h100"]
 
 
 def test_a_skipped_flavor_carries_kueues_reason() -> None:
@@ -190,4 +198,24 @@ def test_explain_splits_admit_wait_never_as_the_kueue_reference_on_an_empty_queu
                 used[(f, r)] = used.get((f, r), 0) + ps["per_pod"][r] * ps["count"]
         nominal = s["cqs"]["a"]["quotas"]
         borrows = any(v > nominal.get(f, {}).get(r, {}).get("nominal", 0) for (f, r), v in used.items())
-        assert verdict == ("waits-for-quota" if borrows else "admitted")
+        assert verdict == ("borrows" if borrows else "admitted")
+
+
+def test_a_kind_whose_integration_is_off_is_named_not_checked_in_a_mixed_file_never_dropped() -> None:
+    from batchplane.explain.offline import explain_documents
+
+    explainer = _explainer("kind")
+    mpijob = {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "m", "namespace": "team-a", "labels": {"kueue.x-k8s.io/queue-name": "default"}},
+        "spec": {"mpiReplicaSpecs": {"Worker": {"replicas": 2, "template": {"spec": {"containers": []}}}}},
+    }
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "team-a"}}
+    job = workload("batch/job", "team-a", "default", {"cpu": "1"})
+    got = explain_documents(explainer, [job, mpijob, config])
+    assert [(e.kind, e.verdict) for e in got] == [("Job", "admitted"), ("MPIJob", "not-checked")]
+    assert got[1].sentence == (
+        "not checked: MPIJob — the kubeflow.org/mpijob integration is not enabled on this stack, so Kueue ignores "
+        "its queue label"
+    )

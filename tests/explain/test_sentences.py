@@ -102,9 +102,13 @@ def test_without_a_gpu_request_the_sentence_quotes_the_flavor_holding_most_of_th
     assert decision.reason == "never-admissible"
     assert decision.lead == (
         "never runs: team-a can get at most 400 CPUs on h100 (200 of its own + 200 borrowed from cohort ml), "
-        "12 CPUs on default-flavor and 64 CPUs on l4; this RayJob asks for 500 CPUs — give each head pod at most "
-        "208 CPUs (one a3-highgpu-8g node has 208) and ask for at most 400 CPUs in all"
+        "12 CPUs on default-flavor and 64 CPUs on l4; this RayJob asks for 500 CPUs — no number of workers fits: "
+        "the head pod and the submitter pod alone never fit team-a; give each head pod at most 208 CPUs"
     )
+    # followed, it is admitted (one a3-highgpu-8g node has 208 CPUs; the old advice counted the head alone)
+    head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["resources"]["requests"]["cpu"] = "208"
+    assert prod.validate(job, "team-a").allowed
     assert decision.message.endswith(
         "(stack key: batchplane:teams.members[0].quotas.h100.cpu; see docs/submitting-jobs.md)"
     )
@@ -131,7 +135,8 @@ def test_a_flavor_without_known_nodes_makes_no_node_claim() -> None:
     data = stack_policy(PROD).model_dump(by_alias=True, mode="json")
     data["resourceFlavors"]["h100"]["nodes"] = []
     decision = Decider(parse_policy(data)).validate(job_shape("team-a", "default", 16), "team-a")
-    assert (decision.allowed, decision.reason) == (True, "ok")
+    # 16 GPUs on team-a's 8 of its own: admitted by borrowing (reason "borrows" since issue #37; it was "ok")
+    assert (decision.allowed, decision.reason) == (True, "borrows")
 
 
 def test_the_lead_resource_rule() -> None:
@@ -193,9 +198,14 @@ def test_podsets_that_fit_one_by_one_but_not_together_are_quoted_in_all() -> Non
     decision = decider.validate(job, "team-a")
     assert decision.reason == "never-admissible"
     assert decision.lead == (
-        "never runs: this RayJob asks for 6 CPUs in all (head 3, workers 3) and cq can get at most 4 CPUs on f, and "
-        "no way of splitting its PodSets over those flavors fits — ask for at most 4 CPUs in all, or fewer pods"
+        "never runs: this RayJob asks for 6 CPUs in all (head 3, workers 3) and cq can get at most 4 CPUs on f — "
+        "give each worker at most 1 CPU"
     )
+    # the old advice ("at most 4 CPUs in all, or fewer pods") named no PodSet; this one, followed, is admitted
+    cluster["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "1"}
+    }
+    assert decider.validate(job, "team-a").allowed
 
 
 def test_a_resource_the_queue_has_no_quota_for_is_named() -> None:

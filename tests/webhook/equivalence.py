@@ -151,18 +151,16 @@ def verdict_changes(
         for key in sorted(set(old) | set(new))
         if key not in old
         or key not in new
-        or (
-            old[key][:2] != new[key][:2]
-            and not (old[key][0] is True and new[key][0] is False and new[key][1] in new_reasons)
-        )
+        or (old[key][:2] != new[key][:2] and not (old[key][0] is True and new[key][1] in new_reasons))
     ]
     messages = sum(1 for key in old if key in new and old[key][2] != new[key][2])
     return bad, messages
 
 
 def main() -> None:
-    """Regenerate the golden. ``--new-reason R`` (repeatable): a review that was allowed may now be denied for R
-    (a new check); every other allowed/reason must stay as recorded, or nothing is written."""
+    """Regenerate the golden. ``--new-reason R`` (repeatable): a review that was allowed may now be decided for R
+    (a new check: denied, or allowed with a new reason such as ``borrows``); every other allowed/reason must stay
+    as recorded, or nothing is written."""
     new_reasons = frozenset(a for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--new-reason")
     data = decisions()
     if GOLDEN.exists():
@@ -170,7 +168,7 @@ def main() -> None:
         bad, messages = verdict_changes(old, data, new_reasons)
         newly = sum(1 for k in old if k in data and old[k][:2] != data[k][:2])
         print(
-            f"{messages} messages changed; {newly} allowed reviews now denied ({', '.join(sorted(new_reasons))})",
+            f"{messages} messages changed; {newly} allowed reviews now decided for a new reason ({', '.join(sorted(new_reasons))})",
             file=sys.stderr,
         )
         if bad:

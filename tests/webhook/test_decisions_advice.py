@@ -1,0 +1,203 @@
+"""Advice in refusals is judged over the whole workload, and is admitted when followed (re-judged by the Decider)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from batchplane.explain.sentences import Advice
+from batchplane.webhook.decisions import Decider, Decision
+from tests.webhook.conftest import stack_policy
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+SIZE_REASONS = ("never-admissible", "larger-than-any-node")
+
+
+@pytest.fixture(scope="module")
+def openshift_ai_2() -> Decider:
+    return Decider(stack_policy("openshift-ai-2"))
+
+
+def _container(cpu: str, memory: str, gpus: int) -> dict[str, Any]:
+    requests: dict[str, Any] = {"cpu": cpu, "memory": memory}
+    limits: dict[str, Any] = {}
+    if gpus:
+        requests["nvidia.com/gpu"] = gpus
+        limits["nvidia.com/gpu"] = gpus
+    resources: dict[str, Any] = {"requests": requests}
+    if limits:
+        resources["limits"] = limits
+    return {"name": "main", "image": "python:3.12", "resources": resources}
+
+
+def _meta(name: str, namespace: str, queue: str) -> dict[str, Any]:
+    return {"name": name, "namespace": namespace, "labels": {QUEUE_LABEL: queue}}
+
+
+def pytorchjob(
+    namespace: str,
+    queue: str,
+    master: tuple[str, str, int] | None,
+    workers: int,
+    worker: tuple[str, str, int],
+) -> dict[str, Any]:
+    """A PyTorchJob: an optional Master (1 replica) and ``workers`` Workers, each pod (cpu, memory, GPUs)."""
+    specs: dict[str, Any] = {}
+    if master is not None:
+        specs["Master"] = {"replicas": 1, "template": {"spec": {"containers": [_container(*master)]}}}
+    specs["Worker"] = {"replicas": workers, "template": {"spec": {"containers": [_container(*worker)]}}}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": _meta("train", namespace, queue),
+        "spec": {"pytorchReplicaSpecs": specs},
+    }
+
+
+def leaderworkerset(
+    namespace: str, queue: str, leader: tuple[str, str, int] | None, size: int, worker: tuple[str, str, int]
+) -> dict[str, Any]:
+    """A LeaderWorkerSet of one group of ``size`` pods (with a leaderTemplate when ``leader`` is given)."""
+    template: dict[str, Any] = {
+        "size": size,
+        "workerTemplate": {"spec": {"containers": [_container(*worker)]}},
+    }
+    if leader is not None:
+        template["leaderTemplate"] = {"spec": {"containers": [_container(*leader)]}}
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": _meta("serve", namespace, queue),
+        "spec": {"replicas": 1, "leaderWorkerTemplate": template},
+    }
+
+
+def _quantity(resource: str, stored: int) -> Any:
+    return f"{stored}m" if resource == "cpu" else stored
+
+
+def _pod_template(obj: dict[str, Any], pod_set: str) -> dict[str, Any]:
+    if obj["kind"] == "PyTorchJob":
+        return obj["spec"]["pytorchReplicaSpecs"][pod_set.capitalize()]["template"]  # type: ignore[no-any-return]
+    group = obj["spec"]["leaderWorkerTemplate"]
+    return group["leaderTemplate"] if pod_set == "leader" else group["workerTemplate"]  # type: ignore[no-any-return]
+
+
+def apply(obj: dict[str, Any], advice: Advice) -> dict[str, Any]:
+    """``obj`` changed as ``advice`` says: each PodSet's count (replicas, or the group size), its per-pod requests."""
+    out = copy.deepcopy(obj)
+    for change in advice.changes:
+        if change.count is not None:
+            if out["kind"] == "PyTorchJob":
+                out["spec"]["pytorchReplicaSpecs"][change.pod_set.capitalize()]["replicas"] = change.count
+            else:
+                group = out["spec"]["leaderWorkerTemplate"]
+                group["size"] = change.count + (1 if "leaderTemplate" in group else 0)
+        for container in _pod_template(out, change.pod_set)["spec"]["containers"]:
+            resources = container["resources"]
+            for resource, stored in change.per_pod.items():
+                resources["requests"][resource] = _quantity(resource, stored)
+                if resource in resources.get("limits", {}):
+                    resources["limits"][resource] = _quantity(resource, stored)
+    return out
+
+
+def followed(decider: Decider, obj: dict[str, Any], namespace: str) -> tuple[Decision, Decision]:
+    """The refusal of ``obj`` and the decision on ``obj`` with the refusal's advice applied."""
+    refused = decider.validate(obj, namespace)
+    assert not refused.allowed, refused
+    assert refused.advice is not None and refused.advice.changes, refused.message
+    return refused, decider.validate(apply(obj, refused.advice), namespace)
+
+
+def test_pytorchjob_advice_counts_the_master_and_is_admitted_when_followed(openshift_ai_2: Decider) -> None:
+    obj = pytorchjob("test", "local-queue-test", ("1", "1Gi", 2), 3, ("1", "1Gi", 2))
+    refused, after = followed(openshift_ai_2, obj, "test")
+    assert "ask for at most 1 worker of 2 GPUs" in refused.lead, refused.lead
+    assert "the master pod takes 2 GPUs more" in refused.lead
+    assert after.allowed, after.message
+
+
+def test_pytorchjob_whose_master_alone_exceeds_says_no_worker_count_fits(openshift_ai_2: Decider) -> None:
+    obj = pytorchjob("test", "local-queue-test", ("1", "1Gi", 6), 2, ("1", "1Gi", 1))
+    refused = openshift_ai_2.validate(obj, "test")
+    assert "no number of workers fits: the master pod alone never fits cluster-queue" in refused.lead, (
+        refused.lead
+    )
+    assert refused.advice is not None
+    assert [c.pod_set for c in refused.advice.changes] == ["master"], refused.lead
+    assert refused.lead.endswith("give each master pod at most 3 GPUs"), refused.lead
+    assert openshift_ai_2.validate(apply(obj, refused.advice), "test").allowed
+
+
+def test_leaderworkerset_group_advice_is_admitted_when_followed(openshift_ai_2: Decider) -> None:
+    obj = leaderworkerset("test", "local-queue-test", None, 2, ("1", "1Gi", 8))
+    refused, after = followed(openshift_ai_2, obj, "test")
+    assert "give each pod at most 5 GPUs" not in refused.lead, refused.lead
+    assert after.allowed, after.message
+
+
+def test_advice_lowers_every_resource_that_exceeds_not_only_the_gpus(openshift_ai_2: Decider) -> None:
+    obj = leaderworkerset("test", "local-queue-test", None, 1, ("12", "40Gi", 8))
+    refused, after = followed(openshift_ai_2, obj, "test")
+    assert refused.advice is not None
+    assert [set(c.per_pod) for c in refused.advice.changes] == [{"cpu", "memory", "nvidia.com/gpu"}], (
+        refused.lead
+    )
+    assert "at most 5 GPUs, 9 CPUs and 36Gi of memory" in refused.lead, refused.lead
+    assert after.allowed, after.message
+
+
+# --- the property: every advice, followed, is admitted (or waits) on an empty cluster ----------------------------
+
+TEMPLATES = ("openshift-ai-2", "openshift-ai-gpu", "kind", "gke-dev", "gke-dws")
+_DECIDERS: dict[str, Decider] = {}
+
+
+def _decider(template: str) -> Decider:
+    if template not in _DECIDERS:
+        _DECIDERS[template] = Decider(stack_policy(template))
+    return _DECIDERS[template]
+
+
+def _queues(decider: Decider) -> list[tuple[str, str]]:
+    return sorted((ns, q) for ns, p in decider.policy.namespaces.items() for q in p.local_queues)
+
+
+pods = st.tuples(
+    st.sampled_from(["500m", "1", "2", "4", "8", "16"]),
+    st.sampled_from(["1Gi", "4Gi", "16Gi", "64Gi"]),
+    st.integers(min_value=0, max_value=10),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    template=st.sampled_from(TEMPLATES),
+    which=st.integers(min_value=0, max_value=20),
+    kind=st.sampled_from(["PyTorchJob", "LeaderWorkerSet"]),
+    fixed=st.one_of(st.none(), pods),
+    count=st.integers(min_value=1, max_value=8),
+    scalable=pods,
+)
+def test_every_advice_followed_is_never_refused_for_size(
+    template: str,
+    which: int,
+    kind: str,
+    fixed: tuple[str, str, int] | None,
+    count: int,
+    scalable: tuple[str, str, int],
+) -> None:
+    decider = _decider(template)
+    namespace, queue = _queues(decider)[which % len(_queues(decider))]
+    build = pytorchjob if kind == "PyTorchJob" else leaderworkerset
+    obj = build(namespace, queue, fixed, count, scalable)
+    refused = decider.validate(obj, namespace)
+    if refused.allowed or refused.advice is None or not refused.advice.changes:
+        return
+    after = decider.validate(apply(obj, refused.advice), namespace)
+    assert after.allowed or after.reason not in SIZE_REASONS, (refused.message, after.message)
