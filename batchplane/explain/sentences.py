@@ -382,14 +382,16 @@ def node_never_runs(
     gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
 ) -> Lead:
     """A pod larger than every node that backs its flavor (``never runs: one pod asks for 24 GPUs, but the largest
-    node of flavor h100 (a3-highgpu-8g) has 8 GPUs — …``)."""
+    node of flavor h100 (a3-highgpu-8g) has 8 GPUs — …``). Only a scalable PodSet is told to use more pods; a fixed
+    one (:data:`FIXED_POD_SETS`: one head, master, leader …) is told to ask for less."""
     one = noun(demand.name, 1, kind)
     per = _per_pod(demand, resource)
     what = ", ".join(machines)
+    more = "" if demand.name.lower() in FIXED_POD_SETS else f" and use more {noun(demand.name, 2, kind)}"
     return Lead(
         f"never runs: one {one} asks for {amount(resource, per, gpu_resources)}, but the largest node flavor "
         f"{flavor} runs on ({what}) has {amount(resource, largest, gpu_resources)} — ask for at most "
-        f"{amount(resource, largest, gpu_resources)} per {one} and use more {noun(demand.name, 2, kind)}",
+        f"{amount(resource, largest, gpu_resources)} per {one}{more}",
         flavor,
         resource,
     )
