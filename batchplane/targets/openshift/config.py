@@ -242,7 +242,7 @@ class JobSetOperator(OlmSubscription):
     which OpenShift AI 3.2+ needs for a Managed trainer (:data:`~batchplane.targets.openshift.dsc.JOBSET_OPERATOR_SINCE`)."""
 
     channel: Channel = JOBSET_CHANNEL
-    """Update channel. Defaults to ``stable-v1.0`` (opendatahub-operator ``v3.5.0`` ``tests/e2e/helper_test.go``)."""
+    """Update channel. Defaults to ``stable-v1.0`` (opendatahub-operator ``v3.5.0`` ``opendatahub-io/opendatahub-operator:tests/e2e/helper_test.go`` L67)."""
 
 
 class OpenShiftAI(OlmSubscription):
