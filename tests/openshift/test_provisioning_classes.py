@@ -111,8 +111,8 @@ def test_pool_shape_prefers_configured_values_over_the_instance_table() -> None:
 @pytest.mark.parametrize(
     ("install", "roles"),
     [
-        (True, ["cert-manager", "kueue", "openshift-ai", "nfd", "gpu-operator"]),
-        (False, ["cert-manager", "kueue", "openshift-ai"]),
+        (True, ["cert-manager", "kueue", "jobset-operator", "openshift-ai", "nfd", "gpu-operator"]),
+        (False, ["cert-manager", "kueue", "jobset-operator", "openshift-ai"]),
     ],
     ids=["gpu-operator-installed", "gpu-operator-not-installed"],
 )
@@ -121,7 +121,8 @@ def test_gpu_operator_installs_follow_the_other_olm_installs(install: bool, role
     assert isinstance(target, OpenShiftTarget)
     plan = openshift_plan(target)
     assert [i.role for i in plan.installs] == roles
-    assert [(o.role, o.after, o.obj["kind"]) for o in plan.operands] == (
+    jobset = [("jobset-operator-cr", "jobset-operator", "JobSetOperator")]  # trainer Managed on 3.x
+    assert [(o.role, o.after, o.obj["kind"]) for o in plan.operands] == jobset + (
         [("nfd-instance", "nfd", "NodeFeatureDiscovery"), ("cluster-policy", "gpu-operator", "ClusterPolicy")]
         if install
         else []
@@ -132,5 +133,5 @@ def test_cluster_policy_and_nfd_specs_can_be_replaced() -> None:
     gpu = {"install": True, "clusterPolicy": {"driver": {"enabled": False}}, "nodeFeatureDiscovery": {}}
     target = load_stack(ocp_with(target__gpuOperator=gpu)).config.target
     assert isinstance(target, OpenShiftTarget)
-    specs = {o.role: o.obj["spec"] for o in openshift_plan(target).operands}
+    specs = {o.role: o.obj["spec"] for o in openshift_plan(target).operands if o.after != "jobset-operator"}
     assert specs == {"nfd-instance": {}, "cluster-policy": {"driver": {"enabled": False}}}

@@ -58,6 +58,7 @@ def test_a_package_missing_from_the_catalog_and_a_channel_it_lacks_are_blockers_
     found = {(f.check, f.path) for f in report.blockers}
     assert found == {
         ("olm", "batchplane:target.openshiftAi.source"),
+        ("olm", "batchplane:target.openshiftAi.jobSetOperator.source"),
         ("olm", "batchplane:target.kueue.channel"),
     }
     channel = next(f for f in report.blockers if f.path.endswith(".channel"))

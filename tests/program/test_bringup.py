@@ -308,6 +308,7 @@ def test_a_production_openshift_stack_approves_only_pinned_csvs_after_each_subsc
         ("openshiftAi", "rhods-operator.3.5.0"),
     ):
         target[key] = {k: v for k, v in target.get(key, {}).items() if k != "approval"} | {"startingCsv": csv}
+    target["openshiftAi"]["jobSetOperator"] = {"startingCsv": "jobset-operator.v1.0.0"}
     resources = run_program(REPO_ROOT, "openshift-ai", config, preview=False).resources
     assert bringup_problems(resources) == []
     gates = {r.inputs["subscription"]: r.inputs.get("approveCsv") for r in resources if csv_gate(r)}
@@ -315,6 +316,7 @@ def test_a_production_openshift_stack_approves_only_pinned_csvs_after_each_subsc
         "openshift-cert-manager-operator": "cert-manager-operator.v1.18.0",
         "kueue-operator": "kueue-operator.v1.4.1",
         "rhods-operator": "rhods-operator.3.5.0",
+        "job-set": "jobset-operator.v1.0.0",
     }
     subs = [r for r in resources if SUBSCRIPTION(r)]
     assert {r.inputs["spec"]["installPlanApproval"] for r in subs} == {"Manual"}

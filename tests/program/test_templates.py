@@ -147,7 +147,7 @@ def test_openshift_template_installs_through_olm_without_helm() -> None:
     run = template_run("openshift-ai")
     assert run.of_type("kubernetes:helm.sh/v3:Release") == []
     subscriptions = run.of_type("kubernetes:operators.coreos.com/v1alpha1:Subscription")
-    assert len(subscriptions) == 3
+    assert len(subscriptions) == 4  # with the JobSet Operator (trainer Managed on OpenShift AI 3.x)
 
 
 WEBHOOK_DEPLOYMENT = "kubernetes:apps/v1:Deployment"

@@ -36,11 +36,14 @@ from batchplane.frameworks import (
 )
 from batchplane.targets.openshift.dsc import (
     DSC_COMPONENT_OPERATORS,
+    JOBSET_CHANNEL,
     DataScienceClusterComponents,
     check_components,
     check_default_queues,
+    check_jobset_operator,
     check_release_components,
     managed,
+    needs_jobset_operator,
     render_components,
 )
 from batchplane.targets.openshift.gpu import (
@@ -234,6 +237,14 @@ class RedHatKueue(OlmSubscription):
     ``None`` manages every job in managed namespaces. Omitted: the operator's default."""
 
 
+class JobSetOperator(OlmSubscription):
+    """The JobSet Operator (package ``job-set``, namespace ``openshift-jobset-operator``, catalog ``redhat-operators``),
+    which OpenShift AI 3.2+ needs for a Managed trainer (:data:`~batchplane.targets.openshift.dsc.JOBSET_OPERATOR_SINCE`)."""
+
+    channel: Channel = JOBSET_CHANNEL
+    """Update channel. Defaults to ``stable-v1.0`` (opendatahub-operator ``v3.5.0`` ``opendatahub-io/opendatahub-operator:tests/e2e/helper_test.go`` L67)."""
+
+
 class OpenShiftAI(OlmSubscription):
     """Red Hat OpenShift AI (package ``rhods-operator``, namespace ``redhat-ods-operator``) and its DataScienceCluster."""
 
@@ -262,6 +273,11 @@ class OpenShiftAI(OlmSubscription):
     """Every DataScienceCluster component (``true``/``false`` or an object with ``managementState`` and its
     settings; batchplane/targets/openshift/dsc.py). Defaults to RHOAI's sample DSC of the release with kueue
     ``Unmanaged``."""
+
+    job_set_operator: JobSetOperator | None = JobSetOperator()
+    """The JobSet Operator and its ``JobSetOperator`` ``cluster``, installed before the DataScienceCluster when trainer
+    is Managed on OpenShift AI 3.2+ (else not rendered). ``null``: not installed by the stack (then trainer Managed on
+    3.2+ is an error). Defaults to channel ``stable-v1.0``."""
 
     def component_states(self) -> dict[str, bool]:
         """The distributed-workloads DSC components of the release → Managed (codeflare, ray, trainingoperator
@@ -474,6 +490,11 @@ def subscriptions(target: OpenShiftTarget) -> list[tuple[str, OlmSubscription]]:
         subs.append(("kueue", target.kueue))
     if target.openshift_ai is not None:
         subs.append(("openshiftAi", target.openshift_ai))
+        ai = target.openshift_ai
+        if ai.job_set_operator is not None and needs_jobset_operator(
+            ai.components, ai.release, ai.minor_release()
+        ):
+            subs.append(("openshiftAi.jobSetOperator", ai.job_set_operator))
     if target.gpu_operator.install:
         subs += [
             ("gpuOperator.nfd", target.gpu_operator.nfd),
@@ -663,6 +684,11 @@ def check_openshift(target: OpenShiftTarget, k: ExpandedKueue, environment: str 
             check_default_queues(ai.components, ai.minor_release(), source_key, ai.minor_source(), path)
         )
         issues.extend(check_serving_prerequisites(ai, path))
+        issues.extend(
+            check_jobset_operator(
+                ai.components, ai.release, ai.minor_release(), ai.job_set_operator is not None, path
+            )
+        )
         if (
             ai.release == "3.x"
             and ai.components.training_operator is not None

@@ -524,6 +524,64 @@ def managed(
     return {k: str(v.get("managementState", "")) for k, v in rendered.items()}
 
 
+#: The first OpenShift AI release whose trainer component needs the JobSet Operator: its precondition looks for a CSV
+#: named ``jobset-operator.*`` (red-hat-data-services/rhods-operator ``rhoai-3.2``
+#: ``internal/controller/components/trainer/trainer_controller_actions.go`` L30, ``trainer.go`` L27; absent on
+#: ``rhoai-3.0``) and, from 3.5, a cluster-scoped ``JobSetOperator`` named ``cluster`` (``rhoai-3.5`` and
+#: opendatahub-io/opendatahub-operator ``v3.5.0`` ``trainer_controller_actions.go`` L34-53, ``trainer_support.go``
+#: L16, ``pkg/cluster/gvk/gvk.go`` L646-650: ``operator.openshift.io/v1``); without them Trainer, and so the
+#: DataScienceCluster, is never Ready.
+JOBSET_OPERATOR_SINCE = (3, 2)
+#: The JobSet Operator's OLM package, namespace and channel, as opendatahub-operator installs it for its own e2e tests
+#: (``v3.5.0`` ``tests/e2e/helper_test.go`` L65-67; namespaced OperatorGroup, ``tests/e2e/creation_test.go`` L118).
+JOBSET_PACKAGE = "job-set"
+JOBSET_NAMESPACE = "openshift-jobset-operator"
+JOBSET_CHANNEL = "stable-v1.0"
+
+
+def needs_jobset_operator(
+    components: DataScienceClusterComponents, release: Release, minor: str | None
+) -> bool:
+    """Whether the DataScienceCluster's trainer needs the JobSet Operator: release ``3.x``, trainer Managed (its
+    default) and OpenShift AI ``minor`` at least :data:`JOBSET_OPERATOR_SINCE`, or unknown (a channel's head)."""
+    if release != "3.x" or managed(components, release, minor).get("trainer") != "Managed":
+        return False
+    major, _, rest = (minor or "").partition(".")
+    if major.isdigit() and rest.isdigit():
+        return (int(major), int(rest)) >= JOBSET_OPERATOR_SINCE
+    return True
+
+
+def jobset_operator_cr() -> dict[str, Any]:
+    """The cluster-scoped ``operator.openshift.io/v1`` ``JobSetOperator`` ``cluster`` the trainer looks for (spec as
+    opendatahub-operator ``v3.5.0`` ``tests/e2e/helper_test.go`` L474-487 creates it: ``logLevel``/``operatorLogLevel``
+    ``Normal``)."""
+    return {
+        "apiVersion": "operator.openshift.io/v1",
+        "kind": "JobSetOperator",
+        "metadata": {"name": "cluster", "labels": {"app.kubernetes.io/managed-by": "batchplane"}},
+        "spec": {"logLevel": "Normal", "operatorLogLevel": "Normal"},
+    }
+
+
+def check_jobset_operator(
+    components: DataScienceClusterComponents, release: Release, minor: str | None, installs: bool, path: str
+) -> list[ConfigIssue]:
+    """Trainer Managed on OpenShift AI 3.2+ (:func:`needs_jobset_operator`) while the stack does not install the JobSet
+    Operator (``installs`` false, ``openshiftAi.jobSetOperator: null``): an error at ``components.trainer`` with the
+    fix."""
+    if installs or not needs_jobset_operator(components, release, minor):
+        return []
+    return [
+        ConfigIssue(
+            f"{path}.trainer",
+            'Trainer needs the JobSet Operator (OLM package job-set, JobSetOperator "cluster") from OpenShift AI 3.2 '
+            "on, and openshiftAi.jobSetOperator is null, so the DataScienceCluster never becomes Ready: remove "
+            "jobSetOperator: null (the stack installs it), or set trainer: false",
+        )
+    ]
+
+
 def check_default_queues(
     components: DataScienceClusterComponents, minor: str | None, source_key: str, source: str, path: str
 ) -> list[ConfigIssue]:

@@ -21,7 +21,13 @@ from batchplane.targets.openshift.config import (
     OpenShiftTarget,
     rhbok_frameworks,
 )
-from batchplane.targets.openshift.dsc import render_components
+from batchplane.targets.openshift.dsc import (
+    JOBSET_NAMESPACE,
+    JOBSET_PACKAGE,
+    jobset_operator_cr,
+    needs_jobset_operator,
+    render_components,
+)
 
 Object = dict[str, Any]
 MANAGED_BY = {"app.kubernetes.io/managed-by": "batchplane"}
@@ -71,11 +77,13 @@ class Operand:
         role: resource-name role, e.g. ``nfd-instance``, ``cluster-policy``.
         after: the :attr:`OlmInstall.role` whose CSV gate it waits for.
         obj: the object.
+        before_dsc: the DataScienceCluster waits for it (the ``JobSetOperator`` its trainer looks for).
     """
 
     role: str
     after: str
     obj: Object
+    before_dsc: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,11 +92,13 @@ class OpenShiftPlan:
     then the ``Kueue`` CR (when Batchplane owns it), the DataScienceCluster and other operands.
 
     Attributes:
-        installs: cert-manager, kueue, openshift-ai (when configured), then nfd and gpu-operator
+        installs: cert-manager, kueue, jobset-operator (trainer Managed on OpenShift AI 3.2+), openshift-ai (when
+            configured), then nfd and gpu-operator
             (when ``gpuOperator.install``).
         kueue_cr: the ``kueue.openshift.io/v1`` ``Kueue`` CR, or ``None`` when OpenShift AI manages it.
         data_science_cluster: the DataScienceCluster, or ``None`` without OpenShift AI.
-        operands: the ``NodeFeatureDiscovery`` and ``ClusterPolicy`` CRs (when ``gpuOperator.install``).
+        operands: the ``JobSetOperator`` ``cluster`` (with the JobSet Operator), the ``NodeFeatureDiscovery`` and
+            ``ClusterPolicy`` CRs (when ``gpuOperator.install``).
         kueue_namespace: where Kueue runs: ``openshift-kueue-operator`` (the Red Hat build of Kueue) or
             ``redhat-ods-applications`` (Kueue embedded in OpenShift AI 2.x).
         appwrapper_source: URL of the AppWrapper release ``install.yaml`` (``target.appwrapper``), or ``None``.
@@ -312,6 +322,27 @@ def openshift_plan(target: OpenShiftTarget, environment: str = "dev") -> OpenShi
                 environment=environment,
             )
         )
+    operands: list[Operand] = []
+    ai = target.openshift_ai
+    if (
+        ai is not None
+        and ai.job_set_operator is not None
+        and needs_jobset_operator(ai.components, ai.release, ai.minor_release())
+    ):
+        installs.append(
+            _install(
+                "jobset-operator",
+                JOBSET_NAMESPACE,
+                JOBSET_NAMESPACE,
+                JOBSET_PACKAGE,
+                ai.job_set_operator,
+                {"targetNamespaces": [JOBSET_NAMESPACE]},
+                environment,
+            )
+        )
+        operands.append(
+            Operand("jobset-operator-cr", "jobset-operator", jobset_operator_cr(), before_dsc=True)
+        )
     if target.openshift_ai is not None:
         installs.append(
             _install(
@@ -323,12 +354,12 @@ def openshift_plan(target: OpenShiftTarget, environment: str = "dev") -> OpenShi
                 environment=environment,
             )
         )
-    gpu_installs, operands = gpu_operator_installs(target, environment)
+    gpu_installs, gpu_operands = gpu_operator_installs(target, environment)
     return OpenShiftPlan(
         [*installs, *gpu_installs],
         kueue_cr(target) if target.creates_kueue_cr() else None,
         data_science_cluster(target),
-        operands,
+        [*operands, *gpu_operands],
         "openshift-kueue-operator" if target.installs_rhbok() else "redhat-ods-applications",
         appwrapper_source(target.appwrapper.version) if target.appwrapper.enabled else None,
         kueue_cr_patch(target) if target.installs_rhbok() and not target.creates_kueue_cr() else None,

@@ -207,11 +207,18 @@ class OpenShiftOperators(pulumi.ComponentResource):
         self.kueue_cr = None
         if plan.kueue_cr is not None:
             self.kueue_cr = _custom(f"{name}-kueue-cr", plan.kueue_cr, child(kueue_csv))
+        self.operands = {
+            operand.role: _custom(
+                f"{name}-{operand.role}", operand.obj, child([self.csv_gates[operand.after]])
+            )
+            for operand in plan.operands
+        }
         self.data_science_cluster = None
         if plan.data_science_cluster is not None:
             deps: list[pulumi.Resource] = [self.csv_gates["openshift-ai"], *kueue_csv]
             if self.kueue_cr is not None:
                 deps.append(self.kueue_cr)
+            deps += [self.operands[o.role] for o in plan.operands if o.before_dsc]
             self.data_science_cluster = _custom(f"{name}-dsc", plan.data_science_cluster, child(deps))
         serving: list[pulumi.Resource] = [
             r for r in (self.kueue_cr, self.data_science_cluster) if r is not None
@@ -246,10 +253,4 @@ class OpenShiftOperators(pulumi.ComponentResource):
             self.appwrapper = k8s.yaml.v2.ConfigFile(
                 f"{name}-appwrapper", file=plan.appwrapper_source, opts=child([webhook_gate])
             )
-        self.operands = {
-            operand.role: _custom(
-                f"{name}-{operand.role}", operand.obj, child([self.csv_gates[operand.after]])
-            )
-            for operand in plan.operands
-        }
         self.register_outputs({})

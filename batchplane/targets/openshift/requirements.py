@@ -91,6 +91,7 @@ _OLM_PATHS = {
     "cert-manager": f"{TARGET}.certManager",
     "kueue": f"{TARGET}.kueue",
     "openshift-ai": f"{TARGET}.openshiftAi",
+    "jobset-operator": f"{TARGET}.openshiftAi.jobSetOperator",
     "nfd": f"{TARGET}.gpuOperator.nfd",
     "gpu-operator": f"{TARGET}.gpuOperator.nvidia",
 }
