@@ -53,6 +53,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="batch",
     version="v1",
     kind="Job",
+    topology_checks=frozenset({"request", "slice-bound"}),
     plural="jobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/job/job_controller.go",
     rhbok_name="BatchJob",

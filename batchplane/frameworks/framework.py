@@ -148,6 +148,11 @@ class JobFramework:
         workload_noun: what the quota webhook's sentences call the unit Kueue admits ("this LeaderWorkerSet group
             asks for …") when one object is several Workloads; ``None`` (the default): the kind, one object being
             one Workload.
+        topology_checks: which of Kueue's topology-aware-scheduling validations (``pkg/controller/jobs/
+            tas_validation.go``) the kind's own Kueue webhook calls: ``request`` (``ValidateTASPodSetRequest``),
+            ``slice-bound`` (``ValidateSliceSizeAnnotationUpperBound``), ``grouping``
+            (``ValidatePodSetGroupingTopology``); :mod:`batchplane.webhook.topology` cites the call sites. Empty
+            (the default): none.
     """
 
     name: str
@@ -169,6 +174,7 @@ class JobFramework:
     update_review: bool = False
     operator: JobOperator | None = None
     workload_noun: str | None = None
+    topology_checks: frozenset[str] = frozenset()
 
     @property
     def pod_set_source(self) -> PodSetSource | None:

@@ -15,6 +15,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="kubeflow.org",
     version="v1",
     kind="JAXJob",
+    topology_checks=frozenset({"request", "slice-bound"}),
     plural="jaxjobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/kubeflow/jobs/jaxjob/jaxjob_controller.go",
     rhbok_name="JaxJob",

@@ -30,6 +30,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="jobset.x-k8s.io",
     version="v1alpha2",
     kind="JobSet",
+    topology_checks=frozenset({"request", "slice-bound", "grouping"}),
     plural="jobsets",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/jobset/jobset_controller.go",
     rhbok_name="JobSet",

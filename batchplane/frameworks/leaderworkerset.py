@@ -89,6 +89,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="leaderworkerset.x-k8s.io",
     version="v1",
     kind="LeaderWorkerSet",
+    topology_checks=frozenset({"request", "slice-bound", "grouping"}),
     plural="leaderworkersets",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/leaderworkerset/leaderworkerset_controller.go",
     rhbok_name="LeaderWorkerSet",

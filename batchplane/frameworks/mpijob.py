@@ -11,6 +11,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="kubeflow.org",
     version="v2beta1",
     kind="MPIJob",
+    topology_checks=frozenset({"request", "slice-bound", "grouping"}),
     plural="mpijobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/mpijob/mpijob_controller.go",
     rhbok_name="MPIJob",

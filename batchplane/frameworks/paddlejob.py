@@ -11,6 +11,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="kubeflow.org",
     version="v1",
     kind="PaddleJob",
+    topology_checks=frozenset({"request", "slice-bound"}),
     plural="paddlejobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/kubeflow/jobs/paddlejob/paddlejob_controller.go",
     rhbok_name="PaddleJob",

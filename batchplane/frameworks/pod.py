@@ -202,6 +202,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="",
     version="v1",
     kind="Pod",
+    topology_checks=frozenset({"request"}),
     plural="pods",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/pod/pod_controller.go",
     rhbok_name="Pod",

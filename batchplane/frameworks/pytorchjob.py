@@ -59,6 +59,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="kubeflow.org",
     version="v1",
     kind="PyTorchJob",
+    topology_checks=frozenset({"request", "slice-bound"}),
     plural="pytorchjobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/kubeflow/jobs/pytorchjob/pytorchjob_controller.go",
     rhbok_name="PyTorchJob",

@@ -39,6 +39,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="ray.io",
     version="v1",
     kind="RayCluster",
+    topology_checks=frozenset({"request", "grouping"}),
     plural="rayclusters",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/raycluster/raycluster_controller.go",
     rhbok_name="RayCluster",

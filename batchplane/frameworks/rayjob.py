@@ -107,6 +107,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="ray.io",
     version="v1",
     kind="RayJob",
+    topology_checks=frozenset({"request", "grouping"}),
     plural="rayjobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/rayjob/rayjob_controller.go",
     rhbok_name="RayJob",

@@ -14,6 +14,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="sparkoperator.k8s.io",
     version="v1beta2",
     kind="SparkApplication",
+    topology_checks=frozenset({"request"}),
     plural="sparkapplications",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/sparkapplication/sparkapplication_controller.go",
     rhbok_name="SparkApplication",

@@ -11,6 +11,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="kubeflow.org",
     version="v1",
     kind="TFJob",
+    topology_checks=frozenset({"request", "slice-bound"}),
     plural="tfjobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/kubeflow/jobs/tfjob/tfjob_controller.go",
     rhbok_name="TFJob",

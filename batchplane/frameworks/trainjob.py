@@ -160,6 +160,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="trainer.kubeflow.org",
     version="v1alpha1",
     kind="TrainJob",
+    topology_checks=frozenset({"request"}),
     plural="trainjobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/trainjob/trainjob_controller.go",
     rhbok_name="TrainJob",

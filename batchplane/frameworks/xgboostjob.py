@@ -11,6 +11,7 @@ FRAMEWORK: JobFramework = JobFramework(
     group="kubeflow.org",
     version="v1",
     kind="XGBoostJob",
+    topology_checks=frozenset({"request", "slice-bound"}),
     plural="xgboostjobs",
     source=f"{KUEUE_SOURCE}/pkg/controller/jobs/kubeflow/jobs/xgboostjob/xgboostjob_controller.go",
     rhbok_name="XGBoostJob",

@@ -54,6 +54,7 @@ MODULES = (
     "batchplane/accounting/pod_requests.py",
     "batchplane/accounting/podsets.py",
     *framework_modules(),
+    "batchplane/accounting/validity.py",
     "batchplane/accounting/workload.py",
     "batchplane/webhook/queues.py",
     "batchplane/webhook/flavors.py",

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from batchplane.accounting import PodSetRequests
 from batchplane.config.names import qualified_name_problem
+from batchplane.frameworks import FRAMEWORKS
 from batchplane.webhook.policy import PolicyDocument
 
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
@@ -39,22 +40,17 @@ UNKNOWN_LEVEL = "unknown-topology-level"
 _BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False")
 """What Go's ``strconv.ParseBool`` accepts."""
 
-REQUEST_KINDS = frozenset(
-    ("Job", "JobSet", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "LeaderWorkerSet", "MPIJob",
-     "Pod", "RayCluster", "RayJob", "SparkApplication", "TrainJob")
-)  # fmt: skip
+REQUEST_KINDS = frozenset(f.kind for f in FRAMEWORKS if "request" in f.topology_checks)
 """Kinds whose Kueue webhook calls ``ValidateTASPodSetRequest`` (v0.19.2: ``pkg/controller/jobs/job/job_webhook.go``
 L240, ``jobset/jobset_webhook.go`` L153, ``kubeflow/kubeflowjob/kubeflowjob_controller.go`` L206,
 ``leaderworkerset/leaderworkerset_webhook.go`` L287/L296, ``mpijob/mpijob_webhook.go`` L186, ``pod/pod_webhook.go``
 L308, ``raycluster/common.go`` L345/L355, ``raycluster/raycluster_webhook.go`` L236/L246,
 ``sparkapplication/sparkapplication_webhook.go`` L156/L160, ``trainjob/trainjob_webhook.go`` L165)."""
-SLICE_BOUND_KINDS = frozenset(
-    ("Job", "JobSet", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "LeaderWorkerSet", "MPIJob")
-)
+SLICE_BOUND_KINDS = frozenset(f.kind for f in FRAMEWORKS if "slice-bound" in f.topology_checks)
 """Kinds whose webhook also calls ``ValidateSliceSizeAnnotationUpperBound`` (``job_webhook.go`` L267,
 ``jobset_webhook.go`` L154, ``kubeflowjob_controller.go`` L216, ``leaderworkerset_webhook.go`` L291/L300,
 ``mpijob_webhook.go`` L187)."""
-GROUPING_KINDS = frozenset(("JobSet", "LeaderWorkerSet", "MPIJob", "RayCluster", "RayJob"))
+GROUPING_KINDS = frozenset(f.kind for f in FRAMEWORKS if "grouping" in f.topology_checks)
 """Kinds whose webhook calls ``ValidatePodSetGroupingTopology`` (``jobset_webhook.go`` L156,
 ``leaderworkerset_webhook.go`` L302, ``mpijob_webhook.go`` L189, ``raycluster/common.go`` L350,
 ``raycluster_webhook.go`` L238)."""

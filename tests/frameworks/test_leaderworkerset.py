@@ -224,8 +224,7 @@ def test_a_group_larger_than_the_queues_gpu_quota_is_refused_saying_why() -> Non
     assert (decision.allowed, decision.reason) == (False, "never-admissible")
     assert decision.lead == (
         "never runs: this LeaderWorkerSet group asks for 12 GPUs in all (leader 4, worker 8) and cq can get at most 8 "
-        "GPUs on f, and no way of splitting its PodSets over those flavors fits — ask for at most 8 GPUs in all, or "
-        "fewer pods"
+        "GPUs on f — ask for at most 1 worker of 4 GPUs (the leader pod takes 4 GPUs more: 8 GPUs in all)"
     )
     assert decision.details == (
         'LeaderWorkerSet "team-a/serve": can never be admitted by ClusterQueue "cq" (LocalQueue "lq"): its PodSets '
@@ -244,7 +243,8 @@ def test_a_worker_pod_set_larger_than_the_quota_on_its_own_is_refused_naming_it(
     )
     assert decision.lead == (
         "never runs: cq can get at most 8 GPUs on f (8 of its own, no cohort to borrow from); this LeaderWorkerSet "
-        "group asks for 12 GPUs (3 workers × 4) — ask for at most 2 workers of 4 GPUs"
+        "group asks for 12 GPUs (3 workers × 4) — ask for at most 1 worker of 4 GPUs (the leader pod takes 4 GPUs "
+        "more: 8 GPUs in all)"
     )
 
 
