@@ -195,7 +195,10 @@ def test_real_client_approves_with_a_merge_patch_of_spec_approved(api_server: st
 PINS = {
     "certManager": {"startingCsv": "cert-manager-operator.v1.18.0"},
     "kueue": {"startingCsv": PINNED},
-    "openshiftAi": {"startingCsv": "rhods-operator.3.5.0"},
+    "openshiftAi": {
+        "startingCsv": "rhods-operator.3.5.0",
+        "jobSetOperator": {"startingCsv": "jobset-operator.v1.0.0"},
+    },
 }
 
 
@@ -204,12 +207,13 @@ def test_production_subscriptions_default_to_manual_with_the_pin_approved_by_the
     assert [(i.subscription["spec"]["installPlanApproval"], i.approve_csv) for i in plan_.installs] == [
         ("Manual", "cert-manager-operator.v1.18.0"),
         ("Manual", PINNED),
+        ("Manual", "jobset-operator.v1.0.0"),
         ("Manual", "rhods-operator.3.5.0"),
     ]
     dev = openshift_plan(OpenShiftTarget.model_validate(openshift_target(**PINS)), "dev")
     assert [(i.subscription["spec"]["installPlanApproval"], i.approve_csv) for i in dev.installs] == [
         ("Automatic", None)
-    ] * 3
+    ] * 4
 
 
 def test_automatic_stays_available_in_production() -> None:
@@ -226,6 +230,7 @@ def test_production_without_pins_names_every_unpinned_subscription() -> None:
         load_stack(config)
     assert sorted(i.path for i in caught.value.errors) == [
         "batchplane:target.kueue.startingCsv",
+        "batchplane:target.openshiftAi.jobSetOperator.startingCsv",
         "batchplane:target.openshiftAi.startingCsv",
     ]
 

@@ -20,7 +20,8 @@ def target_of(**changes: Any) -> OpenShiftTarget:
     return OpenShiftTarget.model_validate(openshift_target(**changes))
 
 
-def test_three_olm_installs_in_order_with_channels_and_approval_from_config() -> None:
+def test_four_olm_installs_in_order_with_channels_and_approval_from_config() -> None:
+    """cert-manager, Kueue, the JobSet Operator (Trainer's prerequisite from OpenShift AI 3.2 on) and OpenShift AI."""
     plan = openshift_plan(
         target_of(
             kueue={"channel": "stable-v1.5", "approval": "Manual", "startingCsv": "kueue-operator.v1.5.0"}
@@ -44,6 +45,13 @@ def test_three_olm_installs_in_order_with_channels_and_approval_from_config() ->
             "openshift-cert-manager-operator",
         ),
         ("kueue", "openshift-kueue-operator", "openshift-kueue-operator", {}, "kueue-operator"),
+        (
+            "jobset-operator",
+            "openshift-jobset-operator",
+            "openshift-jobset-operator",
+            {"targetNamespaces": ["openshift-jobset-operator"]},
+            "job-set",
+        ),
         ("openshift-ai", "redhat-ods-operator", "rhods-operator", {}, "rhods-operator"),
     ]
     assert plan.installs[1].subscription == {
@@ -62,6 +70,7 @@ def test_three_olm_installs_in_order_with_channels_and_approval_from_config() ->
     assert [i.subscription["spec"]["channel"] for i in plan.installs] == [
         "stable-v1",
         "stable-v1.5",
+        "stable-v1.0",  # the JobSet Operator's channel by default
         "stable-3.x",  # the 3.x release's channel by default
     ]
 

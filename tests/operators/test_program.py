@@ -129,12 +129,15 @@ def test_openshift_template_installs_through_olm_with_csv_gates_and_no_helm(
     assert [(s.name, s.inputs["spec"]["name"], s.inputs["spec"]["channel"]) for s in subs] == [
         ("olm-cert-manager-subscription", "openshift-cert-manager-operator", "stable-v1"),
         ("olm-kueue-subscription", "kueue-operator", "stable-v1.4"),
+        ("olm-jobset-operator-subscription", "job-set", "stable-v1.0"),
         ("olm-openshift-ai-subscription", "rhods-operator", "stable-3.x"),
     ]
     gates = {g.name: g for g in openshift_run.of_type(GATE)}
     assert sorted(gates) == [
         "olm-cert-manager-csv-ready",
         "olm-cert-manager-olm-lookup",
+        "olm-jobset-operator-csv-ready",
+        "olm-jobset-operator-olm-lookup",
         "olm-kueue-csv-ready",
         "olm-kueue-olm-lookup",
         "olm-kueue-ready",
@@ -249,6 +252,7 @@ def test_openshift_operator_groups_and_subscriptions_are_named_by_the_namespace_
     for role, group, package in (
         ("cert-manager", "openshift-cert-manager-operator", "openshift-cert-manager-operator"),
         ("kueue", "openshift-kueue-operator", "kueue-operator"),
+        ("jobset-operator", "openshift-jobset-operator", "job-set"),
         ("openshift-ai", "rhods-operator", "rhods-operator"),
     ):
         lookup = lookups[f"olm-{role}-olm-lookup"]
@@ -269,5 +273,5 @@ def test_openshift_operator_groups_and_subscriptions_are_named_by_the_namespace_
         )
         assert (og.inputs["metadata"]["name"], sub.inputs["metadata"]["name"]) == (group, package)
     notes = [m.message for m in openshift_run.logs if "not checked offline" in m.message]
-    assert len(notes) == 3 and all("run batchplane preflight" in n for n in notes)
+    assert len(notes) == 4 and all("run batchplane preflight" in n for n in notes)
     assert not [m for m in openshift_run.logs if m.severity == "error"]

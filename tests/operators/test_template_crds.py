@@ -56,6 +56,8 @@ OLM_GROUPS = {
         "dscinitialization.opendatahub.io",
         "kueue.x-k8s.io",
     },
+    # The JobSet Operator (Trainer's prerequisite from OpenShift AI 3.2 on) brings its JobSetOperator CR's group.
+    "job-set": {"operator.openshift.io"},
     "nfd": {"nfd.openshift.io"},
     "gpu-operator-certified": {"nvidia.com"},
 }

@@ -242,7 +242,10 @@ def test_production_accepts_a_target_csv_instead_of_a_starting_csv() -> None:
         target=openshift_target(
             certManager={"targetCsv": V118},
             kueue={"targetCsv": "kueue-operator.v1.4.1"},
-            openshiftAi={"targetCsv": "rhods-operator.3.5.0"},
+            openshiftAi={
+                "targetCsv": "rhods-operator.3.5.0",
+                "jobSetOperator": {"targetCsv": "jobset-operator.v1.0.0"},
+            },
         )
     )
     config["batchplane:environment"] = "production"

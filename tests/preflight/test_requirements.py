@@ -75,6 +75,24 @@ def test_spot_flex_start_and_queued_pools_need_preemptible_quota_and_reservation
     assert _needs(req, "gpus-all-regions") == {(None, None, False): 5 + 8 + 5}
 
 
+def test_a3_mega_pools_need_the_h100_mega_family_quota_not_the_h100_one() -> None:
+    """a3-megagpu-8g carries nvidia-h100-mega-80gb, whose Compute Engine metrics are the H100 Mega ones (the
+    gke-a3-mega-tas template's Spot and DWS rungs: docs/requirements.md)."""
+    req = stack_requirements(
+        gke_stack(
+            [
+                pool("spot", "spot", "a3-megagpu-8g", ["us-central1-a"], maxNodes=2),
+                pool("od", "on-demand", "a3-megagpu-8g", ["us-central1-b"], maxNodes=1),
+            ]
+        )
+    )
+    assert {q.metric for q in req.quotas if q.kind == "gpus"} == {
+        "PREEMPTIBLE_NVIDIA_H100_MEGA_GPUS",
+        "NVIDIA_H100_MEGA_GPUS",
+    }
+    assert _needs(req, "gpus")[("us-central1", "NVIDIA_H100_MEGA", True)] == 2 * 8
+
+
 def test_a_static_pool_counts_node_count_in_every_zone_and_n1_pools_take_their_accelerator() -> None:
     req = stack_requirements(
         gke_stack(
