@@ -452,9 +452,15 @@ def _with(pod_sets: Sequence[Demand], index: int, changed: Demand) -> list[Deman
 
 
 def _largest_fitting(low: int, high: int, fits_at: Callable[[int], bool]) -> int | None:
-    """The largest ``n`` in ``[low, high]`` with ``fits_at(n)`` (monotone: fits at ``n`` → fits below), else None."""
-    if high < low or not fits_at(low):
+    """The largest ``n`` in ``[low, high]`` with ``fits_at(n)`` (monotone: fits at ``n`` → fits below), else None.
+    ``high`` is tried first (a request that fits as asked costs one judgement), then ``low``, then a binary search."""
+    if high < low:
         return None
+    if fits_at(high):
+        return high
+    if high == low or not fits_at(low):
+        return None
+    high -= 1
     while low < high:
         middle = (low + high + 1) // 2
         if fits_at(middle):
@@ -462,6 +468,31 @@ def _largest_fitting(low: int, high: int, fits_at: Callable[[int], bool]) -> int
         else:
             high = middle - 1
     return low
+
+
+#: Memory-like advice is searched and shown in whole Mi (a byte-exact amount reads as ``17179869183 of memory``).
+_MI = 2**20
+
+
+def _memory_like(resource: str) -> bool:
+    return resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+
+
+def _largest_shown(resource: str, asked: int, fits_at: Callable[[int], bool]) -> int | None:
+    """The largest per-pod amount up to ``asked`` (stored integer) with ``fits_at``: ``asked`` itself when it fits,
+    else for memory-like resources the largest whole Mi (a binary search over Mi, not bytes: about 16 judgements
+    for 64Gi instead of 36), for others the largest stored unit (millicores for CPU); None when nothing fits."""
+    if fits_at(asked):
+        return asked
+    if _memory_like(resource) and asked >= _MI:
+        most = _largest_fitting(0, (asked - 1) // _MI, lambda mi: fits_at(mi * _MI))
+        return None if most is None else most * _MI
+    return _largest_fitting(0, asked - 1, fits_at)
+
+
+def _shown(resource: str, stored: int) -> int:
+    """``stored`` rounded down to the unit advice is shown in (whole Mi for memory-like resources of 1Mi or more)."""
+    return stored - stored % _MI if _memory_like(resource) and stored >= _MI else stored
 
 
 def _weight(demand: Demand, gpus: Sequence[str]) -> tuple[int, int]:
@@ -495,7 +526,7 @@ def _per_pod_advice(
             probe[resource] = value
             return fits(_with(pod_sets, index, _scaled(demand, per_pod=probe)))
 
-        found = _largest_fitting(0, per, fits_at)
+        found = _largest_shown(resource, per, fits_at)
         if found is None:
             return None
         if found < per:
@@ -505,14 +536,15 @@ def _per_pod_advice(
     if fits(_with(pod_sets, index, _scaled(demand, per_pod=most))):
         return most
 
-    def share_fits(permille: int) -> bool:
-        lowered = {r: min(v, asked[r] * permille // 1000) for r, v in most.items()}
-        return fits(_with(pod_sets, index, _scaled(demand, per_pod=lowered)))
+    def lowered(permille: int) -> dict[str, int]:
+        return {r: min(v, _shown(r, asked[r] * permille // 1000)) for r, v in most.items()}
 
-    share = _largest_fitting(0, 1000, share_fits)
+    share = _largest_fitting(
+        0, 1000, lambda permille: fits(_with(pod_sets, index, _scaled(demand, per_pod=lowered(permille))))
+    )
     if share is None:
         return None
-    return {r: min(v, asked[r] * share // 1000) for r, v in most.items()}
+    return lowered(share)
 
 
 def _count_advice(

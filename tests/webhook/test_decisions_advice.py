@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from batchplane.explain.sentences import Advice
-from batchplane.webhook.decisions import Decider, Decision
+from batchplane.explain.sentences import Advice, Change
+from batchplane.webhook.decisions import Decider, Decision, _SizeJudge
 from tests.webhook.conftest import stack_policy
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -152,6 +152,37 @@ def test_advice_lowers_every_resource_that_exceeds_not_only_the_gpus(openshift_a
     assert after.allowed, after.message
 
 
+def test_memory_advice_is_the_largest_whole_mi_that_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    decider = _decider("kind")
+    obj = pytorchjob("team-a", "default", None, 3, ("4", "16Gi", 0))
+    refused = decider.validate(obj, "team-a")
+    assert refused.advice is not None
+    assert "give each worker at most 1333m CPU and 2730Mi of memory" in refused.lead, refused.lead
+    assert decider.validate(apply(obj, refused.advice), "team-a").allowed
+    one_more = Advice(
+        (Change("worker", per_pod={"cpu": 1333, "memory": 2731 * 2**20}),), ""
+    )  # one Mi more per pod does not fit
+    assert decider.validate(apply(obj, one_more), "team-a").reason in SIZE_REASONS
+
+
+def test_advice_where_only_the_gpus_exceed_costs_few_judgements(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search tries the asked amount first and narrows memory in Mi, not bytes (the refusal stayed ~8× the
+    cost of an admission while it narrowed byte by byte)."""
+    decider = _decider("openshift-ai-2")
+    calls = [0]
+    judge = _SizeJudge.__call__
+
+    def counted(self: _SizeJudge, pod_sets: Any) -> bool:
+        calls[0] += 1
+        return judge(self, pod_sets)
+
+    monkeypatch.setattr(_SizeJudge, "__call__", counted)
+    obj = leaderworkerset("test", "local-queue-test", None, 4, ("1", "1Gi", 16))  # only the GPUs exceed
+    refused = decider.validate(obj, "test")
+    assert refused.advice is not None, refused.message
+    assert calls[0] <= 15, (calls[0], refused.lead)
+
+
 # --- the property: every advice, followed, is admitted (or waits) on an empty cluster ----------------------------
 
 TEMPLATES = ("openshift-ai-2", "openshift-ai-gpu", "kind", "gke-dev", "gke-dws")
@@ -201,3 +232,6 @@ def test_every_advice_followed_is_never_refused_for_size(
         return
     after = decider.validate(apply(obj, refused.advice), namespace)
     assert after.allowed or after.reason not in SIZE_REASONS, (refused.message, after.message)
+    for change in refused.advice.changes:  # memory advice is shown in whole Mi, not a byte count
+        memory = change.per_pod.get("memory", 0)
+        assert memory < 2**20 or memory % 2**20 == 0, refused.lead
