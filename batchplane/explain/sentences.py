@@ -362,6 +362,57 @@ def undeclared_never_runs(kind: str, resource: str, queue: QueueModel) -> Lead:
     )
 
 
+def drop_undeclared(
+    kind: str,
+    pod_sets: Sequence[Demand],
+    queue: QueueModel,
+    fits: Fits,
+    gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
+) -> Advice | None:
+    """Every request of a resource ``queue`` does not cover dropped (per-pod 0), re-judged with ``fits``; when the
+    rest still does not fit, :func:`advise`'s change of the rest is added (its sentence after ``then``). None when
+    nothing found fits."""
+    covered = queue.covered
+    changes: list[Change] = []
+    rest: list[Demand] = []
+    for d in pod_sets:
+        drop = {r: 0 for r in d.requests if r != PODS and r not in covered and d.requests[r] > 0}
+        if drop:
+            changes.append(Change(d.name, per_pod=drop))
+            d = _scaled(d, per_pod=drop)
+        rest.append(d)
+    if not changes:
+        return None
+    if fits(rest):
+        return Advice(tuple(changes), "")
+    more = advise(kind, rest, queue, fits, gpu_resources)
+    if more is None or not more.changes:
+        return None
+    merged = {c.pod_set: c for c in changes}
+    for c in more.changes:
+        was = merged.get(c.pod_set)
+        merged[c.pod_set] = c if was is None else Change(c.pod_set, c.count, {**was.per_pod, **c.per_pod})
+    return Advice(tuple(merged.values()), "; then" + more.text.removeprefix(" —"))
+
+
+def node_advice(
+    kind: str, pod_sets: Sequence[Demand], index: int, resource: str, fits: Fits, gpus: Sequence[str]
+) -> Advice | None:
+    """For a PodSet whose pod is larger than every node: the largest per-pod requests that fit (the other PodSets
+    as asked), re-judged with ``fits``; a scalable PodSet (not in :data:`FIXED_POD_SETS`) also gets the pods that
+    keep its total of ``resource`` when those fit too. Empty ``text``: the sentence says it. None when nothing
+    found fits."""
+    demand = pod_sets[index]
+    most = _per_pod_advice(pod_sets, index, fits, gpus)
+    if most is None:
+        return None
+    if demand.name.lower() not in FIXED_POD_SETS and most.get(resource, 0) > 0:
+        more = -(-demand.requests.get(resource, 0) // most[resource])
+        if more > demand.count and fits(_with(pod_sets, index, _scaled(demand, count=more, per_pod=most))):
+            return Advice((Change(demand.name, count=more, per_pod=most),), "")
+    return Advice((Change(demand.name, per_pod=most),), "")
+
+
 def assigner_never_runs(kind: str, queue: QueueModel) -> Lead:
     """Fits some placement, but Kueue's flavor assigner (PodSet by PodSet, first flavor that takes each) never
     finds it."""
@@ -415,7 +466,13 @@ def shortfall_lead(
         resource = (
             next((r for r in sorted(demand.requests) if r not in covered), "?") if demand is not None else "?"
         )
-        return undeclared_never_runs(kind, resource, queue)
+        lead = undeclared_never_runs(kind, resource, queue)
+        if fits_all is None:
+            return lead
+        advice = drop_undeclared(kind, workload_demands, queue, fits_all, gpu_resources)
+        if advice is None:
+            return lead
+        return Lead(lead.text + advice.text, lead.flavor, lead.resource, advice)
     if first.kind == "podset":
         return podset_never_runs(
             kind,

@@ -62,6 +62,7 @@ from batchplane.explain.sentences import (
     Borrowing,
     amount,
     borrowing_sentence,
+    node_advice,
     node_never_runs,
     shortfall_lead,
 )
@@ -554,7 +555,7 @@ class Decider:
         count: one flavor of unknown nodes and nothing is claimed."""
         problems: list[_Problem] = []
         gpus = self.policy.webhook.gpu_resources
-        for ps, d in zip(workload.pod_sets, workload_demands, strict=True):
+        for index, (ps, d) in enumerate(zip(workload.pod_sets, workload_demands, strict=True)):
             per_pod = {r: v for r, v in ps.stored.items() if v > 0}
             misfit = node_misfit(d, per_pod, queue, self.flavors)
             if misfit is None:
@@ -583,6 +584,8 @@ class Decider:
             sentence = node_never_runs(
                 kind, d, lead, names[0] if len(names) == 1 else "/".join(names), largest[lead], machines, gpus
             )
+            judge = _SizeJudge(queue, self.flavors, self._block_undeclared)
+            advice = node_advice(kind, workload_demands, index, lead, judge, gpus)
             problems.append(
                 _Problem(
                     "larger-than-any-node",
@@ -591,6 +594,7 @@ class Decider:
                     f"scheduled (a single pod runs on one node: {amount(lead, largest[lead], gpus)} at most)",
                     sentence.text,
                     tuple(sorted({n.key for n in nodes if n.key})),
+                    advice,
                 )
             )
         return problems

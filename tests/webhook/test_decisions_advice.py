@@ -183,6 +183,59 @@ def test_advice_where_only_the_gpus_exceed_costs_few_judgements(monkeypatch: pyt
     assert calls[0] <= 15, (calls[0], refused.lead)
 
 
+def _with_fpga(obj: dict[str, Any]) -> dict[str, Any]:
+    worker = obj["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    worker["resources"]["requests"]["example.com/fpga"] = 1
+    return obj
+
+
+def test_a_resource_the_queue_does_not_cover_is_advised_dropped_and_admitted_when_followed(
+    openshift_ai_2: Decider,
+) -> None:
+    obj = _with_fpga(pytorchjob("test", "local-queue-test", None, 2, ("1", "1Gi", 1)))
+    refused, after = followed(openshift_ai_2, obj, "test")
+    assert refused.advice is not None
+    assert refused.advice.changes == (Change("worker", per_pod={"example.com/fpga": 0}),)
+    assert after.allowed, after.message
+
+
+def test_dropping_an_uncovered_resource_is_advised_with_what_else_must_change(
+    openshift_ai_2: Decider,
+) -> None:
+    obj = _with_fpga(pytorchjob("test", "local-queue-test", None, 3, ("1", "1Gi", 4)))
+    refused, after = followed(openshift_ai_2, obj, "test")
+    assert refused.lead.endswith(
+        "drop that request, or ask the platform team for quota on it; then ask for at most 1 worker of 4 GPUs"
+    ), refused.lead
+    assert after.allowed, after.message
+
+
+def test_a_worker_larger_than_any_node_is_advised_smaller_and_more_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decider = _decider("openshift-ai-gpu")
+    obj = pytorchjob("team-a", "team-a-queue", None, 2, ("1", "4Gi", 2))
+    refused, after = followed(decider, obj, "team-a")
+    assert refused.reason == "larger-than-any-node"
+    assert refused.advice is not None
+    (change,) = refused.advice.changes
+    assert change.pod_set == "worker" and change.per_pod["nvidia.com/gpu"] < 2
+    assert change.count is not None and change.count * change.per_pod["nvidia.com/gpu"] == 4  # the same GPUs
+    assert after.allowed, after.message
+
+
+def test_a_master_larger_than_any_node_is_advised_smaller_not_more_masters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decider = _decider("openshift-ai-gpu")
+    obj = pytorchjob("team-a", "team-a-queue", ("1", "4Gi", 2), 1, ("1", "4Gi", 1))
+    refused, after = followed(decider, obj, "team-a")
+    assert refused.reason == "larger-than-any-node"
+    assert refused.advice is not None
+    assert [(c.pod_set, c.count) for c in refused.advice.changes] == [("master", None)]
+    assert after.allowed, after.message
+
+
 # --- the property: every advice, followed, is admitted (or waits) on an empty cluster ----------------------------
 
 TEMPLATES = ("openshift-ai-2", "openshift-ai-gpu", "kind", "gke-dev", "gke-dws")
