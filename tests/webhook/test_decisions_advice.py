@@ -76,11 +76,39 @@ def leaderworkerset(
     }
 
 
+def raycluster(
+    namespace: str, queue: str, head: tuple[str, str, int] | None, workers: int, worker: tuple[str, str, int]
+) -> dict[str, Any]:
+    """A RayCluster: a head (1 pod; the smallest when ``head`` is None) and one worker group of ``workers``."""
+    head = head or ("500m", "1Gi", 0)
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": _meta("ray", namespace, queue),
+        "spec": {
+            "headGroupSpec": {"template": {"spec": {"containers": [_container(*head)]}}},
+            "workerGroupSpecs": [
+                {
+                    "groupName": "workers",
+                    "replicas": workers,
+                    "minReplicas": workers,
+                    "maxReplicas": workers,
+                    "template": {"spec": {"containers": [_container(*worker)]}},
+                }
+            ],
+        },
+    }
+
+
 def _quantity(resource: str, stored: int) -> Any:
     return f"{stored}m" if resource == "cpu" else stored
 
 
 def _pod_template(obj: dict[str, Any], pod_set: str) -> dict[str, Any]:
+    if obj["kind"] == "RayCluster":
+        if pod_set == "head":
+            return obj["spec"]["headGroupSpec"]["template"]  # type: ignore[no-any-return]
+        return obj["spec"]["workerGroupSpecs"][0]["template"]  # type: ignore[no-any-return]
     if obj["kind"] == "PyTorchJob":
         return obj["spec"]["pytorchReplicaSpecs"][pod_set.capitalize()]["template"]  # type: ignore[no-any-return]
     group = obj["spec"]["leaderWorkerTemplate"]
@@ -92,7 +120,10 @@ def apply(obj: dict[str, Any], advice: Advice) -> dict[str, Any]:
     out = copy.deepcopy(obj)
     for change in advice.changes:
         if change.count is not None:
-            if out["kind"] == "PyTorchJob":
+            if out["kind"] == "RayCluster":
+                group = out["spec"]["workerGroupSpecs"][0]
+                group["replicas"] = group["minReplicas"] = group["maxReplicas"] = change.count
+            elif out["kind"] == "PyTorchJob":
                 out["spec"]["pytorchReplicaSpecs"][change.pod_set.capitalize()]["replicas"] = change.count
             else:
                 group = out["spec"]["leaderWorkerTemplate"]
@@ -263,7 +294,7 @@ pods = st.tuples(
 @given(
     template=st.sampled_from(TEMPLATES),
     which=st.integers(min_value=0, max_value=20),
-    kind=st.sampled_from(["PyTorchJob", "LeaderWorkerSet"]),
+    kind=st.sampled_from(["PyTorchJob", "LeaderWorkerSet", "RayCluster"]),
     fixed=st.one_of(st.none(), pods),
     count=st.integers(min_value=1, max_value=8),
     scalable=pods,
@@ -278,7 +309,7 @@ def test_every_advice_followed_is_never_refused_for_size(
 ) -> None:
     decider = _decider(template)
     namespace, queue = _queues(decider)[which % len(_queues(decider))]
-    build = pytorchjob if kind == "PyTorchJob" else leaderworkerset
+    build = {"PyTorchJob": pytorchjob, "LeaderWorkerSet": leaderworkerset, "RayCluster": raycluster}[kind]
     obj = build(namespace, queue, fixed, count, scalable)
     refused = decider.validate(obj, namespace)
     if refused.allowed or refused.advice is None or not refused.advice.changes:
