@@ -90,6 +90,8 @@ class Explanation:
     admission_checks: list[str] = field(default_factory=list)
     details: str = ""
     keys: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Warnings the webhook gives beside its verdict that are not about size (an undeclared priority class)."""
     assumptions: str = (
         "assumes an empty cluster: offline, no other workload runs and every cohort member is idle"
     )
@@ -185,6 +187,7 @@ class OfflineExplainer:
         policy = self.decider.policy
         decision = self.decider.validate(obj, ns, "CREATE")
         out.reason = decision.reason
+        out.warnings = [w for w in decision.warnings if " is not declared by this stack" in w]
         labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
         assert isinstance(labels, Mapping)
         queue = labels.get(QUEUE_LABEL)
@@ -485,5 +488,7 @@ def render_text(explanations: Sequence[Explanation]) -> str:
             lines.append(f"  details: {e.details}")
         for key in e.keys:
             lines.append(f"  set by: {key}")
+        for warning in e.warnings:
+            lines.append(f"  warning: {warning}")
         lines.append(f"  ({e.assumptions})")
     return "\n".join(lines) + ("\n" if lines else "")

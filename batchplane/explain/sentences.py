@@ -362,6 +362,57 @@ def undeclared_never_runs(kind: str, resource: str, queue: QueueModel) -> Lead:
     )
 
 
+def drop_undeclared(
+    kind: str,
+    pod_sets: Sequence[Demand],
+    queue: QueueModel,
+    fits: Fits,
+    gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
+) -> Advice | None:
+    """Every request of a resource ``queue`` does not cover dropped (per-pod 0), re-judged with ``fits``; when the
+    rest still does not fit, :func:`advise`'s change of the rest is added (its sentence after ``then``). None when
+    nothing found fits."""
+    covered = queue.covered
+    changes: list[Change] = []
+    rest: list[Demand] = []
+    for d in pod_sets:
+        drop = {r: 0 for r in d.requests if r != PODS and r not in covered and d.requests[r] > 0}
+        if drop:
+            changes.append(Change(d.name, per_pod=drop))
+            d = _scaled(d, per_pod=drop)
+        rest.append(d)
+    if not changes:
+        return None
+    if fits(rest):
+        return Advice(tuple(changes), "")
+    more = advise(kind, rest, queue, fits, gpu_resources)
+    if more is None or not more.changes:
+        return None
+    merged = {c.pod_set: c for c in changes}
+    for c in more.changes:
+        was = merged.get(c.pod_set)
+        merged[c.pod_set] = c if was is None else Change(c.pod_set, c.count, {**was.per_pod, **c.per_pod})
+    return Advice(tuple(merged.values()), "; then" + more.text.removeprefix(" —"))
+
+
+def node_advice(
+    kind: str, pod_sets: Sequence[Demand], index: int, resource: str, fits: Fits, gpus: Sequence[str]
+) -> Advice | None:
+    """For a PodSet whose pod is larger than every node: the largest per-pod requests that fit (the other PodSets
+    as asked), re-judged with ``fits``; a scalable PodSet (not in :data:`FIXED_POD_SETS`) also gets the pods that
+    keep its total of ``resource`` when those fit too. Empty ``text``: the sentence says it. None when nothing
+    found fits."""
+    demand = pod_sets[index]
+    most = _per_pod_advice(pod_sets, index, fits, gpus)
+    if most is None:
+        return None
+    if demand.name.lower() not in FIXED_POD_SETS and most.get(resource, 0) > 0:
+        more = -(-demand.requests.get(resource, 0) // most[resource])
+        if more > demand.count and fits(_with(pod_sets, index, _scaled(demand, count=more, per_pod=most))):
+            return Advice((Change(demand.name, count=more, per_pod=most),), "")
+    return Advice((Change(demand.name, per_pod=most),), "")
+
+
 def assigner_never_runs(kind: str, queue: QueueModel) -> Lead:
     """Fits some placement, but Kueue's flavor assigner (PodSet by PodSet, first flavor that takes each) never
     finds it."""
@@ -415,7 +466,13 @@ def shortfall_lead(
         resource = (
             next((r for r in sorted(demand.requests) if r not in covered), "?") if demand is not None else "?"
         )
-        return undeclared_never_runs(kind, resource, queue)
+        lead = undeclared_never_runs(kind, resource, queue)
+        if fits_all is None:
+            return lead
+        advice = drop_undeclared(kind, workload_demands, queue, fits_all, gpu_resources)
+        if advice is None:
+            return lead
+        return Lead(lead.text + advice.text, lead.flavor, lead.resource, advice)
     if first.kind == "podset":
         return podset_never_runs(
             kind,
@@ -452,9 +509,15 @@ def _with(pod_sets: Sequence[Demand], index: int, changed: Demand) -> list[Deman
 
 
 def _largest_fitting(low: int, high: int, fits_at: Callable[[int], bool]) -> int | None:
-    """The largest ``n`` in ``[low, high]`` with ``fits_at(n)`` (monotone: fits at ``n`` → fits below), else None."""
-    if high < low or not fits_at(low):
+    """The largest ``n`` in ``[low, high]`` with ``fits_at(n)`` (monotone: fits at ``n`` → fits below), else None.
+    ``high`` is tried first (a request that fits as asked costs one judgement), then ``low``, then a binary search."""
+    if high < low:
         return None
+    if fits_at(high):
+        return high
+    if high == low or not fits_at(low):
+        return None
+    high -= 1
     while low < high:
         middle = (low + high + 1) // 2
         if fits_at(middle):
@@ -462,6 +525,31 @@ def _largest_fitting(low: int, high: int, fits_at: Callable[[int], bool]) -> int
         else:
             high = middle - 1
     return low
+
+
+#: Memory-like advice is searched and shown in whole Mi (a byte-exact amount reads as ``17179869183 of memory``).
+_MI = 2**20
+
+
+def _memory_like(resource: str) -> bool:
+    return resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+
+
+def _largest_shown(resource: str, asked: int, fits_at: Callable[[int], bool]) -> int | None:
+    """The largest per-pod amount up to ``asked`` (stored integer) with ``fits_at``: ``asked`` itself when it fits,
+    else for memory-like resources the largest whole Mi (a binary search over Mi, not bytes: about 16 judgements
+    for 64Gi instead of 36), for others the largest stored unit (millicores for CPU); None when nothing fits."""
+    if fits_at(asked):
+        return asked
+    if _memory_like(resource) and asked >= _MI:
+        most = _largest_fitting(0, (asked - 1) // _MI, lambda mi: fits_at(mi * _MI))
+        return None if most is None else most * _MI
+    return _largest_fitting(0, asked - 1, fits_at)
+
+
+def _shown(resource: str, stored: int) -> int:
+    """``stored`` rounded down to the unit advice is shown in (whole Mi for memory-like resources of 1Mi or more)."""
+    return stored - stored % _MI if _memory_like(resource) and stored >= _MI else stored
 
 
 def _weight(demand: Demand, gpus: Sequence[str]) -> tuple[int, int]:
@@ -495,7 +583,7 @@ def _per_pod_advice(
             probe[resource] = value
             return fits(_with(pod_sets, index, _scaled(demand, per_pod=probe)))
 
-        found = _largest_fitting(0, per, fits_at)
+        found = _largest_shown(resource, per, fits_at)
         if found is None:
             return None
         if found < per:
@@ -505,14 +593,15 @@ def _per_pod_advice(
     if fits(_with(pod_sets, index, _scaled(demand, per_pod=most))):
         return most
 
-    def share_fits(permille: int) -> bool:
-        lowered = {r: min(v, asked[r] * permille // 1000) for r, v in most.items()}
-        return fits(_with(pod_sets, index, _scaled(demand, per_pod=lowered)))
+    def lowered(permille: int) -> dict[str, int]:
+        return {r: min(v, _shown(r, asked[r] * permille // 1000)) for r, v in most.items()}
 
-    share = _largest_fitting(0, 1000, share_fits)
+    share = _largest_fitting(
+        0, 1000, lambda permille: fits(_with(pod_sets, index, _scaled(demand, per_pod=lowered(permille))))
+    )
     if share is None:
         return None
-    return {r: min(v, asked[r] * share // 1000) for r, v in most.items()}
+    return lowered(share)
 
 
 def _count_advice(

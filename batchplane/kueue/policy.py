@@ -82,7 +82,9 @@ def node_affinity_keys_of(kueue_version: str | None) -> NodeAffinityKeys:
     return "ResourceGroup" if int(parts[2]) < since else "Flavor"
 
 
-def kueue_settings(ops: OperatorsConfig | None, kueue_version: str | None) -> KueueSettings:
+def kueue_settings(
+    ops: OperatorsConfig | None, kueue_version: str | None, priority_classes: list[str] | None = None
+) -> KueueSettings:
     """The document's ``kueue`` section: the Kueue Configuration options that change the decisions.
 
     Args:
@@ -90,6 +92,8 @@ def kueue_settings(ops: OperatorsConfig | None, kueue_version: str | None) -> Ku
             stack, so only ``nodeAffinityKeys`` is known (``frameworks`` stays ``None``: unknown).
         kueue_version: the Kueue version the target's platform runs
             (:meth:`~batchplane.targets.platform.Platform.kueue_version`); ``None`` = unknown.
+        priority_classes: the names of the stack's WorkloadPriorityClasses (``workloadPriorityClasses``, kept
+            when the stack installs Kueue).
 
     Returns:
         ``resources`` from ``operators.kueue.configuration.resources`` (camelCase), the enabled
@@ -114,6 +118,7 @@ def kueue_settings(ops: OperatorsConfig | None, kueue_version: str | None) -> Ku
         frameworks=kueue_frameworks(ops),
         feature_gates={n: v for n, v in sorted(gates.items()) if n in DECISION_FEATURE_GATES},
         node_affinity_keys=affinity_keys,
+        workload_priority_classes=sorted(priority_classes or []),
     )
 
 

@@ -62,6 +62,7 @@ from batchplane.explain.sentences import (
     Borrowing,
     amount,
     borrowing_sentence,
+    node_advice,
     node_never_runs,
     shortfall_lead,
 )
@@ -168,6 +169,9 @@ def no_larger(before: AccountedDemand, after: AccountedDemand) -> bool:
             return False
     return True
 
+
+BUILTIN_PRIORITY_CLASSES: tuple[str, ...] = ("system-cluster-critical", "system-node-critical")
+"""The PriorityClasses Kubernetes creates in every cluster (https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/)."""
 
 DEMAND_LABELS: tuple[str, ...] = (QUEUE_LABEL, PRIORITY_CLASS_LABEL)
 """The object's own labels the accounting reads (``tests/webhook/test_update_decisions.py`` records the reads)."""
@@ -436,6 +440,7 @@ class Decider:
             for t in resource_requirement_problems(obj)
         ]
         warnings += unknown_runtime_class_warnings(workload)
+        warnings += self._priority_class_warnings(obj, workload.priority_class)
         problems += [
             _Problem(*p) for p in tas_problems(kind, workload.pod_sets, queue_levels(self.policy, cq_name))
         ]
@@ -451,6 +456,34 @@ class Decider:
             sentence = borrowing_sentence(borrowing, self.policy.webhook.gpu_resources)
             return Decision(True, "borrows", warnings=(sentence, *warnings), lead=sentence)
         return Decision(True, "ok", warnings=tuple(warnings)) if warnings else _OK
+
+    def _priority_class_warnings(self, obj: Mapping[str, Any], named: str | None) -> list[str]:
+        """A priority class the stack does not declare: a ``kueue.x-k8s.io/priority-class`` label naming no declared
+        WorkloadPriorityClass, or a pod ``priorityClassName`` (a pod template's, or the framework's own field,
+        :attr:`~batchplane.frameworks.framework.JobFramework.priority_class`) that is not one every cluster has
+        (:data:`BUILTIN_PRIORITY_CLASSES`; the stack declares no PriorityClass). Kueue looks the class up when it
+        builds the Workload and builds none when it is missing (kubernetes-sigs/kueue v0.19.2
+        ``pkg/controller/jobframework/reconciler.go`` L1682-1686, L1716-1724, ``pkg/util/priority/priority.go`` L91-114).
+        Nothing when the stack does not install Kueue (``kueue.frameworks`` unknown: its classes are unknown too)."""
+        declared = self.policy.kueue.workload_priority_classes
+        if self.policy.kueue.frameworks is None or named is None:
+            return []
+        meta = obj.get("metadata")
+        labels = meta.get("labels") if isinstance(meta, (dict, Mapping)) else None
+        label = labels.get(PRIORITY_CLASS_LABEL) if isinstance(labels, (dict, Mapping)) else None
+        if label:
+            if label in declared:
+                return []
+            what = f'WorkloadPriorityClass "{label}" ({PRIORITY_CLASS_LABEL})'
+        elif named in BUILTIN_PRIORITY_CLASSES:
+            return []
+        else:
+            what = f'PriorityClass "{named}" (priorityClassName)'
+        return [
+            f"{what} is not declared by this stack — Kueue creates no Workload for the job while it is missing; "
+            f"declared WorkloadPriorityClasses: {', '.join(declared) or 'none'}; PriorityClasses every cluster has: "
+            f"{', '.join(BUILTIN_PRIORITY_CLASSES)}"
+        ]
 
     def borrowing(self, workload: WorkloadRequests, cq_name: str) -> Borrowing | None:
         """What ``workload`` borrows when Kueue admits it on an empty cluster (its flavor assigner's first admitting
@@ -554,7 +587,7 @@ class Decider:
         count: one flavor of unknown nodes and nothing is claimed."""
         problems: list[_Problem] = []
         gpus = self.policy.webhook.gpu_resources
-        for ps, d in zip(workload.pod_sets, workload_demands, strict=True):
+        for index, (ps, d) in enumerate(zip(workload.pod_sets, workload_demands, strict=True)):
             per_pod = {r: v for r, v in ps.stored.items() if v > 0}
             misfit = node_misfit(d, per_pod, queue, self.flavors)
             if misfit is None:
@@ -583,6 +616,8 @@ class Decider:
             sentence = node_never_runs(
                 kind, d, lead, names[0] if len(names) == 1 else "/".join(names), largest[lead], machines, gpus
             )
+            judge = _SizeJudge(queue, self.flavors, self._block_undeclared)
+            advice = node_advice(kind, workload_demands, index, lead, judge, gpus)
             problems.append(
                 _Problem(
                     "larger-than-any-node",
@@ -591,6 +626,7 @@ class Decider:
                     f"scheduled (a single pod runs on one node: {amount(lead, largest[lead], gpus)} at most)",
                     sentence.text,
                     tuple(sorted({n.key for n in nodes if n.key})),
+                    advice,
                 )
             )
         return problems

@@ -225,6 +225,10 @@ class KueueSettings(PolicyModel):
     feature_gates: dict[str, bool] = Field(default={}, exclude_if=_empty)
     """The feature gates the stack sets that change the decisions (``FlavorFungibility``: Beta, on by default);
     a gate not listed keeps Kueue v0.19.2's default."""
+    workload_priority_classes: list[str] = Field(default=[], exclude_if=_empty)
+    """The WorkloadPriorityClasses the stack declares (``kueue.workloadPriorityClasses``), sorted; left out of the
+    document when none (a stack without them keeps its checksum). Read only when ``frameworks`` is known (the stack
+    installs Kueue)."""
     node_affinity_keys: NodeAffinityKeys = Field(default="Flavor", exclude_if=lambda keys: keys == "Flavor")
     """Which label keys a flavor is matched on against a pod's nodeSelector / required node affinity
     (:data:`NodeAffinityKeys`): ``Flavor`` (Kueue v0.19, v0.18.2+, v0.17.6+; the default, and what an unknown Kueue

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from batchplane.explain.sentences import Advice
-from batchplane.webhook.decisions import Decider, Decision
+from batchplane.explain.sentences import Advice, Change
+from batchplane.webhook.decisions import Decider, Decision, _SizeJudge
 from tests.webhook.conftest import stack_policy
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -76,11 +76,39 @@ def leaderworkerset(
     }
 
 
+def raycluster(
+    namespace: str, queue: str, head: tuple[str, str, int] | None, workers: int, worker: tuple[str, str, int]
+) -> dict[str, Any]:
+    """A RayCluster: a head (1 pod; the smallest when ``head`` is None) and one worker group of ``workers``."""
+    head = head or ("500m", "1Gi", 0)
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": _meta("ray", namespace, queue),
+        "spec": {
+            "headGroupSpec": {"template": {"spec": {"containers": [_container(*head)]}}},
+            "workerGroupSpecs": [
+                {
+                    "groupName": "workers",
+                    "replicas": workers,
+                    "minReplicas": workers,
+                    "maxReplicas": workers,
+                    "template": {"spec": {"containers": [_container(*worker)]}},
+                }
+            ],
+        },
+    }
+
+
 def _quantity(resource: str, stored: int) -> Any:
     return f"{stored}m" if resource == "cpu" else stored
 
 
 def _pod_template(obj: dict[str, Any], pod_set: str) -> dict[str, Any]:
+    if obj["kind"] == "RayCluster":
+        if pod_set == "head":
+            return obj["spec"]["headGroupSpec"]["template"]  # type: ignore[no-any-return]
+        return obj["spec"]["workerGroupSpecs"][0]["template"]  # type: ignore[no-any-return]
     if obj["kind"] == "PyTorchJob":
         return obj["spec"]["pytorchReplicaSpecs"][pod_set.capitalize()]["template"]  # type: ignore[no-any-return]
     group = obj["spec"]["leaderWorkerTemplate"]
@@ -92,7 +120,10 @@ def apply(obj: dict[str, Any], advice: Advice) -> dict[str, Any]:
     out = copy.deepcopy(obj)
     for change in advice.changes:
         if change.count is not None:
-            if out["kind"] == "PyTorchJob":
+            if out["kind"] == "RayCluster":
+                group = out["spec"]["workerGroupSpecs"][0]
+                group["replicas"] = group["minReplicas"] = group["maxReplicas"] = change.count
+            elif out["kind"] == "PyTorchJob":
                 out["spec"]["pytorchReplicaSpecs"][change.pod_set.capitalize()]["replicas"] = change.count
             else:
                 group = out["spec"]["leaderWorkerTemplate"]
@@ -152,6 +183,90 @@ def test_advice_lowers_every_resource_that_exceeds_not_only_the_gpus(openshift_a
     assert after.allowed, after.message
 
 
+def test_memory_advice_is_the_largest_whole_mi_that_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    decider = _decider("kind")
+    obj = pytorchjob("team-a", "default", None, 3, ("4", "16Gi", 0))
+    refused = decider.validate(obj, "team-a")
+    assert refused.advice is not None
+    assert "give each worker at most 1333m CPU and 2730Mi of memory" in refused.lead, refused.lead
+    assert decider.validate(apply(obj, refused.advice), "team-a").allowed
+    one_more = Advice(
+        (Change("worker", per_pod={"cpu": 1333, "memory": 2731 * 2**20}),), ""
+    )  # one Mi more per pod does not fit
+    assert decider.validate(apply(obj, one_more), "team-a").reason in SIZE_REASONS
+
+
+def test_advice_where_only_the_gpus_exceed_costs_few_judgements(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search tries the asked amount first and narrows memory in Mi, not bytes (the refusal stayed ~8× the
+    cost of an admission while it narrowed byte by byte)."""
+    decider = _decider("openshift-ai-2")
+    calls = [0]
+    judge = _SizeJudge.__call__
+
+    def counted(self: _SizeJudge, pod_sets: Any) -> bool:
+        calls[0] += 1
+        return judge(self, pod_sets)
+
+    monkeypatch.setattr(_SizeJudge, "__call__", counted)
+    obj = leaderworkerset("test", "local-queue-test", None, 4, ("1", "1Gi", 16))  # only the GPUs exceed
+    refused = decider.validate(obj, "test")
+    assert refused.advice is not None, refused.message
+    assert calls[0] <= 15, (calls[0], refused.lead)
+
+
+def _with_fpga(obj: dict[str, Any]) -> dict[str, Any]:
+    worker = obj["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    worker["resources"]["requests"]["example.com/fpga"] = 1
+    return obj
+
+
+def test_a_resource_the_queue_does_not_cover_is_advised_dropped_and_admitted_when_followed(
+    openshift_ai_2: Decider,
+) -> None:
+    obj = _with_fpga(pytorchjob("test", "local-queue-test", None, 2, ("1", "1Gi", 1)))
+    refused, after = followed(openshift_ai_2, obj, "test")
+    assert refused.advice is not None
+    assert refused.advice.changes == (Change("worker", per_pod={"example.com/fpga": 0}),)
+    assert after.allowed, after.message
+
+
+def test_dropping_an_uncovered_resource_is_advised_with_what_else_must_change(
+    openshift_ai_2: Decider,
+) -> None:
+    obj = _with_fpga(pytorchjob("test", "local-queue-test", None, 3, ("1", "1Gi", 4)))
+    refused, after = followed(openshift_ai_2, obj, "test")
+    assert refused.lead.endswith(
+        "drop that request, or ask the platform team for quota on it; then ask for at most 1 worker of 4 GPUs"
+    ), refused.lead
+    assert after.allowed, after.message
+
+
+def test_a_worker_larger_than_any_node_is_advised_smaller_and_more_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decider = _decider("openshift-ai-gpu")
+    obj = pytorchjob("team-a", "team-a-queue", None, 2, ("1", "4Gi", 2))
+    refused, after = followed(decider, obj, "team-a")
+    assert refused.reason == "larger-than-any-node"
+    assert refused.advice is not None
+    (change,) = refused.advice.changes
+    assert change.pod_set == "worker" and change.per_pod["nvidia.com/gpu"] < 2
+    assert change.count is not None and change.count * change.per_pod["nvidia.com/gpu"] == 4  # the same GPUs
+    assert after.allowed, after.message
+
+
+def test_a_master_larger_than_any_node_is_advised_smaller_not_more_masters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decider = _decider("openshift-ai-gpu")
+    obj = pytorchjob("team-a", "team-a-queue", ("1", "4Gi", 2), 1, ("1", "4Gi", 1))
+    refused, after = followed(decider, obj, "team-a")
+    assert refused.reason == "larger-than-any-node"
+    assert refused.advice is not None
+    assert [(c.pod_set, c.count) for c in refused.advice.changes] == [("master", None)]
+    assert after.allowed, after.message
+
+
 # --- the property: every advice, followed, is admitted (or waits) on an empty cluster ----------------------------
 
 TEMPLATES = ("openshift-ai-2", "openshift-ai-gpu", "kind", "gke-dev", "gke-dws")
@@ -179,7 +294,7 @@ pods = st.tuples(
 @given(
     template=st.sampled_from(TEMPLATES),
     which=st.integers(min_value=0, max_value=20),
-    kind=st.sampled_from(["PyTorchJob", "LeaderWorkerSet"]),
+    kind=st.sampled_from(["PyTorchJob", "LeaderWorkerSet", "RayCluster"]),
     fixed=st.one_of(st.none(), pods),
     count=st.integers(min_value=1, max_value=8),
     scalable=pods,
@@ -194,10 +309,13 @@ def test_every_advice_followed_is_never_refused_for_size(
 ) -> None:
     decider = _decider(template)
     namespace, queue = _queues(decider)[which % len(_queues(decider))]
-    build = pytorchjob if kind == "PyTorchJob" else leaderworkerset
+    build = {"PyTorchJob": pytorchjob, "LeaderWorkerSet": leaderworkerset, "RayCluster": raycluster}[kind]
     obj = build(namespace, queue, fixed, count, scalable)
     refused = decider.validate(obj, namespace)
     if refused.allowed or refused.advice is None or not refused.advice.changes:
         return
     after = decider.validate(apply(obj, refused.advice), namespace)
     assert after.allowed or after.reason not in SIZE_REASONS, (refused.message, after.message)
+    for change in refused.advice.changes:  # memory advice is shown in whole Mi, not a byte count
+        memory = change.per_pod.get("memory", 0)
+        assert memory < 2**20 or memory % 2**20 == 0, refused.lead

@@ -93,7 +93,11 @@ def render_policy(stack: Stack) -> PolicyDocument:
     pools = backed_pools(cfg)
     return PolicyDocument(
         stack=stack.name,
-        kueue=kueue_settings(cfg.operators, stack.platform.kueue_version(cfg.operators, cfg.environment)),
+        kueue=kueue_settings(
+            cfg.operators,
+            stack.platform.kueue_version(cfg.operators, cfg.environment),
+            [w.obj.name for w in k.workload_priority_classes],
+        ),
         webhook=webhook_settings(cfg.webhook),
         namespaces=namespace_policies(
             k,
