@@ -27,6 +27,8 @@ from batchplane.operators.installs import HelmInstall, ManifestInstall, Operator
 from batchplane.operators.readiness_gate import ReadinessGate, ReadinessGateArgs
 
 TYPE_TOKEN = "batchplane:operators:Operators"
+STORAGE_MIGRATION_TIMEOUT_SECONDS = 1800
+"""Seconds the Kueue storage migration may retry API errors before ``pulumi up`` fails (it resumes on the next)."""
 
 
 class OperatorsArgs(TypedDict):
@@ -67,11 +69,14 @@ class Operators(pulumi.ComponentResource):
         installs: child install resources by role (``cert-manager``, ``kuberay-crds``, ``kuberay``,
             ``trainer``/``training-operator``, ``kueue``, ``appwrapper``).
         kueue_gate: the Kueue webhook gate, or ``None`` when Kueue is not installed.
+        storage_migration: after the webhook gate, the step that rewrites Kueue objects still stored as ``v1beta1``
+            and prunes ``storedVersions`` (:mod:`batchplane.upgrade.migrate`); ``None`` without Kueue.
         kueue_ready: what Kueue objects must depend on: ``[gate]``, or ``[]`` without a Kueue install.
     """
 
     installs: dict[str, pulumi.Resource]
     kueue_gate: ReadinessGate | None
+    storage_migration: ReadinessGate | None
     kueue_ready: list[pulumi.Resource]
 
     def __init__(self, name: str, args: OperatorsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -104,6 +109,7 @@ class Operators(pulumi.ComponentResource):
             self.installs[plan.training.role] = tr
             job_operators.append(tr)
         self.kueue_gate = None
+        self.storage_migration = None
         self.kueue_ready = []
         if plan.kueue is not None:
             kueue = _helm(name, plan.kueue, child(before + job_operators))
@@ -123,6 +129,15 @@ class Operators(pulumi.ComponentResource):
             }
             self.kueue_gate = ReadinessGate(f"{name}-kueue-ready", gate_args, child([kueue.release]))
             self.kueue_ready = [self.kueue_gate]
+            migration_args: ReadinessGateArgs = {
+                **gate_args,
+                "gate": "kueue-storage-migration",
+                "timeout_seconds": STORAGE_MIGRATION_TIMEOUT_SECONDS,
+            }
+            del migration_args["service"], migration_args["resource_flavor_api_version"]
+            self.storage_migration = ReadinessGate(
+                f"{name}-kueue-storage-migration", migration_args, child([self.kueue_gate])
+            )
         if plan.appwrapper is not None:
             aw = _manifests(name, plan.appwrapper, child(before + job_operators + self.kueue_ready))
             self.installs["appwrapper"] = aw

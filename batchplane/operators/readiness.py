@@ -18,6 +18,9 @@ during a preview). The gates:
 * ``olm-namespace`` — a deploy-time lookup: the OperatorGroup and Subscription already in an operator's namespace
   (:mod:`batchplane.operators.olm_lookup`); outputs the names (and group spec) the stack declares, or fails before
   anything in the namespace changes.
+* ``kueue-storage-migration`` — not a wait but a deploy-time step after Kueue's webhook serves: every Kueue object
+  still stored as ``v1beta1`` is rewritten and each CRD's ``storedVersions`` pruned to ``["v1beta2"]``
+  (:mod:`batchplane.upgrade.migrate`); re-run when Kueue's version changes, a no-op once migrated.
 * ``feature-gate`` — an OpenShift feature gate is enabled: ``featuregates.config.openshift.io/cluster`` lists it in
   ``status.featureGates[].enabled`` for every version there (:func:`read_feature_gate`), e.g.
   ``ProvisioningRequestAvailable`` before a ProvisioningRequest AdmissionCheck.
@@ -794,7 +797,31 @@ GATE_KINDS = (
     "registry-route",
     "olm-namespace",
     "feature-gate",
+    "kueue-storage-migration",
 )
+
+
+def storage_migration_probe(api_client: Any) -> Callable[[], ProbeResult]:
+    """Probe that runs :func:`batchplane.upgrade.migrate.migrate_storage` (Kueue objects rewritten, then
+    ``storedVersions`` pruned to ``["v1beta2"]``); an API error is retried (the run resumes from the objects'
+    annotations), a CRD that does not store ``v1beta2`` fails the gate. Outputs ``rewritten`` (count) and ``pruned``
+    (CRD names)."""
+    from batchplane.upgrade.migrate import MigrationError, StorageVersionError, migrate_storage
+
+    def probe() -> ProbeResult:
+        try:
+            report = migrate_storage(api_client)
+        except StorageVersionError as exc:
+            raise GateError(str(exc)) from exc
+        except MigrationError as exc:
+            return ProbeResult(False, str(exc))
+        detail = (
+            f"{len(report.rewritten)} objects rewritten, {len(report.skipped)} already migrated, "
+            f"storedVersions pruned on {len(report.pruned)} CRDs"
+        )
+        return ProbeResult(True, detail, {"rewritten": len(report.rewritten), "pruned": report.pruned})
+
+    return probe
 
 
 def describe_gate(props: Mapping[str, Any]) -> str:
@@ -809,6 +836,8 @@ def describe_gate(props: Mapping[str, Any]) -> str:
         return f"OperatorGroups and Subscriptions in namespace {props.get('namespace')}"
     if props.get("gate") == "feature-gate":
         return f"OpenShift feature gate {props.get('featureGate')}"
+    if props.get("gate") == "kueue-storage-migration":
+        return "Kueue objects' storage migration to v1beta2"
     service = props.get("service")
     where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
     return f"Kueue webhook {where}"
@@ -884,6 +913,8 @@ def run_gate(
     elif gate == "feature-gate":
         sets = tuple(str(s) for s in props.get("enablingFeatureSets") or ())
         probe = feature_gate_probe(client, str(props["featureGate"]), sets)
+    elif gate == "kueue-storage-migration":
+        probe = storage_migration_probe(getattr(client, "api_client", None))
     else:
         raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
     return poll_until_ready(
@@ -922,6 +953,8 @@ class KubernetesClusterClient:
             api = config.new_client_from_config(  # type: ignore[no-untyped-call]
                 config_file=kubeconfig or None, context=context
             )
+        self.api_client = api
+        """The ``kubernetes.client.ApiClient`` (the storage migration talks through it)."""
         self._discovery = client.DiscoveryV1Api(api)
         self._custom = client.CustomObjectsApi(api)
         self._core = client.CoreV1Api(api)

@@ -180,11 +180,14 @@ KUEUE_STEPS: tuple[Step, ...] = (
         stored_objects="New objects are stored as v1beta2; existing objects stay stored as v1beta1 until written "
         "(Topologies, ResourceFlavors, long-running Workloads may never be). Kueue's hack/migrate-to-v1beta2.sh "
         "rewrites each one through the conversion webhook; then v1beta1 can be pruned from status.storedVersions.",
-        users_notice="Nothing; the rewrite is a no-op update of every Kueue object.",
-        actor="operator",
+        users_notice="Nothing; the rewrite is a no-op update of every Kueue object (it adds the annotation "
+        "kueue.x-k8s.io/storage-version: v1beta2).",
+        actor="batchplane",
         actions=(
-            "after Kueue 0.16+ runs and the cluster is stable: "
-            "hack/migrate-to-v1beta2.sh from kubernetes-sigs/kueue v0.19.2",
+            "Helm installs (kind, GKE): the program does it on the pulumi up that installs Kueue 0.16+, after the "
+            "webhook serves (the kueue-storage-migration step; batchplane/upgrade/migrate.py), resuming where an "
+            "interrupted run stopped",
+            "OLM installs (OpenShift), or by hand: hack/migrate-to-v1beta2.sh from kubernetes-sigs/kueue v0.19.2",
             "kubectl patch crd CRD --subresource=status --type=merge "
             '-p \'{"status":{"storedVersions":["v1beta2"]}}\' for each Kueue CRD',
         ),

@@ -274,7 +274,7 @@ def test_unknown_gate_kind_is_an_error() -> None:
     assert (
         str(caught.value)
         == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv, service-account-token, registry-route, "
-        "olm-namespace, feature-gate"
+        "olm-namespace, feature-gate, kueue-storage-migration"
     )
 
 
