@@ -69,6 +69,8 @@ class Operators(pulumi.ComponentResource):
         installs: child install resources by role (``cert-manager``, ``kuberay-crds``, ``kuberay``,
             ``trainer``/``training-operator``, ``kueue``, ``appwrapper``).
         kueue_gate: the Kueue webhook gate, or ``None`` when Kueue is not installed.
+        stored_versions: before the Kueue release, the check that no Kueue CRD stores a version the pinned Kueue no
+            longer serves (the upgrade planner's refusal, at ``pulumi up``); ``None`` without Kueue.
         storage_migration: after the webhook gate, the step that rewrites Kueue objects still stored as ``v1beta1``
             and prunes ``storedVersions`` (:mod:`batchplane.upgrade.migrate`); ``None`` without Kueue.
         kueue_ready: what Kueue objects must depend on: ``[gate]``, or ``[]`` without a Kueue install.
@@ -77,6 +79,7 @@ class Operators(pulumi.ComponentResource):
     installs: dict[str, pulumi.Resource]
     kueue_gate: ReadinessGate | None
     storage_migration: ReadinessGate | None
+    stored_versions: ReadinessGate | None
     kueue_ready: list[pulumi.Resource]
 
     def __init__(self, name: str, args: OperatorsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -110,12 +113,26 @@ class Operators(pulumi.ComponentResource):
             job_operators.append(tr)
         self.kueue_gate = None
         self.storage_migration = None
+        self.stored_versions = None
         self.kueue_ready = []
         if plan.kueue is not None:
-            kueue = _helm(name, plan.kueue, child(before + job_operators))
-            self.installs["kueue"] = kueue.release
             gate_spec = plan.kueue_gate
             assert gate_spec is not None
+            self.stored_versions = ReadinessGate(
+                f"{name}-kueue-stored-versions",
+                {
+                    "gate": "kueue-stored-versions",
+                    "namespace": gate_spec.namespace,
+                    "timeout_seconds": gate_spec.timeout_seconds,
+                    "interval_seconds": gate_spec.interval_seconds,
+                    "context": args["context"],
+                    "kubeconfig": args.get("kubeconfig"),
+                    "version": gate_spec.version,
+                },
+                child(before),
+            )
+            kueue = _helm(name, plan.kueue, child([*before, *job_operators, self.stored_versions]))
+            self.installs["kueue"] = kueue.release
             gate_args: ReadinessGateArgs = {
                 "gate": "kueue-webhook",
                 "namespace": gate_spec.namespace,

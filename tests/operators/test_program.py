@@ -292,3 +292,9 @@ def test_kind_template_migrates_kueue_storage_after_the_webhook_serves_and_again
         "timeoutSeconds": 1800,
         "version": "0.19.2",
     }
+
+
+def test_kind_template_checks_kueue_s_stored_versions_before_the_kueue_release(kind_run: ProgramRun) -> None:
+    check = kind_run.get(GATE, "operators-kueue-stored-versions")
+    assert check.urn in kind_run.get(RELEASE, "operators-kueue-release").dependencies
+    assert (check.inputs["gate"], check.inputs["version"]) == ("kueue-stored-versions", "0.19.2")

@@ -175,6 +175,7 @@ def test_dropping_the_aliases_shows_every_resource_as_replaced() -> None:
         "batchplane:observability:Observability",
         "batchplane:observability:Dashboards",
         "operators-kueue-storage-migration",
+        "operators-kueue-stored-versions",
     )
     assert sorted(added) == sorted(u for u in want if any(n in u for n in new))
     assert set(want) - set(got) == set(want) - added  # not one older resource keeps its identity
