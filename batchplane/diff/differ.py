@@ -116,6 +116,10 @@ class ObjectChange:
     fields: tuple[str, ...] = ()
     replace: tuple[str, ...] = ()
     """Changed input paths that force a replacement (rules in :mod:`batchplane.diff.objects`)."""
+    crds: tuple[str, ...] = ()
+    """A Helm Release replaced or removed whose chart ships these CRDs as templates: its uninstall deletes them."""
+    crd_objects: int = 0
+    """With ``crds``: the number of the base stack's objects of those CRDs' groups that go with them."""
 
 
 @dataclass(frozen=True)

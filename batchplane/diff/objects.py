@@ -22,6 +22,13 @@ the provider's force-new fields. The rules, transcribed from the providers' sour
   ``spec.selector``, ``spec.completions``, ``spec.parallelism`` — the ``forceNew`` table in pulumi/pulumi-kubernetes
   ``provider/pkg/provider/diff.go`` (commit 00302beb58ae08591f0c8b0b065871c50ba35250).
 
+* ``kubernetes:helm.sh/v3:Release``: ``name``, ``namespace`` (a Helm release cannot be renamed or moved: Pulumi
+  uninstalls it and installs a new one). A Release of a chart that ships CRDs as templates
+  (:data:`TEMPLATE_CRDS`: Kueue's, :data:`batchplane.wellknown.KUEUE_CHART_CRDS`) that is replaced or removed is
+  marked with those CRDs and the number of the base stack's objects in their API group: the uninstall deletes the
+  CRDs and every such object (unless the Release is retained on delete, which the diff cannot see; the policy pack's
+  ``operator-release-replacement`` refuses the change).
+
 A changed ``apiVersion``/``kind`` changes the type token and so the URN: the diff shows that object removed and a new
 one added, which Pulumi also carries out as delete + create (unless an alias maps the old URN).
 """
@@ -33,8 +40,13 @@ from typing import Any
 
 from batchplane.diff.differ import ObjectChange
 from batchplane.targets.gke.rules import NODE_POOL_REPLACE
+from batchplane.wellknown import KUEUE_CHART_CRDS
 
 NODE_POOL_TYPE = "gcp:container/nodePool:NodePool"
+RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
+RELEASE_REPLACE: tuple[str, ...] = ("name", "namespace")
+TEMPLATE_CRDS: dict[str, tuple[str, ...]] = {"kueue": KUEUE_CHART_CRDS}
+"""Chart name (last segment of the Release's ``chart``) → the CRDs it ships as templates (deleted with the release)."""
 
 K8S_METADATA_REPLACE: tuple[str, ...] = ("metadata.name", "metadata.namespace")
 K8S_KIND_REPLACE: dict[str, tuple[str, ...]] = {
@@ -61,6 +73,8 @@ def replace_paths(type_token: str) -> tuple[str, ...]:
     """The input paths whose change replaces a resource of this type (empty: always updated in place)."""
     if type_token == NODE_POOL_TYPE:
         return NODE_POOL_REPLACE
+    if type_token == RELEASE_TYPE:
+        return RELEASE_REPLACE
     parts = type_token.split(":")
     if (
         len(parts) == 3
@@ -111,14 +125,32 @@ def diff_objects(base: Iterable[Any], head: Iterable[Any]) -> list[ObjectChange]
         if b is None:
             out.append(ObjectChange(urn, after[urn].type, "added"))
         elif a is None:
-            out.append(ObjectChange(urn, b.type, "removed"))
+            out.append(ObjectChange(urn, b.type, "removed", **_taken(b, before.values())))
         else:
             paths = changed_paths(b.inputs, a.inputs)
             if paths:
                 rules = replace_paths(a.type)
                 replacing = tuple(p for p in paths if any(_under(p, r) for r in rules))
-                out.append(ObjectChange(urn, a.type, "changed", tuple(paths), replacing))
+                taken = _taken(b, before.values()) if replacing else {}
+                out.append(ObjectChange(urn, a.type, "changed", tuple(paths), replacing, **taken))
     return out
+
+
+def _taken(release: Any, base: Iterable[Any]) -> dict[str, Any]:
+    """``crds`` and ``crd_objects`` of a Release that goes away (empty for anything else)."""
+    if release.type != RELEASE_TYPE:
+        return {}
+    chart = str(release.inputs.get("chart") or "").rstrip("/").rsplit("/", 1)[-1]
+    crds = TEMPLATE_CRDS.get(chart, ())
+    if not crds:
+        return {}
+    groups = {crd.split(".", 1)[1] for crd in crds}
+    count = sum(
+        1
+        for r in base
+        if r.type.split(":")[0] == "kubernetes" and r.type.split(":")[1].split("/")[0] in groups
+    )
+    return {"crds": crds, "crd_objects": count}
 
 
 def summarize_objects(changes: Sequence[ObjectChange]) -> dict[str, int]:
@@ -129,3 +161,15 @@ def summarize_objects(changes: Sequence[ObjectChange]) -> dict[str, int]:
         "changed": sum(c.status == "changed" for c in changes),
         "replaced": sum(bool(c.replace) for c in changes),
     }
+
+
+def crd_losses(changes: Sequence[ObjectChange]) -> list[str]:
+    """One sentence per Release change that deletes CRDs (``crds`` set), for the views' red warning."""
+    return [
+        f"{c.urn.rsplit('::', 1)[-1]} would be {'replaced' if c.status == 'changed' else 'deleted'} "
+        f"({', '.join(c.replace) + ' changed' if c.replace else 'gone from the stack'}): its uninstall deletes the "
+        f"{len(c.crds)} CRDs its chart ships ({', '.join(c.crds)}) and the stack's {c.crd_objects} objects of those "
+        "kinds, with every Workload in the cluster"
+        for c in changes
+        if c.crds
+    ]

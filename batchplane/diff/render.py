@@ -15,7 +15,8 @@ JSON schema ``batchplane.dev/diff/v1`` (docs/diff.md documents every field)::
                   "prices": [{"provider","machineType","region","model","usdPerHour","source","retrieved",
                               "upperBoundFor": null|"flex-start",
                               "staleAgainst": null|{"url","commit","generated"}}]},
-     "objects":  null | [{"urn", "type", "status", "fields": [...], "replace": [...]}],
+     "objects":  null | [{"urn", "type", "status", "fields": [...], "replace": [...], "crds": [...],
+                   "crdObjects": int}],
      "decisions": null | [{"shape", "namespace", "queue", "before": {"allowed","reason"}, "after": {...}, "message", "why"}]}
 
 Amounts are JSON numbers in the row's ``unit`` (cores, GiB, GPUs, count); ``null`` means not set (a limit) or absent
@@ -29,6 +30,7 @@ from decimal import Decimal
 from typing import Any
 
 from batchplane.diff.differ import COST_LABEL, CostRow, StackDiff
+from batchplane.diff.objects import crd_losses
 
 SCHEMA = "batchplane.dev/diff/v1"
 COMMENT_MARKER = "<!-- batchplane-diff -->"
@@ -128,6 +130,8 @@ def to_json_data(diff: StackDiff) -> dict[str, Any]:
                 "status": o.status,
                 "fields": list(o.fields),
                 "replace": list(o.replace),
+                "crds": list(o.crds),
+                "crdObjects": o.crd_objects,
             }
             for o in diff.objects
         ],
@@ -310,6 +314,8 @@ def to_markdown(diff: StackDiff, title: str | None = None) -> str:
     if diff.unbacked:
         names = ", ".join(f"`{c.pool}` {c.resource}" for c in diff.unbacked)
         lines += [f"> **Warning**: quota that pools can no longer back: {names}.", ""]
+    for loss in crd_losses(diff.objects or []):
+        lines += ["> [!CAUTION]", f"> **CRDs deleted**: {_md_cell(loss)}.", ""]
     for heading, header, rows in sections(diff):
         lines += [f"#### {heading}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
@@ -336,6 +342,8 @@ def print_table(diff: StackDiff, console: Any = None) -> None:
     if diff.empty:
         out.print(f"batchplane diff {diff.base} → {diff.head}: no change")
         return
+    for loss in crd_losses(diff.objects or []):
+        out.print(f"CRDs deleted: {loss}.", style="bold red", markup=False)
     for heading, header, rows in sections(diff):
         table = Table(*header, title=heading, title_justify="left")
         for row in rows:

@@ -27,6 +27,8 @@ from batchplane.operators.installs import HelmInstall, ManifestInstall, Operator
 from batchplane.operators.readiness_gate import ReadinessGate, ReadinessGateArgs
 
 TYPE_TOKEN = "batchplane:operators:Operators"
+STORAGE_MIGRATION_TIMEOUT_SECONDS = 1800
+"""Seconds the Kueue storage migration may retry API errors before ``pulumi up`` fails (it resumes on the next)."""
 
 
 class OperatorsArgs(TypedDict):
@@ -67,11 +69,17 @@ class Operators(pulumi.ComponentResource):
         installs: child install resources by role (``cert-manager``, ``kuberay-crds``, ``kuberay``,
             ``trainer``/``training-operator``, ``kueue``, ``appwrapper``).
         kueue_gate: the Kueue webhook gate, or ``None`` when Kueue is not installed.
+        stored_versions: before the Kueue release, the check that no Kueue CRD stores a version the pinned Kueue no
+            longer serves (the upgrade planner's refusal, at ``pulumi up``); ``None`` without Kueue.
+        storage_migration: after the webhook gate, the step that rewrites Kueue objects still stored as ``v1beta1``
+            and prunes ``storedVersions`` (:mod:`batchplane.upgrade.migrate`); ``None`` without Kueue.
         kueue_ready: what Kueue objects must depend on: ``[gate]``, or ``[]`` without a Kueue install.
     """
 
     installs: dict[str, pulumi.Resource]
     kueue_gate: ReadinessGate | None
+    storage_migration: ReadinessGate | None
+    stored_versions: ReadinessGate | None
     kueue_ready: list[pulumi.Resource]
 
     def __init__(self, name: str, args: OperatorsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -104,12 +112,27 @@ class Operators(pulumi.ComponentResource):
             self.installs[plan.training.role] = tr
             job_operators.append(tr)
         self.kueue_gate = None
+        self.storage_migration = None
+        self.stored_versions = None
         self.kueue_ready = []
         if plan.kueue is not None:
-            kueue = _helm(name, plan.kueue, child(before + job_operators))
-            self.installs["kueue"] = kueue.release
             gate_spec = plan.kueue_gate
             assert gate_spec is not None
+            self.stored_versions = ReadinessGate(
+                f"{name}-kueue-stored-versions",
+                {
+                    "gate": "kueue-stored-versions",
+                    "namespace": gate_spec.namespace,
+                    "timeout_seconds": gate_spec.timeout_seconds,
+                    "interval_seconds": gate_spec.interval_seconds,
+                    "context": args["context"],
+                    "kubeconfig": args.get("kubeconfig"),
+                    "version": gate_spec.version,
+                },
+                child(before),
+            )
+            kueue = _helm(name, plan.kueue, child([*before, *job_operators, self.stored_versions]))
+            self.installs["kueue"] = kueue.release
             gate_args: ReadinessGateArgs = {
                 "gate": "kueue-webhook",
                 "namespace": gate_spec.namespace,
@@ -123,6 +146,15 @@ class Operators(pulumi.ComponentResource):
             }
             self.kueue_gate = ReadinessGate(f"{name}-kueue-ready", gate_args, child([kueue.release]))
             self.kueue_ready = [self.kueue_gate]
+            migration_args: ReadinessGateArgs = {
+                **gate_args,
+                "gate": "kueue-storage-migration",
+                "timeout_seconds": STORAGE_MIGRATION_TIMEOUT_SECONDS,
+            }
+            del migration_args["service"], migration_args["resource_flavor_api_version"]
+            self.storage_migration = ReadinessGate(
+                f"{name}-kueue-storage-migration", migration_args, child([self.kueue_gate])
+            )
         if plan.appwrapper is not None:
             aw = _manifests(name, plan.appwrapper, child(before + job_operators + self.kueue_ready))
             self.installs["appwrapper"] = aw

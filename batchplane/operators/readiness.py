@@ -18,6 +18,12 @@ during a preview). The gates:
 * ``olm-namespace`` — a deploy-time lookup: the OperatorGroup and Subscription already in an operator's namespace
   (:mod:`batchplane.operators.olm_lookup`); outputs the names (and group spec) the stack declares, or fails before
   anything in the namespace changes.
+* ``kueue-stored-versions`` — before Kueue's chart is installed or upgraded: no Kueue CRD's ``status.storedVersions``
+  lists a version the pinned Kueue no longer serves (else the gate fails, naming the step, and the chart is left
+  alone); the same refusal as ``batchplane upgrade plan``.
+* ``kueue-storage-migration`` — not a wait but a deploy-time step after Kueue's webhook serves: every Kueue object
+  still stored as ``v1beta1`` is rewritten and each CRD's ``storedVersions`` pruned to ``["v1beta2"]``
+  (:mod:`batchplane.upgrade.migrate`); re-run when Kueue's version changes, a no-op once migrated.
 * ``feature-gate`` — an OpenShift feature gate is enabled: ``featuregates.config.openshift.io/cluster`` lists it in
   ``status.featureGates[].enabled`` for every version there (:func:`read_feature_gate`), e.g.
   ``ProvisioningRequestAvailable`` before a ProvisioningRequest AdmissionCheck.
@@ -794,7 +800,60 @@ GATE_KINDS = (
     "registry-route",
     "olm-namespace",
     "feature-gate",
+    "kueue-storage-migration",
+    "kueue-stored-versions",
 )
+
+
+def stored_versions_probe(client: ClusterClient, version: str) -> Callable[[], ProbeResult]:
+    """Probe run before Kueue's chart is installed or upgraded to ``version``: reads each Kueue CRD's
+    ``status.storedVersions`` (an absent CRD: a first install) and fails the gate — so nothing of the upgrade is
+    applied — when one lists a version ``version`` no longer serves, naming the step to run first
+    (:func:`batchplane.upgrade.steps.stored_version_refusals`, the planner's refusal). API errors are retried."""
+    from batchplane.upgrade.steps import KUEUE_CRDS, parse_version, stored_version_refusals
+
+    def probe() -> ProbeResult:
+        stored: dict[str, tuple[str, ...]] = {}
+        try:
+            for name in KUEUE_CRDS:
+                crd = client.get("apiextensions.k8s.io/v1", "customresourcedefinitions", "", name)
+                if crd is not None:
+                    stored[name] = tuple(
+                        str(v) for v in (crd.get("status") or {}).get("storedVersions") or ()
+                    )
+        except ClusterApiError as exc:
+            if is_transient(exc):
+                return ProbeResult(False, f"reading the Kueue CRDs: {exc}")
+            raise GateError(f"reading the Kueue CRDs: {exc}") from exc
+        refusals = stored_version_refusals(stored, parse_version(version))
+        if refusals:
+            raise GateError("refused: " + " | ".join(refusals))
+        return ProbeResult(True, f"{len(stored)} Kueue CRDs store only versions Kueue {version} serves")
+
+    return probe
+
+
+def storage_migration_probe(api_client: Any) -> Callable[[], ProbeResult]:
+    """Probe that runs :func:`batchplane.upgrade.migrate.migrate_storage` (Kueue objects rewritten, then
+    ``storedVersions`` pruned to ``["v1beta2"]``); an API error is retried (the run resumes from the objects'
+    annotations), a CRD that does not store ``v1beta2`` fails the gate. Outputs ``rewritten`` (count) and ``pruned``
+    (CRD names)."""
+    from batchplane.upgrade.migrate import MigrationError, StorageVersionError, migrate_storage
+
+    def probe() -> ProbeResult:
+        try:
+            report = migrate_storage(api_client)
+        except StorageVersionError as exc:
+            raise GateError(str(exc)) from exc
+        except MigrationError as exc:
+            return ProbeResult(False, str(exc))
+        detail = (
+            f"{len(report.rewritten)} objects rewritten, {len(report.skipped)} already migrated, "
+            f"storedVersions pruned on {len(report.pruned)} CRDs"
+        )
+        return ProbeResult(True, detail, {"rewritten": len(report.rewritten), "pruned": report.pruned})
+
+    return probe
 
 
 def describe_gate(props: Mapping[str, Any]) -> str:
@@ -809,6 +868,10 @@ def describe_gate(props: Mapping[str, Any]) -> str:
         return f"OperatorGroups and Subscriptions in namespace {props.get('namespace')}"
     if props.get("gate") == "feature-gate":
         return f"OpenShift feature gate {props.get('featureGate')}"
+    if props.get("gate") == "kueue-stored-versions":
+        return f"Kueue CRDs' stored versions before the install of Kueue {props.get('version')}"
+    if props.get("gate") == "kueue-storage-migration":
+        return "Kueue objects' storage migration to v1beta2"
     service = props.get("service")
     where = f"{props.get('namespace')}/{service}" if service else str(props.get("namespace"))
     return f"Kueue webhook {where}"
@@ -884,6 +947,10 @@ def run_gate(
     elif gate == "feature-gate":
         sets = tuple(str(s) for s in props.get("enablingFeatureSets") or ())
         probe = feature_gate_probe(client, str(props["featureGate"]), sets)
+    elif gate == "kueue-stored-versions":
+        probe = stored_versions_probe(client, str(props["version"]))
+    elif gate == "kueue-storage-migration":
+        probe = storage_migration_probe(getattr(client, "api_client", None))
     else:
         raise GateError(f"unknown gate {gate!r}; expected one of {', '.join(GATE_KINDS)}")
     return poll_until_ready(
@@ -922,6 +989,8 @@ class KubernetesClusterClient:
             api = config.new_client_from_config(  # type: ignore[no-untyped-call]
                 config_file=kubeconfig or None, context=context
             )
+        self.api_client = api
+        """The ``kubernetes.client.ApiClient`` (the storage migration talks through it)."""
         self._discovery = client.DiscoveryV1Api(api)
         self._custom = client.CustomObjectsApi(api)
         self._core = client.CoreV1Api(api)

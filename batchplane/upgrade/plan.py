@@ -15,7 +15,14 @@ from decimal import Decimal
 from batchplane.quantity import format_quantity, parse_quantity
 from batchplane.stack.load import Stack
 from batchplane.upgrade.cluster import ClusterState
-from batchplane.upgrade.steps import KUEUE_STEPS, REMOVED_VERSIONS, Step, Version, parse_version, version_text
+from batchplane.upgrade.steps import (
+    KUEUE_STEPS,
+    Step,
+    Version,
+    parse_version,
+    stored_version_refusals,
+    version_text,
+)
 
 __all__ = ["PlannedStep", "UpgradePlan", "pinned_versions", "plan", "ray_sidecar_notices"]
 
@@ -197,14 +204,7 @@ def plan(stack: Stack, state: ClusterState, *, crds_read: bool) -> UpgradePlan:
                 f"jsonpath='{{.items[*].status.storedVersions}}' lists {version}",
             )
         result.steps.append(PlannedStep(step, notices))
-    for crd, (removed_in, version) in REMOVED_VERSIONS.items():
-        versions = state.crds.get(crd)
-        if versions is None or version not in versions.stored or kueue_target < removed_in:
-            continue
-        step = next(s for s in KUEUE_STEPS if crd in s.crds and s.introduced == removed_in)
-        result.refusals.append(
-            f"{crd} still lists {version} in status.storedVersions and Kueue {version_text(removed_in)} stops "
-            f"serving it: run step {step.key} ({step.tag}, {step.source}) around the install of "
-            f"{version_text(kueue_target)}: " + "; ".join(step.actions)
-        )
+    result.refusals.extend(
+        stored_version_refusals({n: v.stored for n, v in state.crds.items()}, kueue_target)
+    )
     return result

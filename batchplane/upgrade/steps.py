@@ -23,6 +23,7 @@ __all__ = [
     "Step",
     "Version",
     "parse_version",
+    "stored_version_refusals",
     "version_text",
 ]
 
@@ -180,11 +181,14 @@ KUEUE_STEPS: tuple[Step, ...] = (
         stored_objects="New objects are stored as v1beta2; existing objects stay stored as v1beta1 until written "
         "(Topologies, ResourceFlavors, long-running Workloads may never be). Kueue's hack/migrate-to-v1beta2.sh "
         "rewrites each one through the conversion webhook; then v1beta1 can be pruned from status.storedVersions.",
-        users_notice="Nothing; the rewrite is a no-op update of every Kueue object.",
-        actor="operator",
+        users_notice="Nothing; the rewrite is a no-op update of every Kueue object (it adds the annotation "
+        "kueue.x-k8s.io/storage-version: v1beta2).",
+        actor="batchplane",
         actions=(
-            "after Kueue 0.16+ runs and the cluster is stable: "
-            "hack/migrate-to-v1beta2.sh from kubernetes-sigs/kueue v0.19.2",
+            "Helm installs (kind, GKE): the program does it on the pulumi up that installs Kueue 0.16+, after the "
+            "webhook serves (the kueue-storage-migration step; batchplane/upgrade/migrate.py), resuming where an "
+            "interrupted run stopped",
+            "OLM installs (OpenShift), or by hand: hack/migrate-to-v1beta2.sh from kubernetes-sigs/kueue v0.19.2",
             "kubectl patch crd CRD --subresource=status --type=merge "
             '-p \'{"status":{"storedVersions":["v1beta2"]}}\' for each Kueue CRD',
         ),
@@ -255,3 +259,20 @@ REMOVED_VERSIONS: dict[str, tuple[Version, str]] = {
 }
 """CRD → (the release that stops serving a version, that version): an upgrade to that release or later with the
 version still in ``status.storedVersions`` is refused (CHANGELOG-0.13.md L304-305, CHANGELOG-0.14.md L272-298)."""
+
+
+def stored_version_refusals(stored: dict[str, tuple[str, ...]], target: Version) -> list[str]:
+    """Why an install of Kueue ``target`` must not run: one sentence per CRD whose ``status.storedVersions``
+    (``stored``: CRD name → versions; an absent CRD is left out) lists a version ``target`` no longer serves
+    (:data:`REMOVED_VERSIONS`), naming the step to run first. Empty: the install may run."""
+    out: list[str] = []
+    for crd, (removed_in, version) in REMOVED_VERSIONS.items():
+        if version not in stored.get(crd, ()) or target < removed_in:
+            continue
+        step = next(s for s in KUEUE_STEPS if crd in s.crds and s.introduced == removed_in)
+        out.append(
+            f"{crd} still lists {version} in status.storedVersions and Kueue {version_text(removed_in)} stops "
+            f"serving it: run step {step.key} ({step.tag}, {step.source}) around the install of "
+            f"{version_text(target)}: " + "; ".join(step.actions)
+        )
+    return out

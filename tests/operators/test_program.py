@@ -275,3 +275,26 @@ def test_openshift_operator_groups_and_subscriptions_are_named_by_the_namespace_
     notes = [m.message for m in openshift_run.logs if "not checked offline" in m.message]
     assert len(notes) == 4 and all("run batchplane preflight" in n for n in notes)
     assert not [m for m in openshift_run.logs if m.severity == "error"]
+
+
+def test_kind_template_migrates_kueue_storage_after_the_webhook_serves_and_again_on_each_kueue_version(
+    kind_run: ProgramRun,
+) -> None:
+    gate = kind_run.get(GATE, "operators-kueue-ready")
+    migration = kind_run.get(GATE, "operators-kueue-storage-migration")
+    assert migration.dependencies == [gate.urn]
+    assert migration.inputs == {
+        "__provider": migration.inputs["__provider"],
+        "context": "kind-batchplane",
+        "gate": "kueue-storage-migration",
+        "intervalSeconds": 5,
+        "namespace": "kueue-system",
+        "timeoutSeconds": 1800,
+        "version": "0.19.2",
+    }
+
+
+def test_kind_template_checks_kueue_s_stored_versions_before_the_kueue_release(kind_run: ProgramRun) -> None:
+    check = kind_run.get(GATE, "operators-kueue-stored-versions")
+    assert check.urn in kind_run.get(RELEASE, "operators-kueue-release").dependencies
+    assert (check.inputs["gate"], check.inputs["version"]) == ("kueue-stored-versions", "0.19.2")

@@ -274,7 +274,7 @@ def test_unknown_gate_kind_is_an_error() -> None:
     assert (
         str(caught.value)
         == "unknown gate 'dns'; expected one of kueue-webhook, olm-csv, service-account-token, registry-route, "
-        "olm-namespace, feature-gate"
+        "olm-namespace, feature-gate, kueue-storage-migration, kueue-stored-versions"
     )
 
 
@@ -336,3 +336,37 @@ def test_forbidden_route_read_fails_at_once() -> None:
     assert str(caught.value) == (
         "cannot read Route openshift-image-registry/default-route: 403: routes is forbidden"
     )
+
+
+def _crds(stored: dict[str, list[str]]) -> dict[tuple[str, str], list[Any]]:
+    from batchplane.wellknown import KUEUE_CHART_CRDS
+
+    return {
+        ("customresourcedefinitions", name): [
+            None if name not in stored else {"status": {"storedVersions": stored[name]}}
+        ]
+        for name in KUEUE_CHART_CRDS
+    }
+
+
+def test_the_stored_versions_gate_refuses_a_kueue_install_while_a_crd_stores_a_version_it_no_longer_serves() -> (
+    None
+):
+    cluster = FakeCluster(
+        objects=_crds({"topologies.kueue.x-k8s.io": ["v1alpha1"], "workloads.kueue.x-k8s.io": ["v1beta1"]})
+    )
+    props = {"gate": "kueue-stored-versions", "namespace": "kueue-system", "version": "0.19.2"}
+    with pytest.raises(GateError) as caught:
+        run_gate({**props, "timeoutSeconds": 5, "intervalSeconds": 1}, cluster)
+    assert str(caught.value).startswith(
+        "refused: topologies.kueue.x-k8s.io still lists v1alpha1 in status.storedVersions and Kueue 0.14.0 stops "
+        "serving it: run step topology-v1alpha1-removed"
+    )
+
+
+def test_the_stored_versions_gate_passes_a_first_install_and_a_cluster_storing_only_served_versions() -> None:
+    props = {"gate": "kueue-stored-versions", "namespace": "kueue-system", "version": "0.19.2"}
+    fresh = run_gate({**props, "timeoutSeconds": 5, "intervalSeconds": 1}, FakeCluster(objects=_crds({})))
+    assert fresh.detail == "0 Kueue CRDs store only versions Kueue 0.19.2 serves"
+    upgraded = FakeCluster(objects=_crds({"topologies.kueue.x-k8s.io": ["v1beta1"]}))
+    assert run_gate({**props, "timeoutSeconds": 5, "intervalSeconds": 1}, upgraded).attempts == 1

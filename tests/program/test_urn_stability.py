@@ -167,10 +167,16 @@ def test_dropping_the_aliases_shows_every_resource_as_replaced() -> None:
     got = snapshot(doc, set(want))
     provider = "urn:pulumi:kind::batchplane::pulumi:providers:kubernetes::k8s"
     # resources added since the layout change (the webhook image build, the observability objects and dashboards of
-    # #32) are recorded under their engine URN and need no alias; every other one keeps its identity only through an
-    # alias
+    # #32, the Kueue storage-migration step of #41) are recorded under their engine URN and need no alias; every other
+    # one keeps its identity only through an alias
     added = {r["engineUrn"] for r in doc["resources"]} & set(want)
-    new = ("WebhookImage", "batchplane:observability:Observability", "batchplane:observability:Dashboards")
+    new = (
+        "WebhookImage",
+        "batchplane:observability:Observability",
+        "batchplane:observability:Dashboards",
+        "operators-kueue-storage-migration",
+        "operators-kueue-stored-versions",
+    )
     assert sorted(added) == sorted(u for u in want if any(n in u for n in new))
     assert set(want) - set(got) == set(want) - added  # not one older resource keeps its identity
     assert provider in want  # the provider too: replacing it would replace every object it manages
