@@ -19,12 +19,12 @@ from batchplane.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from batchplane.preflight.run import Environment
+    from batchplane.preflight.model import Environment
 
 
 def environment(project: str | None) -> Environment:
     """How the command reaches the world: Application Default Credentials, the network, the kubeconfig."""
-    from batchplane.preflight.run import Environment
+    from batchplane.preflight.model import Environment
 
     return Environment(gcp_project=project)
 
