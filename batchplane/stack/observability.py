@@ -18,7 +18,7 @@ from batchplane.errors import ConfigIssue
 from batchplane.targets.platform import Platform
 
 if TYPE_CHECKING:
-    from batchplane.stack.load import StackConfig
+    from batchplane.stack.model import StackConfig
 
 CONFIG_KEY = "batchplane:observability"
 

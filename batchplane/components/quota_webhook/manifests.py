@@ -22,7 +22,8 @@ from batchplane.config.webhook import SYSTEM_NAMESPACES
 from batchplane.errors import ConfigIssue
 from batchplane.frameworks import FRAMEWORKS
 from batchplane.frameworks.pod import GROUP_NAME_LABEL
-from batchplane.stack.load import Stack, webhook_deployed
+from batchplane.stack.load import webhook_deployed
+from batchplane.stack.model import Stack
 from batchplane.webhook.policy import policy_checksum, policy_json
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
 
