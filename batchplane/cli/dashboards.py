@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_OK,
     ConfigOption,
@@ -35,6 +34,7 @@ from batchplane.cli.common import (
     fail_usage,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 
 if TYPE_CHECKING:
     from batchplane.stack import Stack

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_OK,
     ConfigOption,
@@ -17,6 +16,7 @@ from batchplane.cli.common import (
     project_root,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 
 if TYPE_CHECKING:
     from batchplane.preflight.model import Environment
