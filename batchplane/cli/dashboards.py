@@ -58,11 +58,11 @@ def dashboard_files(stack: Stack, fmt: DashboardFormat) -> dict[str, str]:
         cloud_monitoring_dashboard,
         dashboard_configmap,
         dashboard_specs,
-        dashboards_config,
         dashboards_namespace,
         grafana_dashboard_resource,
         grafana_json,
     )
+    from batchplane.stack.observability import dashboards_config
 
     config = dashboards_config(stack)
     if fmt is DashboardFormat.cloud_monitoring:

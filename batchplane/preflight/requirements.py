@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from batchplane.components.quota_webhook.manifests import webhook_enabled
-from batchplane.observability.dashboards import dashboards_config, resolve_delivery
 from batchplane.preflight.model import ImageRequirement, Requirements
 from batchplane.stack import Stack
+from batchplane.stack.model import webhook_enabled
+from batchplane.stack.observability import dashboards_config, resolve_delivery
 from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.gke.config import GkeTarget
 from batchplane.targets.kind.config import KindTarget

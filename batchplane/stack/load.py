@@ -35,14 +35,13 @@ from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_INTEGRATIONS
-from batchplane.stack.model import CONFIG_NAMESPACE, Stack, StackConfig
+from batchplane.stack.model import CONFIG_NAMESPACE, Stack, StackConfig, webhook_deployed
 from batchplane.stack.observability import resolve_observability
 from batchplane.stack.partial import PartialTeams, outside_stand_ins, partial_teams
 from batchplane.stack.pool_hooks import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
 from batchplane.stack.target import TARGET_KINDS, cluster_identity, platform_for
 from batchplane.targets.gke.config import project_id_problem
-from batchplane.targets.platform import Platform
 from batchplane.targets.registry import REGISTRY
 
 
@@ -233,16 +232,6 @@ def load_stack_config(
     sections = config.model_dump(mode="json", by_alias=True, exclude_unset=True)
     raw = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in sections.items()}
     return load_stack({**raw, **(other_config or {})}, stack_name)
-
-
-def webhook_deployed(config: StackConfig, platform: Platform) -> bool:
-    """Whether the stack deploys the quota webhook: ``webhook.enabled`` when set, else whether the stack installs
-    cert-manager, which its serving certificate needs (``operators.certManager.enabled``, or a platform that always
-    installs it: :attr:`~batchplane.targets.platform.Platform.installs_cert_manager`, OpenShift's operator plan)."""
-    if config.webhook.enabled is not None:
-        return config.webhook.enabled
-    ops = config.operators
-    return platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
 
 
 def _default_build(config: StackConfig, failed: set[str]) -> tuple[StackConfig, list[ConfigIssue]]:

@@ -1,5 +1,6 @@
 """The validated stack's types: :class:`StackConfig` (every ``batchplane:`` key) and :class:`Stack` (the config, its
-expanded Kueue objects, warnings, other namespaces' keys, declared workers).
+expanded Kueue objects, warnings, other namespaces' keys, declared workers), and what follows from them alone
+(whether the stack deploys the quota webhook: :func:`webhook_deployed`, :func:`webhook_enabled`).
 
 Plain models, importing no loader: :func:`batchplane.stack.load.load_stack` builds them, and the loader's hooks
 (:mod:`batchplane.stack.pool_hooks`, :mod:`batchplane.stack.observability`) read them without importing the loader
@@ -23,7 +24,7 @@ from batchplane.multikueue.config import MultiKueueSection
 from batchplane.stack.target import Target, platform_for
 from batchplane.targets.platform import Platform
 
-__all__ = ["CONFIG_NAMESPACE", "Environment", "Stack", "StackConfig"]
+__all__ = ["CONFIG_NAMESPACE", "Environment", "Stack", "StackConfig", "webhook_deployed", "webhook_enabled"]
 
 CONFIG_NAMESPACE = "batchplane"
 """Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
@@ -85,3 +86,18 @@ class Stack:
     def platform(self) -> Platform:
         """The platform of the stack's target (:func:`batchplane.stack.target.platform_for`)."""
         return platform_for(self.config.target)
+
+
+def webhook_deployed(config: StackConfig, platform: Platform) -> bool:
+    """Whether the stack deploys the quota webhook: ``webhook.enabled`` when set, else whether the stack installs
+    cert-manager, which its serving certificate needs (``operators.certManager.enabled``, or a platform that always
+    installs it: :attr:`~batchplane.targets.platform.Platform.installs_cert_manager`, OpenShift's operator plan)."""
+    if config.webhook.enabled is not None:
+        return config.webhook.enabled
+    ops = config.operators
+    return platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
+
+
+def webhook_enabled(stack: Stack) -> bool:
+    """Whether the stack deploys the webhook (:func:`webhook_deployed`)."""
+    return webhook_deployed(stack.config, stack.platform)
