@@ -159,7 +159,7 @@ def installed_builtin_runtimes(version: str | None, values: Mapping[str, Any]) -
 
 
 def stack_builtin_runtimes(stack: Any) -> list[dict[str, Any]]:
-    """:func:`installed_builtin_runtimes` of a loaded stack (:class:`batchplane.stack.load.Stack`): its
+    """:func:`installed_builtin_runtimes` of a loaded stack (:class:`batchplane.stack.model.Stack`): its
     ``operators.training`` when that installs Trainer v2, else none."""
     operators = stack.config.operators
     training = operators.training if operators is not None else None

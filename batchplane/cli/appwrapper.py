@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, HelpGroup, fail_usage, read_manifest
+from batchplane.cli.root import app
 
 appwrapper_app = typer.Typer(
     name="appwrapper",

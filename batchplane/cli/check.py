@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -43,6 +42,7 @@ from batchplane.cli.common import (
     read_at_ref,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 from batchplane.errors import ConfigLoadError, ConfigValidationError
 from batchplane.lookups import NOT_CHECKED_PREFIX
 

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import EXIT_OK, ProjectDirOption, fail_usage, project_root
+from batchplane.cli.root import app
 
 
 @app.command("ci-matrix")

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_OK,
     ConfigOption,
@@ -35,6 +34,7 @@ from batchplane.cli.common import (
     fail_usage,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 
 if TYPE_CHECKING:
     from batchplane.stack import Stack
@@ -58,11 +58,11 @@ def dashboard_files(stack: Stack, fmt: DashboardFormat) -> dict[str, str]:
         cloud_monitoring_dashboard,
         dashboard_configmap,
         dashboard_specs,
-        dashboards_config,
         dashboards_namespace,
         grafana_dashboard_resource,
         grafana_json,
     )
+    from batchplane.stack.observability import dashboards_config
 
     config = dashboards_config(stack)
     if fmt is DashboardFormat.cloud_monitoring:

@@ -22,7 +22,6 @@ from typing import Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -35,6 +34,7 @@ from batchplane.cli.common import (
     read_at_ref,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 from batchplane.errors import ConfigIssue, ConfigLoadError, ConfigValidationError
 
 BaseConfigOption = Annotated[

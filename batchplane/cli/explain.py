@@ -20,7 +20,6 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -32,6 +31,7 @@ from batchplane.cli.common import (
     read_manifest,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 
 
 def _shown(path: Path) -> Path:

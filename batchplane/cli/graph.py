@@ -20,7 +20,6 @@ from typing import Annotated
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_OK,
     ConfigOption,
@@ -29,6 +28,7 @@ from batchplane.cli.common import (
     fail_usage,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 
 
 class GraphFormat(StrEnum):

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, ProjectDirOption, fail_usage, project_root
+from batchplane.cli.root import app
 from batchplane.errors import ConfigIssue, ConfigLoadError, ConfigValidationError
 
 if TYPE_CHECKING:  # batchplane.stack loads stack loading: imported when the command runs

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_OK,
     ConfigOption,
@@ -17,14 +16,15 @@ from batchplane.cli.common import (
     project_root,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 
 if TYPE_CHECKING:
-    from batchplane.preflight.run import Environment
+    from batchplane.preflight.model import Environment
 
 
 def environment(project: str | None) -> Environment:
     """How the command reaches the world: Application Default Credentials, the network, the kubeconfig."""
-    from batchplane.preflight.run import Environment
+    from batchplane.preflight.model import Environment
 
     return Environment(gcp_project=project)
 

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_FINDINGS,
     ConfigOption,
@@ -30,6 +29,7 @@ from batchplane.cli.common import (
     project_root,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 from batchplane.errors import BatchplaneError
 
 if TYPE_CHECKING:  # the offline engine loads Pulumi: imported when a command runs the program

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from batchplane.cli import app
+from batchplane.cli.root import app
 
 
 @app.command("config-reference")

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import EXIT_USAGE, ConfigOption, StackOption, fail_usage
 from batchplane.cli.preview import OptionalProjectDir, run_stack
+from batchplane.cli.root import app
 
 if TYPE_CHECKING:  # the offline engine loads Pulumi: imported when the command runs
     from batchplane.offline.render import Rendering

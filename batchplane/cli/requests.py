@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import EXIT_FINDINGS, EXIT_OK, fail_usage, read_manifest
+from batchplane.cli.root import app
 
 if TYPE_CHECKING:
     from batchplane.accounting import ResourceOptions

@@ -14,7 +14,6 @@ from typing import Annotated
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -23,6 +22,7 @@ from batchplane.cli.common import (
     config_errors_exit,
     fail_usage,
 )
+from batchplane.cli.root import app
 
 upgrade_app = typer.Typer(
     name="upgrade",

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import (
     EXIT_OK,
     ConfigOption,
@@ -16,6 +15,7 @@ from batchplane.cli.common import (
     config_errors_exit,
     resolve_stack_file,
 )
+from batchplane.cli.root import app
 from batchplane.errors import ConfigValidationError
 
 if TYPE_CHECKING:  # batchplane.stack loads stack loading: imported when the command runs

@@ -14,8 +14,8 @@ from typing import Annotated
 
 import typer
 
-from batchplane.cli import app
 from batchplane.cli.common import EXIT_USAGE, HelpGroup, StackOption, config_errors_exit, resolve_stack_file
+from batchplane.cli.root import app
 from batchplane.cli.webhook_review import review_command
 from batchplane.webhook.command import serve_command
 

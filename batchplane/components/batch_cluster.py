@@ -30,20 +30,18 @@ from batchplane.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from batchplane.components.multikueue import MultiKueueWorkerAccess
 from batchplane.components.observability import Observability
 from batchplane.components.quota_webhook.component import QuotaWebhook, QuotaWebhookArgs
-from batchplane.components.quota_webhook.manifests import (
-    deployment_problems,
-    webhook_deployment,
-    webhook_enabled,
-)
+from batchplane.components.quota_webhook.manifests import deployment_problems, webhook_deployment
 from batchplane.components.webhook_image import WebhookImage
 from batchplane.config.rules import tenant_namespaces
 from batchplane.errors import ConfigValidationError
 from batchplane.kueue import kueue_objects, namespaces
 from batchplane.multikueue import with_multikueue
-from batchplane.observability.dashboards import dashboards_config, dashboards_plan
+from batchplane.observability.dashboards import dashboards_plan
 from batchplane.observability.scrape import kube_prometheus_stack_install, scrape_inputs
 from batchplane.stack import Stack, StackConfig, load_stack_config
 from batchplane.stack.load import kueue_integrations
+from batchplane.stack.model import webhook_enabled
+from batchplane.stack.observability import dashboards_config
 from batchplane.targets.deploy import ClusterConnection, ClusterNeeds, Placement, PlatformDeploy
 from batchplane.targets.registry import descriptor
 

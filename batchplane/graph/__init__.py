@@ -11,7 +11,7 @@ from __future__ import annotations
 from batchplane.graph.dot import GraphRenderError, dot_digest, render, to_dot
 from batchplane.graph.mermaid import to_mermaid
 from batchplane.graph.model import Edge, Node, QueueGraph, build_graph, node_id
-from batchplane.stack.load import Stack
+from batchplane.stack.model import Stack
 from batchplane.stack.pool_hooks import backed_pools
 
 __all__ = [

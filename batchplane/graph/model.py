@@ -38,7 +38,7 @@ from batchplane.config.kueue import (
 )
 from batchplane.config.rules import ExpandedKueue
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
-from batchplane.stack.load import Stack
+from batchplane.stack.model import Stack
 from batchplane.stack.pool_hooks import backed_pools
 from batchplane.wellknown import NAMESPACE_NAME_LABEL, PROVISIONING_CONTROLLER
 

@@ -149,7 +149,8 @@ class AlertInputs:
 def alert_inputs(stack: Stack) -> AlertInputs:
     """The rules' inputs of a validated stack: its thresholds, ClusterQueues (those behind a ProvisioningRequest
     check), GPU resource names, Kueue's namespace and the webhook's deployment (when deployed)."""
-    from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
+    from batchplane.components.quota_webhook.manifests import webhook_deployment
+    from batchplane.stack.model import webhook_enabled
     from batchplane.wellknown import PROVISIONING_CONTROLLER
 
     kueue = stack.kueue

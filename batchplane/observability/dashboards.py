@@ -50,10 +50,11 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from batchplane.backed_pools import GPU_RESOURCE, BackedPool, flavor_pools
-from batchplane.components.quota_webhook.manifests import webhook_deployment, webhook_enabled
+from batchplane.components.quota_webhook.manifests import webhook_deployment
 from batchplane.config.dashboards import CONSOLE_DASHBOARDS_NAMESPACE, DashboardsConfig, DashboardTarget
 from batchplane.stack import Stack
-from batchplane.targets.platform import Platform
+from batchplane.stack.model import webhook_enabled
+from batchplane.stack.observability import resolve_delivery
 from batchplane.wellknown import PROVISIONING_CONTROLLER
 
 with warnings.catch_warnings():
@@ -84,7 +85,6 @@ __all__ = [
     "grafana_dashboard",
     "grafana_dashboard_resource",
     "grafana_json",
-    "resolve_delivery",
 ]
 
 MAX_UID_LENGTH = 40
@@ -936,15 +936,6 @@ class DashboardsPlan:
     note: str = ""
 
 
-def dashboards_config(stack: Stack) -> DashboardsConfig:
-    """The stack's ``observability.dashboards`` settings; ``enabled`` is false when ``observability.enabled`` is
-    (the dashboards read what the stack's observability collects)."""
-    section = stack.config.observability
-    if not section.enabled and section.dashboards.enabled:
-        return section.dashboards.model_copy(update={"enabled": False})
-    return section.dashboards
-
-
 def dashboards_namespace(stack: Stack, config: DashboardsConfig) -> str:
     """Where ConfigMaps / GrafanaDashboard CRs go: ``dashboards.namespace``; else, when the stack installs
     kube-prometheus-stack (``observability.prometheus``), its release namespace — its Grafana's sidecar watches its
@@ -955,14 +946,6 @@ def dashboards_namespace(stack: Stack, config: DashboardsConfig) -> str:
     if section.prometheus == "kube-prometheus-stack":
         return section.kube_prometheus_stack.namespace
     return stack.platform.kueue_namespace(stack.config.operators)
-
-
-def resolve_delivery(config: DashboardsConfig, platform: Platform) -> DashboardTarget:
-    """``dashboards.delivery``, with ``auto`` replaced by the platform's
-    (:attr:`~batchplane.targets.platform.Platform.dashboard_delivery`)."""
-    if config.delivery == "auto":
-        return platform.dashboard_delivery
-    return config.delivery
 
 
 def _metadata(spec: DashboardSpec, namespace: str) -> dict[str, Any]:

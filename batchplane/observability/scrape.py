@@ -294,9 +294,10 @@ def rule_objects(inputs: ScrapeInputs) -> list[Object]:
 def scrape_inputs(stack: Stack) -> ScrapeInputs | None:
     """The builders' inputs for a validated stack, or ``None`` when it declares no scrape or rule object
     (``observability.enabled: false``, or ``prometheus: none`` where the platform has a Prometheus Operator)."""
-    from batchplane.components.quota_webhook.manifests import APP_LABELS, webhook_deployment, webhook_enabled
+    from batchplane.components.quota_webhook.manifests import APP_LABELS, webhook_deployment
     from batchplane.observability.alerts import alert_inputs, rule_groups
     from batchplane.operators.installs import KUEUE_RELEASE_NAME
+    from batchplane.stack.model import webhook_enabled
 
     section = stack.config.observability
     platform = stack.platform

@@ -7,7 +7,7 @@ equal to the output.
 
 from __future__ import annotations
 
-from batchplane.preflight.requirements import Requirements
+from batchplane.preflight.model import Requirements
 from batchplane.targets.gke.requirements import QuotaNeed
 
 HEADER = """# Requirements per template

@@ -7,36 +7,18 @@ Credentials, the network and the kubeconfig of the target.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from batchplane.preflight.images import registry_serves
+from batchplane.preflight.model import Environment, Requirements
 from batchplane.preflight.report import Report
-from batchplane.preflight.requirements import Requirements, preflight_half, stack_requirements
+from batchplane.preflight.requirements import preflight_half, stack_requirements
 from batchplane.stack import Stack
 from batchplane.targets.preflight import PlatformPreflight
 from batchplane.targets.registry import descriptor
 
 if TYPE_CHECKING:
     import requests
-    from requests.adapters import BaseAdapter
-
-
-@dataclass
-class Environment:
-    """How preflight reaches the world.
-
-    Attributes:
-        gcp_credentials: ``google.auth`` credentials, or None for Application Default Credentials.
-        gcp_project: the project when neither the stack nor ``gcp:project`` gives one (ADC's project by default).
-        adapter: a ``requests`` adapter for every HTTPS call (Google APIs and registries), or None for the network.
-        check_images: ask registries about images. Defaults to true.
-    """
-
-    gcp_credentials: Any = None
-    gcp_project: str | None = None
-    adapter: BaseAdapter | None = None
-    check_images: bool = True
 
 
 def preflight(stack: Stack, env: Environment | None = None) -> Report:

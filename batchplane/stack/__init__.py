@@ -6,14 +6,8 @@ file → :class:`Stack`). This layer joins the shared config (:mod:`batchplane.c
 """
 
 from batchplane.stack.files import load_stack_file, read_stack_file
-from batchplane.stack.load import (
-    CONFIG_NAMESPACE,
-    Stack,
-    StackConfig,
-    load_stack,
-    load_stack_config,
-    split_config,
-)
+from batchplane.stack.load import load_stack, load_stack_config, split_config
+from batchplane.stack.model import CONFIG_NAMESPACE, Stack, StackConfig
 
 __all__ = [
     "CONFIG_NAMESPACE",

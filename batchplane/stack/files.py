@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from batchplane.errors import ConfigLoadError
-from batchplane.stack.load import Stack, load_stack
+from batchplane.stack.load import load_stack
+from batchplane.stack.model import Stack
 from batchplane.yamlfile import read_yaml_file
 
 #: What a ``secure:`` (encrypted) config value becomes offline; its key is marked secret.

@@ -10,25 +10,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from batchplane.backed_pools import fit_quotas_to_pools
-from batchplane.config.base import ConfigModel
 from batchplane.config.dashboards import check_dashboards
-from batchplane.config.kueue import ClusterQueue, KueueConfig, LocalQueue
-from batchplane.config.observability import ObservabilityConfig
-from batchplane.config.operators import OperatorsConfig, check_operators, kueue_frameworks
+from batchplane.config.kueue import ClusterQueue, LocalQueue
+from batchplane.config.operators import check_operators, kueue_frameworks
 from batchplane.config.renames import renamed
 from batchplane.config.rules import ExpandedKueue, KeyPath, Located, check_kueue, tenant_namespaces
 from batchplane.config.suggest import keys_at, nearest_key
-from batchplane.config.teams import TeamsConfig, expand_team
+from batchplane.config.teams import expand_team
 from batchplane.config.webhook import (
-    WebhookConfig,
     check_image_choice,
     check_webhook,
     check_webhook_tenants,
@@ -39,75 +35,14 @@ from batchplane.multikueue.config import MultiKueueSection
 from batchplane.multikueue.objects import expand_multikueue
 from batchplane.multikueue.rules import missing_local_queues, quota_balance
 from batchplane.multikueue.worker import DISPATCHED_INTEGRATIONS
+from batchplane.stack.model import CONFIG_NAMESPACE, Stack, StackConfig, webhook_deployed
 from batchplane.stack.observability import resolve_observability
 from batchplane.stack.partial import PartialTeams, outside_stand_ins, partial_teams
 from batchplane.stack.pool_hooks import backed_pools, check_pools, expand_pools
 from batchplane.stack.repair import Repair, outside_removed, repair_section
-from batchplane.stack.target import TARGET_KINDS, Target, cluster_identity, platform_for
+from batchplane.stack.target import TARGET_KINDS, cluster_identity, platform_for
 from batchplane.targets.gke.config import project_id_problem
-from batchplane.targets.platform import Platform
 from batchplane.targets.registry import REGISTRY
-
-CONFIG_NAMESPACE = "batchplane"
-"""Pulumi config namespace of every Batchplane key (``batchplane:<key>``)."""
-
-Environment = Literal["dev", "staging", "production"]
-
-
-class StackConfig(ConfigModel):
-    """Every ``batchplane:`` key of a stack. Unknown keys are errors."""
-
-    environment: Environment = "dev"
-    """``dev``, ``staging`` or ``production``. Policies are stricter on ``production`` (deletion
-    protection, private nodes, finite quotas, webhook replicas). Defaults to ``dev``."""
-    target: Target
-    """Required. The cluster: ``{kind: kind}``, ``{kind: existing, context: ...}``."""
-    kueue: KueueConfig = KueueConfig()
-    """Kueue objects. Defaults to none."""
-    teams: TeamsConfig | None = None
-    """Team shorthand, expanded into ClusterQueues/LocalQueues/namespaces. Defaults to none."""
-    operators: OperatorsConfig | None = None
-    """In-cluster operators installed with Helm (cert-manager, KubeRay, Kueue, Kubeflow training,
-    AppWrapper) and the Kueue Configuration (docs/operators.md). Defaults to none: nothing installed,
-    Kueue is expected to be there already. Not allowed on OpenShift (OLM installs come from the target)."""
-    webhook: WebhookConfig = WebhookConfig()
-    """The quota admission webhook and per-namespace workload limits (docs/webhook.md). Defaults to
-    deployed when cert-manager is installed, with the image the stack builds for its platform, 2 replicas,
-    ``failurePolicy: Fail``."""
-    multi_kueue: MultiKueueSection | None = None
-    """MultiKueue: this stack's cluster is the manager and dispatches workloads to existing worker clusters
-    (docs/multikueue.md). Defaults to none."""
-    observability: ObservabilityConfig = ObservabilityConfig()
-    """Metrics collection (per platform) and the alert rules generated from the stack (docs/observability.md).
-    Defaults to enabled with the default thresholds."""
-
-
-@dataclass(frozen=True)
-class Stack:
-    """A validated stack: the typed config, its expanded Kueue objects and any warnings.
-
-    Attributes:
-        name: the stack name (``kind`` for ``stacks/Pulumi.kind.yaml``).
-        config: the typed ``batchplane:`` config as written, with the platform's default ``webhook.build`` made
-            explicit when the webhook is deployed and neither ``webhook.image`` nor ``webhook.build`` is given.
-        kueue: every Kueue object after shorthand expansion, with its config key path.
-        warnings: issues that do not block the stack.
-        other_config: config keys of other namespaces (``kubernetes:context``, ``gcp:project`` ...).
-        workers: the MultiKueue workers this program declares (``multiKueue.workers[].target``), by worker
-            name, each validated as a stack of its own (``<stack>-<worker>``), in ``workers`` order.
-    """
-
-    name: str
-    config: StackConfig
-    kueue: ExpandedKueue
-    warnings: list[ConfigIssue] = field(default_factory=list)
-    other_config: dict[str, Any] = field(default_factory=dict)
-    workers: dict[str, Stack] = field(default_factory=dict)
-
-    @property
-    def platform(self) -> Platform:
-        """The platform of the stack's target (:func:`batchplane.stack.target.platform_for`)."""
-        return platform_for(self.config.target)
 
 
 def split_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -297,16 +232,6 @@ def load_stack_config(
     sections = config.model_dump(mode="json", by_alias=True, exclude_unset=True)
     raw = {f"{CONFIG_NAMESPACE}:{key}": value for key, value in sections.items()}
     return load_stack({**raw, **(other_config or {})}, stack_name)
-
-
-def webhook_deployed(config: StackConfig, platform: Platform) -> bool:
-    """Whether the stack deploys the quota webhook: ``webhook.enabled`` when set, else whether the stack installs
-    cert-manager, which its serving certificate needs (``operators.certManager.enabled``, or a platform that always
-    installs it: :attr:`~batchplane.targets.platform.Platform.installs_cert_manager`, OpenShift's operator plan)."""
-    if config.webhook.enabled is not None:
-        return config.webhook.enabled
-    ops = config.operators
-    return platform.installs_cert_manager or (ops is not None and ops.cert_manager.enabled)
 
 
 def _default_build(config: StackConfig, failed: set[str]) -> tuple[StackConfig, list[ConfigIssue]]:

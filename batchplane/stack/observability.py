@@ -6,19 +6,22 @@
 * Kueue's ClusterQueue resource metrics (``kueue_cluster_queue_resource_usage``, ``_nominal_quota``, …; the GPU
   alerts and dashboards read them) are reported only with the Configuration's ``metrics.enableClusterQueueResources``
   (Kueue v0.19.2 ``cmd/kueue/main.go`` lines 303/313): when the stack installs Kueue with Helm, collects metrics and
-  leaves that field unset, the resolved config sets it (the Red Hat build of Kueue always sets it).
+  leaves that field unset, the resolved config sets it (the Red Hat build of Kueue always sets it);
+* the dashboards' settings as the stack uses them (:func:`dashboards_config`) and where they go
+  (:func:`resolve_delivery`), read by the dashboards, preflight and the program alike.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from batchplane.config.dashboards import DashboardsConfig, DashboardTarget
 from batchplane.config.rules import ExpandedKueue
 from batchplane.errors import ConfigIssue
 from batchplane.targets.platform import Platform
 
 if TYPE_CHECKING:
-    from batchplane.stack.load import StackConfig
+    from batchplane.stack.model import Stack, StackConfig
 
 CONFIG_KEY = "batchplane:observability"
 
@@ -90,3 +93,20 @@ def resolve_observability(
 
     issues = observability_issues(config, platform_for(config.target), kueue)
     return (config if "operators" in failed else with_cluster_queue_resources(config)), issues
+
+
+def dashboards_config(stack: Stack) -> DashboardsConfig:
+    """The stack's ``observability.dashboards`` settings; ``enabled`` is false when ``observability.enabled`` is
+    (the dashboards read what the stack's observability collects)."""
+    section = stack.config.observability
+    if not section.enabled and section.dashboards.enabled:
+        return section.dashboards.model_copy(update={"enabled": False})
+    return section.dashboards
+
+
+def resolve_delivery(config: DashboardsConfig, platform: Platform) -> DashboardTarget:
+    """``dashboards.delivery``, with ``auto`` replaced by the platform's
+    (:attr:`~batchplane.targets.platform.Platform.dashboard_delivery`)."""
+    if config.delivery == "auto":
+        return platform.dashboard_delivery
+    return config.delivery

@@ -24,7 +24,7 @@ from batchplane.errors import ConfigIssue
 from batchplane.stack.target import platform_for
 
 if TYPE_CHECKING:
-    from batchplane.stack.load import StackConfig
+    from batchplane.stack.model import StackConfig
 
 __all__ = ["backed_pools", "check_pools", "expand_pools"]
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from batchplane.stack.load import StackConfig
+from batchplane.stack.model import StackConfig
 
 
 def _type_name(annotation: Any, seen: list[type[BaseModel]]) -> str:

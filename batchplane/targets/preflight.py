@@ -7,7 +7,7 @@ platform registry (:data:`batchplane.targets.registry.REGISTRY`) names it, and `
 
 1. :meth:`PlatformPreflight.add_requirements` — once per platform among the stack's targets (the stack's own and
    its declared MultiKueue workers'), offline, into the one
-   :class:`~batchplane.preflight.requirements.Requirements`;
+   :class:`~batchplane.preflight.model.Requirements`;
 2. :meth:`PlatformPreflight.check_access` — what the platform asks before any cluster is reached (GKE: Google
    Cloud's APIs with Application Default Credentials; kind: Docker, the kind CLI, the node container);
 3. :meth:`PlatformPreflight.check_cluster` — what it asks the cluster's API server (OpenShift: OLM's catalog, the
@@ -15,8 +15,8 @@ platform registry (:data:`batchplane.targets.registry.REGISTRY`) names it, and `
 4. images: :meth:`PlatformPreflight.image_on_nodes` when no registry serves one (kind: loaded on the node).
 
 Platform-neutral pieces (the report, the kubeconfig client, Docker, registries, monitoring CRDs) stay in
-:mod:`batchplane.preflight`. This module imports the requirements model for type checking only: the model reads the
-stack (a layer above the platforms), and a platform's half is handed it.
+:mod:`batchplane.preflight`. A platform's half is handed the requirements model and the run's environment
+(:mod:`batchplane.preflight.model`, plain data that imports no stack).
 """
 
 from __future__ import annotations
@@ -28,9 +28,8 @@ from batchplane.config.operators import OperatorsConfig
 from batchplane.config.webhook import WebhookConfig
 
 if TYPE_CHECKING:
+    from batchplane.preflight.model import Environment, Requirements
     from batchplane.preflight.report import Report
-    from batchplane.preflight.requirements import Requirements
-    from batchplane.preflight.run import Environment
 
 __all__ = ["PlatformPreflight", "StackFacts"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from batchplane.quantity import format_quantity, parse_quantity
-from batchplane.stack.load import Stack
+from batchplane.stack.model import Stack
 from batchplane.upgrade.cluster import ClusterState
 from batchplane.upgrade.steps import (
     KUEUE_STEPS,

@@ -19,12 +19,11 @@ from batchplane.observability.dashboards import (
     console_dashboard,
     dashboard_configmap,
     dashboard_specs,
-    dashboards_config,
     dashboards_plan,
     grafana_dashboard,
-    resolve_delivery,
 )
 from batchplane.stack import load_stack, read_stack_file
+from batchplane.stack.observability import dashboards_config, resolve_delivery
 from tests.conftest import TEMPLATE_NAMES, TEMPLATES_DIR
 from tests.support.crdcheck import CrdCatalog
 from tests.support.promql import promql_problems

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from batchplane import __version__
-from batchplane.preflight.requirements import Requirements, stack_requirements
+from batchplane.preflight.model import Requirements
+from batchplane.preflight.requirements import stack_requirements
 from batchplane.stack import load_stack, read_stack_file
 from batchplane.targets.gke.machines import FIXED_GPU_MACHINES, MACHINE_SHAPES
 from batchplane.targets.gke.requirements import GPU_FAMILIES, QuotaNeed

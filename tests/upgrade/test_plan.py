@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from batchplane.cli import app
-from batchplane.stack.load import Stack
+from batchplane.stack.model import Stack
 from batchplane.upgrade.cluster import ClusterState, read_cluster
 from batchplane.upgrade.plan import UpgradePlan, plan
 from tests.preflight.conftest import template

@@ -162,7 +162,7 @@ def test_policy_json_is_canonical() -> None:
     ],
 )
 def test_webhook_is_deployed_where_cert_manager_is(extra: dict[str, Any], exp: bool) -> None:
-    from batchplane.components.quota_webhook.manifests import webhook_enabled
+    from batchplane.stack.model import webhook_enabled
 
     assert webhook_enabled(load_stack(_stack(**extra), "t")) is exp
 

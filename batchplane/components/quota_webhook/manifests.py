@@ -22,7 +22,7 @@ from batchplane.config.webhook import SYSTEM_NAMESPACES
 from batchplane.errors import ConfigIssue
 from batchplane.frameworks import FRAMEWORKS
 from batchplane.frameworks.pod import GROUP_NAME_LABEL
-from batchplane.stack.load import Stack, webhook_deployed
+from batchplane.stack.model import Stack, webhook_enabled
 from batchplane.webhook.policy import policy_checksum, policy_json
 from batchplane.wellknown import NAMESPACE_NAME_LABEL
 
@@ -447,11 +447,6 @@ def webhook_deployment(stack: Stack) -> WebhookDeployment:
         timeout_seconds=cfg.timeout_seconds,
         pod_ids=tuple(stack.platform.pod_user_ids(RUN_AS).items()),
     )
-
-
-def webhook_enabled(stack: Stack) -> bool:
-    """Whether the stack deploys the webhook (:func:`batchplane.stack.load.webhook_deployed`)."""
-    return webhook_deployed(stack.config, stack.platform)
 
 
 #: Kubernetes refuses a ConfigMap whose keys and values exceed 1 MiB together (``MaxSecretSize``, applied to

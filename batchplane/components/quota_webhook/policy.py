@@ -40,7 +40,7 @@ from batchplane.kueue.policy import (
 )
 from batchplane.multikueue.policy import multi_kueue_policy
 from batchplane.quantity import format_quantity
-from batchplane.stack.load import Stack
+from batchplane.stack.model import Stack
 from batchplane.stack.pool_hooks import backed_pools
 from batchplane.webhook.policy import NodeShapePolicy, PolicyDocument, WebhookSettings
 

@@ -11,7 +11,7 @@ from batchplane.targets.existing.config import ExistingTarget
 from batchplane.targets.preflight import PlatformPreflight, StackFacts
 
 if TYPE_CHECKING:
-    from batchplane.preflight.requirements import Requirements
+    from batchplane.preflight.model import Requirements
 
 
 class ExistingPreflight(PlatformPreflight):

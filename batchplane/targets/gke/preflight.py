@@ -49,16 +49,26 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from batchplane.preflight.report import CredentialsMissing, Report
-from batchplane.targets.gke.config import parse_gke_version
-from batchplane.targets.gke.image import OWNER_LABEL
+from batchplane.targets.gke.config import GkeTarget, parse_gke_version
+from batchplane.targets.gke.image import OWNER_LABEL, owner_label, repository_id
+from batchplane.targets.gke.network import webhook_ports
 from batchplane.targets.gke.requirements import (
     ARTIFACT_REGISTRY_API,
+    GKE_APIS,
     GKE_NODE_IMAGE_PROJECT,
     REGION_QUOTAS,
+    ApiRequirement,
+    ArtifactRepository,
     GkeCluster,
     OrgPolicyRequirement,
     QuotaNeed,
-    add_gke_requirements,
+    gke_cluster,
+    gke_permissions,
+    gke_quotas,
+    iam_roles,
+    org_policy_needs,
+    unsized_pools,
+    zone_offerings,
 )
 from batchplane.targets.gke.versions import matching_versions, newest_first
 from batchplane.targets.preflight import PlatformPreflight, StackFacts
@@ -66,8 +76,7 @@ from batchplane.targets.preflight import PlatformPreflight, StackFacts
 if TYPE_CHECKING:
     from requests.adapters import BaseAdapter
 
-    from batchplane.preflight.requirements import Requirements
-    from batchplane.preflight.run import Environment
+    from batchplane.preflight.model import Environment, Requirements
 
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 COMPUTE_API = "compute.googleapis.com"
@@ -1144,6 +1153,63 @@ def _version(cluster: GkeCluster, report: Report, clients: GcpClients, project: 
             "that its GPU pools need",
             f"set minMasterVersion to {want.floor} or later, or use a faster channel",
         )
+
+
+def add_gke_requirements(facts: StackFacts, targets: list[tuple[GkeTarget, str]], req: Requirements) -> None:
+    """Add what the stack's GKE clusters need to ``req`` (in place).
+
+    Args:
+        facts: the stack's facts (``gcp:project``, ``webhook``).
+        targets: ``(target, key path)`` of every GKE target, the stack's own first.
+        req: the stack's requirements; GKE quotas are summed over every declared cluster in the checked project (per
+            region for regional quotas, over the project for ``*_ALL_REGIONS``).
+    """
+    # Each cluster is in its target.project, else gcp:project; the run checks the first GKE cluster's project.
+    default = facts.gcp_project
+    effective = [(t, p, t.project or default) for t, p in targets]
+    first_target, first_path, project = effective[0]
+    req.project = project
+    if first_target.project is not None:
+        req.project_path = f"{first_path}.project"
+    req.other_projects = [(f"{p}.project", other) for _, p, other in effective if other and other != project]
+    targets = [(t, p) for t, p, other in effective if other == project or other is None]
+    first = targets[0][1]
+    for service, why in GKE_APIS.items():
+        req.apis.append(ApiRequirement(service, why, first))
+    build = facts.webhook.build
+    if build is not None and build.registry == "artifact-registry":
+        why = "the Docker repository the stack pushes the webhook image to"
+        req.apis.append(ApiRequirement(ARTIFACT_REGISTRY_API, why, "batchplane:webhook.build.registry"))
+    for target, path in targets:
+        req.clusters.append(gke_cluster(target, path))
+        req.offerings.extend(zone_offerings(target, path))
+    req.quotas = gke_quotas(targets)
+    req.unsized = unsized_pools(targets)
+    req.org_policies = org_policy_needs(req.clusters)
+    builds = build is not None and build.registry == "artifact-registry"
+    req.permissions = gke_permissions(targets, stack_webhook_ports(facts), builds)
+    if build is not None and builds:
+        for target, _ in targets:
+            req.repositories.append(
+                ArtifactRepository(
+                    target.cluster_region(),
+                    repository_id(target, build),
+                    owner_label(facts.name),
+                    "batchplane:webhook.build.repository",
+                )
+            )
+    req.roles = iam_roles(req.clusters, req.permissions, builds)
+
+
+def stack_webhook_ports(facts: StackFacts) -> list[int]:
+    """The ports the webhook firewall rule of private nodes opens (none: no rule), as the program computes them
+    (``cluster_webhook_ports`` in ``targets/gke/deploy.py``)."""
+    ops = facts.operators
+    return webhook_ports(
+        kueue=ops is not None and ops.kueue.enabled,
+        quota_webhook_port=facts.webhook.port if facts.webhook_enabled else None,
+        training=ops is not None and ops.training.kind != "none",
+    )
 
 
 class GkePreflight(PlatformPreflight):

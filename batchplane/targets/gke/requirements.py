@@ -1,8 +1,8 @@
 """What a GKE stack needs from Google Cloud before ``pulumi up``: a pure model, computed offline from the validated
 GKE targets (the stack's own and its declared MultiKueue workers').
 
-:func:`add_gke_requirements` adds to the stack's :class:`~batchplane.preflight.requirements.Requirements` the Google
-Cloud APIs to enable, the Compute Engine quotas the pools need at their maximum size, the org-policy constraints the
+:func:`batchplane.targets.gke.preflight.add_gke_requirements` adds to the stack's
+:class:`~batchplane.preflight.model.Requirements` what this module computes: the Google Cloud APIs to enable, the Compute Engine quotas the pools need at their maximum size, the org-policy constraints the
 template depends on, the network, the machine and accelerator types each zone must offer, the GKE release channel
 and version, the deployer's permissions and roles and the Artifact Registry repositories. Every item carries the
 config key path it comes from. :mod:`batchplane.targets.gke.preflight` compares it with what the APIs answer; the
@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, cast
+from typing import Literal, cast
 
 from batchplane.targets.gke.config import (
     FLEX_START_MIN_VERSION,
@@ -60,14 +60,8 @@ from batchplane.targets.gke.config import (
     GkeTarget,
     GpuPool,
 )
-from batchplane.targets.gke.image import owner_label, repository_id
 from batchplane.targets.gke.machines import LOCAL_SSD_GB, MACHINE_SHAPES
-from batchplane.targets.gke.network import private_network_args, webhook_ports
-from batchplane.targets.preflight import StackFacts
-
-if TYPE_CHECKING:
-    from batchplane.preflight.requirements import Requirements
-
+from batchplane.targets.gke.network import private_network_args
 
 #: Compute Engine accelerator type → the GPU family name its quotas use (``NVIDIA_L4_GPUS``,
 #: ``gpu_family: NVIDIA_L4``). Source: the Compute Engine ``Quota.metric`` enum (google-cloud-compute 1.57
@@ -468,63 +462,6 @@ class PermissionNeed:
     created_here: bool = False
 
 
-def add_gke_requirements(facts: StackFacts, targets: list[tuple[GkeTarget, str]], req: Requirements) -> None:
-    """Add what the stack's GKE clusters need to ``req`` (in place).
-
-    Args:
-        facts: the stack's facts (``gcp:project``, ``webhook``).
-        targets: ``(target, key path)`` of every GKE target, the stack's own first.
-        req: the stack's requirements; GKE quotas are summed over every declared cluster in the checked project (per
-            region for regional quotas, over the project for ``*_ALL_REGIONS``).
-    """
-    # Each cluster is in its target.project, else gcp:project; the run checks the first GKE cluster's project.
-    default = facts.gcp_project
-    effective = [(t, p, t.project or default) for t, p in targets]
-    first_target, first_path, project = effective[0]
-    req.project = project
-    if first_target.project is not None:
-        req.project_path = f"{first_path}.project"
-    req.other_projects = [(f"{p}.project", other) for _, p, other in effective if other and other != project]
-    targets = [(t, p) for t, p, other in effective if other == project or other is None]
-    first = targets[0][1]
-    for service, why in GKE_APIS.items():
-        req.apis.append(ApiRequirement(service, why, first))
-    build = facts.webhook.build
-    if build is not None and build.registry == "artifact-registry":
-        why = "the Docker repository the stack pushes the webhook image to"
-        req.apis.append(ApiRequirement(ARTIFACT_REGISTRY_API, why, "batchplane:webhook.build.registry"))
-    for target, path in targets:
-        req.clusters.append(_cluster(target, path))
-        req.offerings.extend(_offerings(target, path))
-    req.quotas = gke_quotas(targets)
-    req.unsized = unsized_pools(targets)
-    req.org_policies = _org_policies(req.clusters)
-    builds = build is not None and build.registry == "artifact-registry"
-    req.permissions = gke_permissions(targets, _webhook_ports(facts), builds)
-    if build is not None and builds:
-        for target, _ in targets:
-            req.repositories.append(
-                ArtifactRepository(
-                    target.cluster_region(),
-                    repository_id(target, build),
-                    owner_label(facts.name),
-                    "batchplane:webhook.build.repository",
-                )
-            )
-    req.roles = _roles(req, builds)
-
-
-def _webhook_ports(facts: StackFacts) -> list[int]:
-    """The ports the webhook firewall rule of private nodes opens (none: no rule), as the program computes them
-    (``cluster_webhook_ports`` in ``targets/gke/deploy.py``)."""
-    ops = facts.operators
-    return webhook_ports(
-        kueue=ops is not None and ops.kueue.enabled,
-        quota_webhook_port=facts.webhook.port if facts.webhook_enabled else None,
-        training=ops is not None and ops.training.kind != "none",
-    )
-
-
 def gke_permissions(
     targets: list[tuple[GkeTarget, str]], ports: list[int], builds: bool
 ) -> list[PermissionNeed]:
@@ -575,7 +512,7 @@ def gke_permissions(
     ]
 
 
-def _cluster(target: GkeTarget, path: str) -> GkeCluster:
+def gke_cluster(target: GkeTarget, path: str) -> GkeCluster:
     zones: list[str] = []
     for zone in [
         *target.system_pool.node_locations,
@@ -621,7 +558,7 @@ def version_floor(target: GkeTarget) -> str | None:
     return None
 
 
-def _offerings(target: GkeTarget, path: str) -> list[ZoneOffering]:
+def zone_offerings(target: GkeTarget, path: str) -> list[ZoneOffering]:
     out: list[ZoneOffering] = []
     system = target.system_pool
     system_zones = system.node_locations or ([target.zone] if target.zone else [])
@@ -885,7 +822,7 @@ def unsized_pools(targets: list[tuple[GkeTarget, str]]) -> list[str]:
     return out
 
 
-def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
+def org_policy_needs(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
     out: list[OrgPolicyRequirement] = []
     public = [c for c in clusters if c.public_nodes]
     if public:
@@ -972,13 +909,13 @@ def _org_policies(clusters: list[GkeCluster]) -> list[OrgPolicyRequirement]:
     return out
 
 
-def _roles(req: Requirements, builds: bool) -> list[IamRole]:
+def iam_roles(clusters: list[GkeCluster], permissions: list[PermissionNeed], builds: bool) -> list[IamRole]:
     """The deployer's and the nodes' roles. Sources: IAM "Roles for managing and impersonating service accounts"
     (https://cloud.google.com/iam/docs/service-account-permissions: Service Account Admin creates and deletes accounts,
     Service Account User's ``iam.serviceAccounts.actAs`` attaches one to a resource such as a node VM), "Manage access
     to projects" (Project IAM Admin sets the project's allow policy), Artifact Registry "Access control with IAM"
     (the Administrator role manages a repository's allow policy)."""
-    creates = any(c.creates_node_account for c in req.clusters)
+    creates = any(c.creates_node_account for c in clusters)
     roles = [
         IamRole("roles/container.admin", "deployer", "create the GKE cluster and node pools"),
         IamRole(
@@ -992,7 +929,7 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
             "call the APIs on the project (and `batchplane preflight`'s read-only checks)",
         ),
     ]
-    declared = {p.resource_type for p in req.permissions}
+    declared = {p.resource_type for p in permissions}
     if "gcp:compute/router:Router" in declared:
         roles.append(
             IamRole(
@@ -1020,7 +957,7 @@ def _roles(req: Requirements, builds: bool) -> list[IamRole]:
                 "grant the nodes' service account roles/container.defaultNodeServiceAccount on the project",
             )
         )
-    if all(c.creates_node_account for c in req.clusters):
+    if all(c.creates_node_account for c in clusters):
         why = "nodes write logs and metrics (granted by the stack to the account it creates)"
     else:
         why = "nodes write logs and metrics (grant it to the account nodeServiceAccount names)"

@@ -20,8 +20,7 @@ from batchplane.targets.kind.requirements import KindCluster
 from batchplane.targets.preflight import PlatformPreflight, StackFacts
 
 if TYPE_CHECKING:
-    from batchplane.preflight.requirements import Requirements
-    from batchplane.preflight.run import Environment
+    from batchplane.preflight.model import Environment, Requirements
 
 
 def node_container(cluster: KindCluster) -> str:

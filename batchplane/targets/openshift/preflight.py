@@ -87,7 +87,7 @@ from batchplane.targets.openshift.requirements import (
 from batchplane.targets.preflight import PlatformPreflight, StackFacts
 
 if TYPE_CHECKING:
-    from batchplane.preflight.requirements import Requirements
+    from batchplane.preflight.model import Requirements
 
 KUEUE_CR_API = "kueue.openshift.io/v1"
 
@@ -318,7 +318,7 @@ def check_feature_gates(needs: list[FeatureGateNeed], api_client: Any, report: R
     """Every feature gate the stack needs against the cluster's FeatureGate ``cluster``.
 
     Args:
-        needs: the gates (:attr:`~batchplane.preflight.requirements.Requirements.feature_gates`).
+        needs: the gates (:attr:`~batchplane.preflight.model.Requirements.feature_gates`).
         api_client: a ``kubernetes.client.ApiClient`` for the cluster.
         report: where findings go (check class ``feature-gate``).
     """
@@ -357,7 +357,7 @@ def check_kueue_cr(need: KueueCrNeed | None, api_client: Any, report: Report) ->
     """An existing ``Kueue`` CR ``cluster`` that lacks frameworks the stack needs (a warning naming them).
 
     Args:
-        need: the frameworks (:attr:`~batchplane.preflight.requirements.Requirements.kueue_cr`), or None.
+        need: the frameworks (:attr:`~batchplane.preflight.model.Requirements.kueue_cr`), or None.
         api_client: a ``kubernetes.client.ApiClient`` for the cluster.
         report: where findings go (check class ``kueue-cr``).
     """
@@ -394,7 +394,7 @@ def check_kueue_api(need: KueueApiNeed | None, api_client: Any, report: Report) 
     ``default``. Nothing when Kueue is not installed yet (the stack installs it).
 
     Args:
-        need: :attr:`~batchplane.preflight.requirements.Requirements.kueue_api`, or None.
+        need: :attr:`~batchplane.preflight.model.Requirements.kueue_api`, or None.
         api_client: a ``kubernetes.client.ApiClient`` for the cluster.
         report: where findings go (check class ``kueue-api``).
     """
