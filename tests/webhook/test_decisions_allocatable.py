@@ -16,7 +16,10 @@ def gke_dev() -> Decider:
 
 
 def _job(cpu: str, memory: str) -> dict[str, Any]:
-    resources = {"requests": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 1}}
+    resources = {
+        "requests": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 1},
+        "limits": {"nvidia.com/gpu": 1},
+    }
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -34,7 +37,9 @@ def _job(cpu: str, memory: str) -> dict[str, Any]:
     }
 
 
-def test_a_pod_asking_a_whole_g2_standard_4_never_runs_and_the_sentence_names_allocatable(gke_dev: Decider) -> None:
+def test_a_pod_asking_a_whole_g2_standard_4_never_runs_and_the_sentence_names_allocatable(
+    gke_dev: Decider,
+) -> None:
     decision = gke_dev.validate(_job("4", "16Gi"), "ml")
     assert (decision.allowed, decision.reason) == (False, "larger-than-any-node"), decision.message
     assert decision.message.startswith(

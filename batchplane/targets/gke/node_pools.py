@@ -28,8 +28,8 @@ from batchplane.backed_pools import (
     ProvisioningSpec,
 )
 from batchplane.config.rules import KeyPath
-from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool, topology_problems
 from batchplane.node_allocatable import gke_allocatable
+from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool, topology_problems
 from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.gke.rules import node_pool_max_nodes
 from batchplane.wellknown import GKE_NODEPOOL_LABEL
