@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from batchplane.diff.decisions import job_shape
 from batchplane.webhook.decisions import Decider
 from tests.webhook.conftest import stack_policy
 
@@ -16,25 +17,11 @@ def gke_dev() -> Decider:
 
 
 def _job(cpu: str, memory: str) -> dict[str, Any]:
-    resources = {
-        "requests": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 1},
-        "limits": {"nvidia.com/gpu": 1},
-    }
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": "train", "namespace": "ml", "labels": {"kueue.x-k8s.io/queue-name": "default"}},
-        "spec": {
-            "parallelism": 1,
-            "completions": 1,
-            "template": {
-                "spec": {
-                    "restartPolicy": "Never",
-                    "containers": [{"name": "main", "image": "python:3.12", "resources": resources}],
-                }
-            },
-        },
-    }
+    """One pod asking ``cpu``, ``memory`` and one L4 in team ml's queue (diff's probe Job, requests replaced)."""
+    job = job_shape("ml", "default", 1)
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    container["resources"]["requests"].update({"cpu": cpu, "memory": memory})
+    return job
 
 
 def test_a_pod_asking_a_whole_g2_standard_4_never_runs_and_the_sentence_names_allocatable(
