@@ -133,6 +133,8 @@ class BackedPool:
             OpenShift's ``minReplicas``. Defaults to 0.
         machine: the machine type of its nodes (``a3-highgpu-8g``, ``p4d.24xlarge``), ``""`` when unknown.
         topology: ``(Topology name, levels)`` for topology-aware scheduling, or None. Defaults to None.
+        allocatable: what one node offers pods (``per_node`` less the platform's system reservation and eviction
+            threshold, :mod:`batchplane.node_allocatable`); empty = same as ``per_node``.
     """
 
     name: str
@@ -151,6 +153,7 @@ class BackedPool:
     min_nodes: int = 0
     machine: str = ""
     topology: tuple[str, tuple[str, ...]] | None = None
+    allocatable: dict[str, Decimal] = field(default_factory=dict)
 
     def describe(self) -> str:
         """``GKE node pool "gpu" (batchplane:target.gpuPools[0])``."""

@@ -431,17 +431,25 @@ def node_never_runs(
     largest: int,
     machines: Sequence[str],
     gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
+    allocatable: bool = False,
 ) -> Lead:
     """A pod larger than every node that backs its flavor (``never runs: one pod asks for 24 GPUs, but the largest
     node of flavor h100 (a3-highgpu-8g) has 8 GPUs — …``). Only a scalable PodSet is told to use more pods; a fixed
-    one (:data:`FIXED_POD_SETS`: one head, master, leader …) is told to ask for less."""
+    one (:data:`FIXED_POD_SETS`: one head, master, leader …) is told to ask for less. With ``allocatable`` (``largest``
+    is the node's allocatable, :mod:`batchplane.node_allocatable`) the sentence says so and names the margin it does
+    not count: the requests of the DaemonSets on every node."""
     one = noun(demand.name, 1, kind)
     per = _per_pod(demand, resource)
     what = ", ".join(machines)
     more = "" if demand.name.lower() in FIXED_POD_SETS else f" and use more {noun(demand.name, 2, kind)}"
+    has = (
+        f"{amount(resource, largest, gpu_resources)} allocatable, less what its DaemonSets request"
+        if allocatable and resource not in gpu_resources
+        else amount(resource, largest, gpu_resources)
+    )
     return Lead(
         f"never runs: one {one} asks for {amount(resource, per, gpu_resources)}, but the largest node flavor "
-        f"{flavor} runs on ({what}) has {amount(resource, largest, gpu_resources)} — ask for at most "
+        f"{flavor} runs on ({what}) has {has} — ask for at most "
         f"{amount(resource, largest, gpu_resources)} per {one}{more}",
         flavor,
         resource,

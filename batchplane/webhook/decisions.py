@@ -607,14 +607,21 @@ class Decider:
                 + ", ".join(
                     f"{n.machine_type or 'pool ' + n.pool} ("
                     + ", ".join(f"{r} {show(r, v)}" for r, v in sorted(n.capacity.items()))
-                    + ")"
+                    + (" allocatable)" if n.allocatable else ")")
                     for n in self.flavors[f].nodes
                 )
                 for f in names
             )
             asked = ", ".join(f"{r} {show(r, per_pod[r])}" for r in sorted(per_pod) if r in largest)
             sentence = node_never_runs(
-                kind, d, lead, names[0] if len(names) == 1 else "/".join(names), largest[lead], machines, gpus
+                kind,
+                d,
+                lead,
+                names[0] if len(names) == 1 else "/".join(names),
+                largest[lead],
+                machines,
+                gpus,
+                allocatable=all(n.allocatable for n in nodes),
             )
             judge = _SizeJudge(queue, self.flavors, self._block_undeclared)
             advice = node_advice(kind, workload_demands, index, lead, judge, gpus)

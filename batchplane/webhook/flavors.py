@@ -60,13 +60,17 @@ class NodeShape:
     Attributes:
         pool: the pool.
         machine_type: its machine type (``""`` when unknown).
-        capacity: resource → what one node has, in Kueue's stored units (millicores for CPU); only known resources.
+        capacity: resource → what one pod can get on one node, in Kueue's stored units (millicores for CPU): the
+            node's allocatable when the policy knows it, else its capacity; only known resources.
+        key: the stack config key of the pool's machine type.
+        allocatable: whether ``capacity`` is the node's allocatable (the policy's ``allocatable``).
     """
 
     pool: str
     machine_type: str
     capacity: Mapping[str, int]
     key: str = ""
+    allocatable: bool = False
 
     def holds(self, per_pod: Mapping[str, int]) -> bool:
         """Whether one pod requesting ``per_pod`` (stored units) fits this node in every resource it knows."""
@@ -85,8 +89,9 @@ def compile_flavors(policy: PolicyDocument) -> dict[str, Flavor]:
                 NodeShape(
                     n.pool,
                     n.machine_type,
-                    {r: to_stored(r, parse_quantity(q)) for r, q in n.capacity.items()},
+                    {r: to_stored(r, parse_quantity(q)) for r, q in (n.allocatable or n.capacity).items()},
                     n.key,
+                    bool(n.allocatable),
                 )
                 for n in rf.nodes
             ),

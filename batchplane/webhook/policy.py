@@ -157,6 +157,9 @@ class NodeShapePolicy(PolicyModel):
     """Its machine type (``a3-highgpu-8g``); ``""`` when unknown."""
     capacity: dict[str, str] = {}
     """Resource → what one node has (the machine's capacity: GPUs, vCPUs, memory), each only when known."""
+    allocatable: dict[str, str] = Field(default={}, exclude_if=_empty)
+    """Resource → what one node offers pods (capacity less the platform's system reservation and eviction
+    threshold, :mod:`batchplane.node_allocatable`); empty = unknown, then ``capacity`` is what a pod can get."""
     key: str = ""
     """The stack config key of the pool's machine type (named in denial messages)."""
 

@@ -219,3 +219,17 @@ def test_a_kind_whose_integration_is_off_is_named_not_checked_in_a_mixed_file_ne
         "not checked: MPIJob — the kubeflow.org/mpijob integration is not enabled on this stack, so Kueue ignores "
         "its queue label"
     )
+
+
+def test_explain_says_a_whole_g2_standard_4_pod_never_runs_naming_allocatable(tmp_path: Path) -> None:
+    from tests.webhook.test_decisions_allocatable import _job
+
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text(json.dumps(_job("4", "16Gi")))
+    result = CliRunner().invoke(app, ["explain", "--stack", "gke-dev", str(manifest)])
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[0] == (
+        'Job "ml/batchplane-diff-probe": never runs: one pod asks for 4 CPUs, but the largest node flavor l4-flex '
+        "runs on (g2-standard-4) has 3920m CPU allocatable, less what its DaemonSets request — ask for at most 3920m "
+        "CPU per pod and use more pods"
+    )

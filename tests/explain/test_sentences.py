@@ -103,11 +103,11 @@ def test_without_a_gpu_request_the_sentence_quotes_the_flavor_holding_most_of_th
     assert decision.lead == (
         "never runs: team-a can get at most 400 CPUs on h100 (200 of its own + 200 borrowed from cohort ml), "
         "12 CPUs on default-flavor and 64 CPUs on l4; this RayJob asks for 500 CPUs — no number of workers fits: "
-        "the head pod and the submitter pod alone never fit team-a; give each head pod at most 208 CPUs"
+        "the head pod and the submitter pod alone never fit team-a; give each head pod at most 207410m CPU"
     )
-    # followed, it is admitted (one a3-highgpu-8g node has 208 CPUs; the old advice counted the head alone)
+    # followed, it is admitted (one a3-highgpu-8g node offers pods 207410m CPU; the old advice counted the head alone)
     head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
-    head["resources"]["requests"]["cpu"] = "208"
+    head["resources"]["requests"]["cpu"] = "207410m"
     assert prod.validate(job, "team-a").allowed
     assert decision.message.endswith(
         "(stack key: batchplane:teams.members[0].quotas.h100.cpu; see docs/submitting-jobs.md)"

@@ -49,12 +49,13 @@ __all__ = ["flavor_nodes", "render_policy", "webhook_settings"]
 
 def flavor_nodes(flavor: ResourceFlavor, pools: list[BackedPool]) -> list[NodeShapePolicy]:
     """The pools whose nodes ``flavor``'s node labels select (:meth:`BackedPool.selects`), each with one node's
-    capacity; empty when no pool is known to back it."""
+    capacity and allocatable (:attr:`BackedPool.allocatable`); empty when no pool is known to back it."""
     return [
         NodeShapePolicy(
             pool=pool.name,
             machine_type=pool.machine,
             capacity={r: format_quantity(v, r) for r, v in sorted(pool.per_node.items())},
+            allocatable={r: format_quantity(v, r) for r, v in sorted(pool.allocatable.items())},
             key=str(pool.path.key("machineType" if pool.kind.startswith("GKE") else "aws")),
         )
         for pool in pools

@@ -28,6 +28,7 @@ from batchplane.backed_pools import (
     ProvisioningSpec,
 )
 from batchplane.config.rules import KeyPath
+from batchplane.node_allocatable import gke_allocatable
 from batchplane.targets.gke.config import QUEUED_PROVISIONING_CLASS, GkeTarget, GpuPool, topology_problems
 from batchplane.targets.gke.machines import MACHINE_SHAPES
 from batchplane.targets.gke.rules import node_pool_max_nodes
@@ -156,6 +157,7 @@ def gke_backed_pools(target: GkeTarget, base: str = "batchplane:target") -> list
                 max_nodes_note=note,
                 max_nodes_path=path.key(size_key),
                 per_node=per_node(pool),
+                allocatable=gke_allocatable(per_node(pool)),
                 provisioning=provisioning_spec(pool),
                 min_nodes=min_nodes(pool),
                 machine=pool.machine_type,

@@ -44,6 +44,7 @@ from batchplane.backed_pools import (
 )
 from batchplane.config.rules import ExpandedKueue, KeyPath
 from batchplane.errors import ConfigIssue, ConfigLoadError
+from batchplane.node_allocatable import openshift_allocatable
 from batchplane.quantity import QuantityError, format_quantity, parse_quantity
 from batchplane.targets.openshift.aws_instances import GPU_INSTANCE_PREFIXES, INSTANCE_SHAPES
 from batchplane.targets.openshift.config import OpenShiftTarget
@@ -649,6 +650,7 @@ def openshift_backed_pools(target: OpenShiftTarget, base: str = BASE) -> list[Ba
                 max_nodes_note=f"{pool.max_replicas} machines",
                 max_nodes_path=path.key("maxReplicas"),
                 per_node=per_node(pool),
+                allocatable=openshift_allocatable(per_node(pool)),
                 provisioning=provisioning_spec(pool),
                 size_key="maxReplicas",
                 min_nodes=pool.min_replicas,
