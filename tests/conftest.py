@@ -10,6 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
+
+#: Hypothesis's per-example deadline (200 ms by default) off for every test: the properties assert behaviour, not
+#: speed (speed lives in benchmarks/ and docs/performance.md), and on a loaded 2-core machine an example of the
+#: 1,500 in tests/accounting/test_stored_requests.py exceeded it once and failed the run.
+settings.register_profile("batchplane", deadline=None)
+settings.load_profile("batchplane")
 
 #: ``BATCHPLANE_COMPILED=<dir>`` runs the tests against the mypyc-compiled decision path that
 #: ``python -m batchplane.webhook.compile --out <dir>`` wrote (``make test`` does, for tests/webhook, tests/accounting and tests/quantity).
