@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from batchplane.webhook.flavors import _match_expression
+from batchplane.webhook.flavors import match_expression
 
 #: ``Preempted`` condition reasons and what they mean for the person whose job stopped.
 PREEMPTION_REASONS = {
@@ -180,11 +180,11 @@ def retry_sentence(
 
 def _requirement(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """One ``matchExpressions`` requirement: ``In``, ``NotIn``, ``Exists``, ``DoesNotExist`` as Kubernetes'
-    ``labels.Requirement`` matches them (the webhook's :func:`~batchplane.webhook.flavors._match_expression`); any
+    ``labels.Requirement`` matches them (the webhook's :func:`~batchplane.webhook.flavors.match_expression`); any
     other operator ``LabelSelectorAsSelector`` refuses, so the ClusterQueue selects nothing."""
     if expr.get("operator") not in ("In", "NotIn", "Exists", "DoesNotExist"):
         return False
-    return _match_expression(expr, labels)
+    return match_expression(expr, labels)
 
 
 def unmet_requirements(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> list[str] | None:

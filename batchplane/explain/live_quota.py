@@ -28,7 +28,16 @@ from batchplane.webhook.capacity import check_workload_ever_fits
 from batchplane.webhook.errors import PolicyError
 from batchplane.webhook.flavors import Flavor, unconstrained_flavor
 from batchplane.webhook.policy import PolicyDocument, parse_policy
-from batchplane.webhook.queues import PODS, Demand, QueueModel, _local, _Tree, compile_queues, demands, show
+from batchplane.webhook.queues import (
+    PODS,
+    CohortForest,
+    Demand,
+    QueueModel,
+    compile_queues,
+    demands,
+    guaranteed_quota,
+    show,
+)
 
 #: v1beta1 spelled ``flavorFungibility.whenCanBorrow: Borrow`` what v1beta2 spells ``MayStopSearch``.
 _WHEN_CAN_BORROW = {
@@ -147,7 +156,7 @@ class LiveQuota:
         policy = policy_of(cluster_queues, cohorts)
         self.queues: dict[str, QueueModel] = compile_queues(policy)
         self.flavors = flavors_of(resource_flavors)
-        self._tree = _Tree(policy)
+        self._tree = CohortForest(policy)
         self._usage: dict[str, dict[tuple[str, str], int]] = {
             f"cq:{name}": used for name, used in reserved_usage(cluster_queues).items()
         }
@@ -163,7 +172,7 @@ class LiveQuota:
         for child in self._tree.children.get(key, []):
             node = self._tree.nodes[child]
             for fr, amount in self._accumulate(child).items():
-                used[fr] = used.get(fr, 0) + max(0, amount - _local(node, fr))
+                used[fr] = used.get(fr, 0) + max(0, amount - guaranteed_quota(node, fr))
         self._usage[key] = used
         return used
 
@@ -182,7 +191,7 @@ class LiveQuota:
         if node.parent is None:
             return node.subtree.get(fr, 0) - used
         parent = self._available(node.parent, fr)
-        local = _local(node, fr)
+        local = guaranteed_quota(node, fr)
         if fr in node.borrowing:
             stored_in_parent = node.subtree.get(fr, 0) - local
             used_in_parent = max(0, used - local)

@@ -133,7 +133,7 @@ def _parse_int64(text: Any) -> int | None:
     return value if _INT64_MIN <= value <= INT64_MAX else None
 
 
-def _match_expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+def match_expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """One ``matchExpressions`` requirement against a flavor's node labels, as Kubernetes' ``labels.Requirement``
     matches it (``nodeSelectorRequirementsAsSelector``, k8s.io/component-helpers ``nodeaffinity``). A requirement
     Kubernetes refuses to build (``Gt``/``Lt`` without exactly one integer value, an unknown operator) makes Kueue
@@ -235,11 +235,7 @@ def _affinity_matches(
             return True
         matched = True
         for e in term.get("matchExpressions") or []:
-            if (
-                isinstance(e, (dict, Mapping))
-                and e.get("key") in allowed
-                and not _match_expression(e, labels)
-            ):
+            if isinstance(e, (dict, Mapping)) and e.get("key") in allowed and not match_expression(e, labels):
                 matched = False
                 break
         if matched:

@@ -216,7 +216,9 @@ def _add_quotas(node: _Node, groups: Sequence[ResourceGroupPolicy]) -> None:
                     node.lending[key] = to_stored(resource, parse_quantity(quota.lending_limit))
 
 
-def _local(node: _Node, key: FlavorResource) -> int:
+def guaranteed_quota(node: _Node, key: FlavorResource) -> int:
+    """What ``node`` keeps of ``key`` for itself: its subtree quota less its lending limit, 0 without one (Kueue
+    v0.19.2 ``resource_node.go`` ``resourceNode.guaranteedQuota``)."""
     if key in node.lending:
         return max(0, node.subtree.get(key, 0) - node.lending[key])
     return 0
@@ -231,7 +233,7 @@ def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
     Raises:
         PolicyError: a cohort cycle, or a quantity that does not parse.
     """
-    tree = _Tree(policy)
+    tree = CohortForest(policy)
     gate = policy.kueue.feature_gates.get("FlavorFungibility", True)
     by_group = policy.kueue.node_affinity_keys == "ResourceGroup"
     flavor_policies = policy.resource_flavors
@@ -280,7 +282,7 @@ def compile_queues(policy: PolicyDocument) -> dict[str, QueueModel]:
     return out
 
 
-class _Tree:
+class CohortForest:
     """The cohort forest of a policy: ``SubtreeQuota`` per node and ``potentialAvailable``."""
 
     def __init__(self, policy: PolicyDocument) -> None:
@@ -325,7 +327,7 @@ class _Tree:
             self._fill(child_key)
             child = self.nodes[child_key]
             for fr, amount in child.subtree.items():
-                node.subtree[fr] = node.subtree.get(fr, 0) + amount - _local(child, fr)
+                node.subtree[fr] = node.subtree.get(fr, 0) + amount - guaranteed_quota(child, fr)
 
     def height(self, key: str) -> int:
         """Kueue's ``getNodeHeight`` of a cohort: ``max(min(children, 1), 1 + height of each child cohort)``."""
@@ -343,16 +345,16 @@ class _Tree:
         parent = node.parent
         while parent is not None:
             cohort = self.nodes[parent]
-            ancestors.append((cohort.subtree.get(fr, 0), _local(cohort, fr), self.height(parent)))
+            ancestors.append((cohort.subtree.get(fr, 0), guaranteed_quota(cohort, fr), self.height(parent)))
             parent = cohort.parent
-        return BorrowPath(node.nominal.get(fr, 0), _local(node, fr), tuple(ancestors))
+        return BorrowPath(node.nominal.get(fr, 0), guaranteed_quota(node, fr), tuple(ancestors))
 
     def potential(self, key: str, fr: FlavorResource) -> int:
         """Kueue's ``potentialAvailable`` of node ``key`` for ``fr`` (stored units)."""
         node = self.nodes[key]
         if node.parent is None:
             return node.subtree.get(fr, 0)
-        available = _local(node, fr) + self.potential(node.parent, fr)
+        available = guaranteed_quota(node, fr) + self.potential(node.parent, fr)
         if fr in node.borrowing:
             available = min(available, node.subtree.get(fr, 0) + node.borrowing[fr])
         return available
